@@ -1,0 +1,98 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# apfvisor: `make` builds build/apfvisor.efi and the test guests,
+# `make test` runs every test level and ends with "N passed, N failed".
+
+BUILD      := build
+CC         := gcc
+NASM       := nasm
+LD         := ld
+OBJCOPY    := objcopy
+EFI_INC    := /usr/include/efi
+EFI_LIB    := /usr/lib
+CFG        ?= tests/guests/hello.cfg
+
+HV_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fpic -fshort-wchar \
+	-mno-red-zone -mgeneral-regs-only -fno-stack-protector \
+	-fno-strict-aliasing -fno-omit-frame-pointer -maccumulate-outgoing-args \
+	-Wall -Wextra -Werror -Wno-unused-parameter \
+	-DGNU_EFI_USE_MS_ABI -I. -I$(EFI_INC) -I$(EFI_INC)/x86_64
+HV_LDFLAGS := -nostdlib --no-undefined -shared -Bsymbolic -znocombreloc \
+	-T linker.ld -L$(EFI_LIB)
+
+HV_DIRS  := boot arch/x86 vmx ept apf swap guest lib
+HV_CSRC  := $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.c))
+HV_ASRC  := $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.asm))
+HV_OBJS  := $(HV_CSRC:%.c=$(BUILD)/hv/%.o) $(HV_ASRC:%.asm=$(BUILD)/hv/%.asm.o)
+
+GUEST_SRC  := $(wildcard tests/guests/*.asm)
+GUEST_BINS := $(GUEST_SRC:tests/guests/%.asm=$(BUILD)/guests/%.bin)
+
+.PHONY: all deps efi guests esp test test-unit test-qemu test-bochs run \
+	run-kvm usb-image clean
+
+all: deps efi guests unit-binaries
+
+deps:
+	@tools/install-deps
+
+efi: $(BUILD)/apfvisor.efi
+guests: $(GUEST_BINS)
+
+$(BUILD)/hv/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(HV_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/hv/%.asm.o: %.asm
+	@mkdir -p $(dir $@)
+	@echo "  NASM    $<"
+	@$(NASM) -f elf64 -g -w+all -Werror -I. $< -o $@
+
+$(BUILD)/apfvisor.so: $(HV_OBJS) linker.ld
+	@echo "  LD      $@"
+	@$(LD) $(HV_LDFLAGS) $(EFI_LIB)/crt0-efi-x86_64.o $(HV_OBJS) \
+		-o $@ -lefi -lgnuefi
+	@tools/check-relocs $@
+
+$(BUILD)/apfvisor.efi: $(BUILD)/apfvisor.so
+	@echo "  EFI     $@"
+	@$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym \
+		-j .rel -j .rela -j .reloc --target efi-app-x86_64 \
+		--subsystem=10 $< $@
+
+$(BUILD)/guests/%.bin: tests/guests/%.asm tests/guests/guest.inc
+	@mkdir -p $(dir $@)
+	$(NASM) -f bin -w+all -Werror -Itests/guests/ $< -o $@
+
+include tests/unit/unit.mk
+
+# An ESP folder for CFG (a config file naming the guest files).
+esp: deps efi guests
+	tools/mkesp $(CFG) $(BUILD)/esp
+
+usb-image: esp
+	tools/mkimg $(BUILD)/esp $(BUILD)/apfvisor-usb.img --gpt
+	@echo "write it with: dd if=$(BUILD)/apfvisor-usb.img of=/dev/sdX bs=4M"
+
+run: esp
+	tools/bochs-run $(BUILD)/esp --cpus 2
+
+run-kvm: esp
+	tools/qemu-run $(BUILD)/esp --kvm
+
+test: all
+	tests/run-tests unit qemu bochs
+
+test-unit: all
+	tests/run-tests unit
+
+test-qemu: all
+	tests/run-tests qemu
+
+test-bochs: all
+	tests/run-tests bochs
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(HV_OBJS:.o=.d)

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Identity map of all physical memory with 2 MiB pages (SDM Vol. 3A, 4.5).
+ * Guest frames, the heap and device registers (LAPIC, PCI BARs) are all
+ * reached through their physical address. 2 MiB pages that overlap RAM are
+ * write-back; the rest is mapped uncacheable (PCD|PWT), whatever the MTRRs
+ * say, so device registers are never cached.
+ */
+#include "arch/x86/host_paging.h"
+#include "boot/hv_heap.h"
+#include "lib/string.h"
+
+#define PTE_PRESENT BIT(0)
+#define PTE_WRITE   BIT(1)
+#define PTE_PWT     BIT(3)
+#define PTE_PCD     BIT(4)
+#define PTE_LARGE   BIT(7)
+#define PT_ENTRIES  512
+
+static bool overlaps_ram(const struct boot_info *bi, uint64_t base,
+			 uint64_t size)
+{
+	for (unsigned i = 0; i < bi->n_ram; i++) {
+		const struct phys_range *r = &bi->ram[i];
+
+		if (r->base < base + size && base < r->base + r->size)
+			return true;
+	}
+	return false;
+}
+
+static uint64_t *table_at(uint64_t pa)
+{
+	return (uint64_t *)(uintptr_t)pa;
+}
+
+uint64_t host_paging_build(const struct boot_info *bi)
+{
+	uint64_t top = ALIGN_UP(MAX(bi->phys_top, GiB(4)), GiB(1));
+	uint64_t pml4 = hv_alloc_pages_low(1);
+	uint64_t *pml4_t = table_at(pml4);
+
+	for (uint64_t gib = 0; gib < top; gib += GiB(1)) {
+		unsigned l4 = (gib >> 39) & 511, l3 = (gib >> 30) & 511;
+		uint64_t pdpt, pd;
+
+		if (!(pml4_t[l4] & PTE_PRESENT))
+			pml4_t[l4] = hv_alloc_pages_low(1) | PTE_PRESENT | PTE_WRITE;
+		pdpt = pml4_t[l4] & ~0xfffull;
+		pd = hv_alloc_pages_low(1);
+		table_at(pdpt)[l3] = pd | PTE_PRESENT | PTE_WRITE;
+		for (unsigned i = 0; i < PT_ENTRIES; i++) {
+			uint64_t pa = gib + (uint64_t)i * LARGE_PAGE_SIZE;
+			uint64_t cache = overlaps_ram(bi, pa, LARGE_PAGE_SIZE)
+						 ? 0 : (PTE_PCD | PTE_PWT);
+
+			table_at(pd)[i] = pa | PTE_PRESENT | PTE_WRITE |
+					  PTE_LARGE | cache;
+		}
+	}
+	return pml4;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The host console: a 16550 UART (COM1 at 0x3F8), 115200 8N1, polled. */
+#ifndef ARCH_X86_SERIAL_H
+#define ARCH_X86_SERIAL_H
+
+#include "lib/types.h"
+
+#define COM1_PORT 0x3f8
+
+void serial_init(void);
+void serial_write(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What boot/ (UEFI) hands to the core after ExitBootServices. Everything in
+ * it is host-physical and identity-mapped (UEFI's paging is 1:1 and so is the
+ * hypervisor's).
+ */
+#ifndef BOOT_BOOT_INFO_H
+#define BOOT_BOOT_INFO_H
+
+#include "boot/config.h"
+#include "swap/frame_pool.h"
+
+#define BOOT_MAX_RAM_RANGES 128
+
+struct phys_range {
+	uint64_t base;
+	uint64_t size;
+};
+
+struct boot_info {
+	struct hv_config cfg;
+
+	/* Guest images as read from the ESP. */
+	const void *kernel;
+	uint64_t kernel_size;
+	const void *initrd;
+	uint64_t initrd_size;
+
+	uint64_t acpi_rsdp;             /* 0 when the firmware gave none */
+
+	/* Hypervisor heap: page tables, stacks, VMCSs, EPT tables, ... */
+	uint64_t heap_base;
+	uint64_t heap_size;
+
+	/* Host RAM the guest may occupy (host.guest_frames). */
+	struct frame_range guest_frames[FRAME_POOL_MAX_RANGES];
+	unsigned n_guest_frame_ranges;
+
+	/* One page below 1 MiB for the host APs' real-mode start. */
+	uint64_t trampoline_pa;
+
+	/* Memory the firmware described as RAM (mapped write-back). */
+	struct phys_range ram[BOOT_MAX_RAM_RANGES];
+	unsigned n_ram;
+	uint64_t phys_top;              /* end of the highest map entry */
+};
+
+/* The core: never returns. */
+NORETURN void hv_main(struct boot_info *bi);
+
+#endif

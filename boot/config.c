@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * apfvisor.cfg parser. The text comes straight from a file on the ESP: it is
+ * not NUL-terminated, may use CRLF line endings (files edited on Windows) and
+ * may lack a final newline, so everything here works on (pointer, length)
+ * slices and never looks past len.
+ */
+#include "boot/config.h"
+#include "lib/format.h"
+#include "lib/string.h"
+
+#define CONFIG_FILE "apfvisor.cfg"
+#define CONFIG_GUEST_MEMORY_MIN MiB(2)
+#define CONFIG_VCPUS_MAX 64
+/* Longest value or key quoted back in an error message. */
+#define CONFIG_ECHO_MAX 40
+
+struct slice {
+	const char *p;
+	size_t n;
+};
+
+enum set_result {
+	SET_OK,
+	SET_BAD_VALUE,
+	SET_TOO_LONG,
+};
+
+struct config_key {
+	const char *name;
+	enum set_result (*set)(struct hv_config *cfg, struct slice v);
+	const char *expected;   /* for "bad value" messages */
+	bool hash_in_value;     /* '#' is part of the value, not a comment */
+};
+
+void config_set_defaults(struct hv_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->guest_memory = MiB(64);
+	cfg->guest_vcpus = 1;
+	cfg->host_guest_frames = 0;     /* same as guest_memory */
+	cfg->swap_device = SWAP_DEVICE_NONE;
+	cfg->apf = true;
+	cfg->trace = false;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static struct slice trim(struct slice s)
+{
+	while (s.n && is_blank(s.p[0])) {
+		s.p++;
+		s.n--;
+	}
+	while (s.n && is_blank(s.p[s.n - 1]))
+		s.n--;
+	return s;
+}
+
+static bool slice_eq(struct slice s, const char *str)
+{
+	return strlen(str) == s.n && memcmp(s.p, str, s.n) == 0;
+}
+
+/* Returns the index of the first c in s, or s.n when there is none. */
+static size_t slice_find(struct slice s, char c)
+{
+	size_t i = 0;
+
+	while (i < s.n && s.p[i] != c)
+		i++;
+	return i;
+}
+
+/* Cuts s at the first '#' that is not inside double quotes. */
+static struct slice cut_comment(struct slice s)
+{
+	bool quoted = false;
+
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.p[i] == '"')
+			quoted = !quoted;
+		else if (s.p[i] == '#' && !quoted)
+			s.n = i;
+	}
+	return s;
+}
+
+/* Digits and an optional K/M/G with optional "B" or "iB"; no overflow. */
+static bool parse_size(struct slice s, uint64_t *bytes)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+	unsigned shift = 0;
+
+	if (!s.n || s.p[0] < '0' || s.p[0] > '9')
+		return false;
+	for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) {
+		unsigned d = s.p[i] - '0';
+
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	if (i < s.n) {
+		/* "64 MiB": a blank may separate the number from its unit. */
+		while (i < s.n && is_blank(s.p[i]))
+			i++;
+		if (i == s.n)
+			return false;
+		switch (s.p[i++]) {
+		case 'K': case 'k': shift = 10; break;
+		case 'M': case 'm': shift = 20; break;
+		case 'G': case 'g': shift = 30; break;
+		default: return false;
+		}
+		s = (struct slice){ s.p + i, s.n - i };
+		if (s.n && !slice_eq(s, "B") && !slice_eq(s, "iB"))
+			return false;
+	}
+	if (v > (UINT64_MAX >> shift))
+		return false;
+	*bytes = v << shift;
+	return true;
+}
+
+bool config_parse_size(const char *s, uint64_t *bytes)
+{
+	return parse_size((struct slice){ s, strlen(s) }, bytes);
+}
+
+static enum set_result copy_value(char *dst, size_t size, struct slice v)
+{
+	if (v.n >= size)
+		return SET_TOO_LONG;
+	memcpy(dst, v.p, v.n);
+	dst[v.n] = '\0';
+	return SET_OK;
+}
+
+/*
+ * A path may be written in double quotes; a '"' anywhere else is an error
+ * (FAT does not allow it in a name, so it can only be a typo).
+ */
+static enum set_result set_path(char *dst, struct slice v, bool required)
+{
+	if (v.n && v.p[0] == '"') {
+		if (v.n < 2 || v.p[v.n - 1] != '"')
+			return SET_BAD_VALUE;
+		v = (struct slice){ v.p + 1, v.n - 2 };
+	}
+	if (slice_find(v, '"') != v.n || (required && !v.n))
+		return SET_BAD_VALUE;
+	return copy_value(dst, CONFIG_PATH_MAX, v);
+}
+
+static enum set_result set_kernel(struct hv_config *cfg, struct slice v)
+{
+	return set_path(cfg->guest_kernel, v, true);
+}
+
+static enum set_result set_initrd(struct hv_config *cfg, struct slice v)
+{
+	return set_path(cfg->guest_initrd, v, false);
+}
+
+/*
+ * Linux gives quotes a meaning inside its command line (param="a b"), so
+ * they are kept, except one pair that encloses the whole value.
+ */
+static enum set_result set_cmdline(struct hv_config *cfg, struct slice v)
+{
+	if (v.n >= 2 && v.p[0] == '"' && v.p[v.n - 1] == '"') {
+		struct slice in = { v.p + 1, v.n - 2 };
+
+		if (slice_find(in, '"') == in.n)
+			v = in;
+	}
+	return copy_value(cfg->guest_cmdline, CONFIG_CMDLINE_MAX, v);
+}
+
+static enum set_result set_memory(struct hv_config *cfg, struct slice v)
+{
+	uint64_t bytes;
+
+	if (!parse_size(v, &bytes) || !IS_ALIGNED(bytes, PAGE_SIZE) ||
+	    bytes < CONFIG_GUEST_MEMORY_MIN)
+		return SET_BAD_VALUE;
+	cfg->guest_memory = bytes;
+	return SET_OK;
+}
+
+static enum set_result set_vcpus(struct hv_config *cfg, struct slice v)
+{
+	uint32_t n = 0;
+
+	if (!v.n)
+		return SET_BAD_VALUE;
+	for (size_t i = 0; i < v.n; i++) {
+		if (v.p[i] < '0' || v.p[i] > '9')
+			return SET_BAD_VALUE;
+		n = n * 10 + (v.p[i] - '0');
+		if (n > CONFIG_VCPUS_MAX)
+			return SET_BAD_VALUE;
+	}
+	if (n < 1)
+		return SET_BAD_VALUE;
+	cfg->guest_vcpus = n;
+	return SET_OK;
+}
+
+static enum set_result set_frames(struct hv_config *cfg, struct slice v)
+{
+	uint64_t bytes;
+
+	if (!parse_size(v, &bytes) || !IS_ALIGNED(bytes, PAGE_SIZE))
+		return SET_BAD_VALUE;
+	cfg->host_guest_frames = bytes;
+	return SET_OK;
+}
+
+static enum set_result set_swap(struct hv_config *cfg, struct slice v)
+{
+	static const struct {
+		const char *name;
+		enum swap_device_kind kind;
+	} kinds[] = {
+		{ "none", SWAP_DEVICE_NONE },
+		{ "auto", SWAP_DEVICE_AUTO },
+		{ "virtio-blk", SWAP_DEVICE_VIRTIO_BLK },
+		{ "ata", SWAP_DEVICE_ATA },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		if (slice_eq(v, kinds[i].name)) {
+			cfg->swap_device = kinds[i].kind;
+			return SET_OK;
+		}
+	}
+	return SET_BAD_VALUE;
+}
+
+static enum set_result set_on_off(bool *dst, struct slice v)
+{
+	if (slice_eq(v, "on"))
+		*dst = true;
+	else if (slice_eq(v, "off"))
+		*dst = false;
+	else
+		return SET_BAD_VALUE;
+	return SET_OK;
+}
+
+static enum set_result set_apf(struct hv_config *cfg, struct slice v)
+{
+	return set_on_off(&cfg->apf, v);
+}
+
+static enum set_result set_trace(struct hv_config *cfg, struct slice v)
+{
+	return set_on_off(&cfg->trace, v);
+}
+
+static const struct config_key config_keys[] = {
+	{ "guest.kernel", set_kernel, "a file path", false },
+	{ "guest.initrd", set_initrd, "a file path", false },
+	{ "guest.cmdline", set_cmdline, "a command line", true },
+	{ "guest.memory", set_memory,
+	  "a size, a multiple of 4K and at least 2M", false },
+	{ "guest.vcpus", set_vcpus, "1..64", false },
+	{ "host.guest_frames", set_frames, "a size, a multiple of 4K", false },
+	{ "swap.device", set_swap, "auto, virtio-blk, ata or none", false },
+	{ "apf", set_apf, "on or off", false },
+	{ "trace", set_trace, "on or off", false },
+};
+
+static const struct config_key *find_key(struct slice name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++) {
+		if (slice_eq(name, config_keys[i].name))
+			return &config_keys[i];
+	}
+	return NULL;
+}
+
+/* Quotes s back to the user with "%.*s%s", shortened so that it fits. */
+#define ECHO(s) (int)MIN((s).n, CONFIG_ECHO_MAX), (s).p, \
+		((s).n > CONFIG_ECHO_MAX ? "..." : "")
+
+struct parser {
+	struct hv_config *cfg;
+	char *err;
+	size_t err_len;
+	unsigned line;
+	uint32_t seen;          /* bit i: config_keys[i] was set */
+};
+
+PRINTF_LIKE(2, 3)
+static int parse_error(struct parser *ps, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	if (!ps->err || !ps->err_len)
+		return -1;
+	len = fmt_snprintf(ps->err, ps->err_len, CONFIG_FILE ":%u: ",
+			   ps->line);
+	if ((size_t)len < ps->err_len) {
+		va_start(ap, fmt);
+		fmt_vsnprintf(ps->err + len, ps->err_len - len, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int parse_line(struct parser *ps, struct slice line)
+{
+	const struct config_key *k;
+	struct slice key, val;
+	enum set_result r;
+	size_t eq, bit;
+
+	line = trim(line);
+	if (!line.n || line.p[0] == '#')
+		return 0;
+	eq = slice_find(line, '=');
+	key = trim((struct slice){ line.p, eq });
+	if (eq == line.n || !key.n || slice_find(key, '#') != key.n)
+		return parse_error(ps, "expected 'key = value'");
+	k = find_key(key);
+	if (!k)
+		return parse_error(ps, "unknown key '%.*s%s'", ECHO(key));
+	bit = k - config_keys;
+	if (ps->seen & BIT(bit))
+		return parse_error(ps, "duplicate key '%.*s%s'", ECHO(key));
+	ps->seen |= BIT(bit);
+
+	val = (struct slice){ line.p + eq + 1, line.n - eq - 1 };
+	val = trim(k->hash_in_value ? val : cut_comment(val));
+	r = k->set(ps->cfg, val);
+	if (r == SET_BAD_VALUE)
+		return parse_error(ps,
+				   "bad value '%.*s%s' for %s (expected %s)",
+				   ECHO(val), k->name, k->expected);
+	if (r == SET_TOO_LONG)
+		return parse_error(ps, "value too long for %s", k->name);
+	return 0;
+}
+
+int config_parse(const char *text, size_t len, struct hv_config *cfg,
+		 char *err, size_t err_len)
+{
+	struct parser ps = { .cfg = cfg, .err = err, .err_len = err_len };
+	struct slice rest = { text, len };
+
+	config_set_defaults(cfg);
+	if (err && err_len)
+		err[0] = '\0';
+	while (rest.n) {
+		size_t nl = slice_find(rest, '\n');
+		size_t skip = nl < rest.n ? nl + 1 : nl;
+
+		ps.line++;
+		if (parse_line(&ps, (struct slice){ rest.p, nl }))
+			return -1;
+		rest = (struct slice){ rest.p + skip, rest.n - skip };
+	}
+	if (!cfg->guest_kernel[0]) {
+		if (err && err_len)
+			fmt_snprintf(err, err_len,
+				     CONFIG_FILE ": guest.kernel is not set");
+		return -1;
+	}
+	if (!cfg->host_guest_frames)
+		cfg->host_guest_frames = cfg->guest_memory;
+	return 0;
+}

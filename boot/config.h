@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * apfvisor.cfg: plain "key = value" lines, '#' starts a comment, blank lines
+ * are ignored. Parsing is pure C over a buffer so tests/unit can drive it.
+ *
+ * Lines may end in LF or CRLF; spaces and tabs around keys and values are
+ * ignored. Each key may appear once.
+ *   guest.kernel = PATH       required; may be in double quotes, and then
+ *   guest.initrd = PATH       may hold '#'; empty initrd = none
+ *   guest.cmdline = TEXT      the rest of the line: '#' does NOT start a
+ *                             comment here (only at the start of a line);
+ *                             one pair of quotes around it all is removed
+ *   guest.memory = SIZE       multiple of 4 KiB, at least 2 MiB (64M)
+ *   guest.vcpus = N           1..64 (1)
+ *   host.guest_frames = SIZE  multiple of 4 KiB; 0 = guest.memory (0)
+ *   swap.device = auto|virtio-blk|ata|none (none)
+ *   apf = on|off (on)
+ *   trace = on|off (off)
+ * SIZE is a decimal number of bytes, or one followed by K, M or G (binary
+ * units; "64M", "64MiB", "64 MB" are the same).
+ */
+#ifndef BOOT_CONFIG_H
+#define BOOT_CONFIG_H
+
+#include "lib/types.h"
+
+#define CONFIG_PATH_MAX 128
+#define CONFIG_CMDLINE_MAX 1024
+#define CONFIG_ERROR_MAX 160
+
+enum swap_device_kind {
+	SWAP_DEVICE_NONE,
+	SWAP_DEVICE_AUTO,
+	SWAP_DEVICE_VIRTIO_BLK,
+	SWAP_DEVICE_ATA,
+};
+
+struct hv_config {
+	char guest_kernel[CONFIG_PATH_MAX];   /* guest.kernel (required) */
+	char guest_initrd[CONFIG_PATH_MAX];   /* guest.initrd ("" = none) */
+	char guest_cmdline[CONFIG_CMDLINE_MAX]; /* guest.cmdline */
+	uint64_t guest_memory;                /* guest.memory, bytes */
+	uint32_t guest_vcpus;                 /* guest.vcpus */
+	uint64_t host_guest_frames;           /* host.guest_frames, bytes */
+	enum swap_device_kind swap_device;    /* swap.device */
+	bool apf;                             /* apf = on|off */
+	bool trace;                           /* trace = on|off */
+};
+
+/* Fills *cfg with the defaults (see config.c); every key may override. */
+void config_set_defaults(struct hv_config *cfg);
+
+/*
+ * Parses len bytes of text into *cfg (which config_parse first resets to the
+ * defaults). text need not be NUL-terminated. Returns 0 on success, and then
+ * host_guest_frames is never 0 (0 was replaced by guest_memory). On the first
+ * error returns -1 and writes one line without a trailing newline into err,
+ * of the form
+ *   "apfvisor.cfg:LINE: <what is wrong>"
+ * for example "apfvisor.cfg:3: unknown key 'guest.memroy'", or
+ * "apfvisor.cfg: guest.kernel is not set" after the last line.
+ */
+int config_parse(const char *text, size_t len, struct hv_config *cfg,
+		 char *err, size_t err_len);
+
+/* Parses "64M", "1G", "4096", "512K" (K/M/G, optional "iB"/"B"). */
+bool config_parse_size(const char *s, uint64_t *bytes);
+
+#endif

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The UEFI entry (GNU-EFI). Everything that needs boot services happens here:
+ * read apfvisor.cfg and the guest images from the volume we were loaded
+ * from, check VT-x while an error can still be returned to the firmware,
+ * allocate the hypervisor's memory, take the memory map and leave boot
+ * services. Then the core (hv_main) owns the machine.
+ */
+#include <efi.h>
+#include <efilib.h>
+
+#include "boot/boot_info.h"
+#include "boot/efi_files.h"
+#include "boot/efi_memory.h"
+#include "arch/x86/serial.h"
+#include "lib/console.h"
+#include "lib/string.h"
+#include "vmx/vmx_caps.h"
+
+#define APFVISOR_VERSION "0.1"
+#define CONFIG_FILE_NAME "apfvisor.cfg"
+
+static struct boot_info boot_info;
+
+static const char *efi_status_name(EFI_STATUS st)
+{
+	switch (st) {
+	case EFI_SUCCESS: return "EFI_SUCCESS";
+	case EFI_LOAD_ERROR: return "EFI_LOAD_ERROR";
+	case EFI_INVALID_PARAMETER: return "EFI_INVALID_PARAMETER";
+	case EFI_UNSUPPORTED: return "EFI_UNSUPPORTED";
+	case EFI_NOT_FOUND: return "EFI_NOT_FOUND";
+	case EFI_OUT_OF_RESOURCES: return "EFI_OUT_OF_RESOURCES";
+	case EFI_DEVICE_ERROR: return "EFI_DEVICE_ERROR";
+	default: return "EFI_ERROR";
+	}
+}
+
+static EFI_STATUS return_to_firmware(EFI_STATUS st)
+{
+	hv_info("exiting to firmware with status %s", efi_status_name(st));
+	efi_console_detach(serial_write);
+	return st;
+}
+
+static EFI_STATUS load_config(EFI_HANDLE image, struct hv_config *cfg)
+{
+	char err[CONFIG_ERROR_MAX];
+	struct efi_file f;
+	EFI_STATUS st = efi_read_file(image, CONFIG_FILE_NAME, &f);
+
+	if (EFI_ERROR(st)) {
+		hv_error("cannot read %s from the boot volume (%s)",
+			 CONFIG_FILE_NAME, efi_status_name(st));
+		return st;
+	}
+	if (config_parse(f.data, f.size, cfg, err, sizeof(err)) != 0) {
+		hv_error("%s", err);
+		return EFI_INVALID_PARAMETER;
+	}
+	return EFI_SUCCESS;
+}
+
+static EFI_STATUS load_guest_images(EFI_HANDLE image, struct boot_info *bi)
+{
+	struct efi_file f;
+	EFI_STATUS st = efi_read_file(image, bi->cfg.guest_kernel, &f);
+
+	if (EFI_ERROR(st)) {
+		hv_error("apfvisor.cfg: guest.kernel: cannot read '%s' (%s)",
+			 bi->cfg.guest_kernel, efi_status_name(st));
+		return st;
+	}
+	bi->kernel = f.data;
+	bi->kernel_size = f.size;
+	if (!bi->cfg.guest_initrd[0])
+		return EFI_SUCCESS;
+	st = efi_read_file(image, bi->cfg.guest_initrd, &f);
+	if (EFI_ERROR(st)) {
+		hv_error("apfvisor.cfg: guest.initrd: cannot read '%s' (%s)",
+			 bi->cfg.guest_initrd, efi_status_name(st));
+		return st;
+	}
+	bi->initrd = f.data;
+	bi->initrd_size = f.size;
+	return EFI_SUCCESS;
+}
+
+static void print_config(const struct hv_config *cfg)
+{
+	hv_info("config: guest.kernel=%s guest.memory=%llu MiB "
+		"host.guest_frames=%llu MiB guest.vcpus=%u",
+		cfg->guest_kernel,
+		(unsigned long long)(cfg->guest_memory >> 20),
+		(unsigned long long)(cfg->host_guest_frames >> 20),
+		cfg->guest_vcpus);
+}
+
+/* crt0 (_start) calls this with the System V convention, not EFIAPI. */
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+	struct boot_info *bi = &boot_info;
+	EFI_STATUS st;
+
+	/*
+	 * Not InitializeLib(): its object file also defines memset/memcpy,
+	 * which would clash with lib/string.c. The library calls used here
+	 * need only these globals.
+	 */
+	ST = systab;
+	BS = systab->BootServices;
+	RT = systab->RuntimeServices;
+	serial_init();
+	console_add_sink(serial_write);
+	efi_console_attach(systab, serial_write);
+	hv_info("apfvisor " APFVISOR_VERSION " starting");
+
+	st = load_config(image, &bi->cfg);
+	if (EFI_ERROR(st))
+		return return_to_firmware(st);
+	if (!bi->cfg.host_guest_frames)
+		bi->cfg.host_guest_frames = bi->cfg.guest_memory;
+	print_config(&bi->cfg);
+	efi_print_memory_summary();
+
+	if (!vmx_check_support())
+		return return_to_firmware(EFI_UNSUPPORTED);
+	st = load_guest_images(image, bi);
+	if (EFI_ERROR(st))
+		return return_to_firmware(st);
+	bi->acpi_rsdp = efi_find_acpi_rsdp(systab);
+
+	st = efi_allocate_hypervisor_memory(bi);
+	if (EFI_ERROR(st))
+		return return_to_firmware(st);
+
+	efi_console_detach(serial_write);
+	st = efi_take_memory_map_and_exit(image, bi);
+	if (EFI_ERROR(st)) {
+		hv_error("ExitBootServices failed (%s)", efi_status_name(st));
+		return return_to_firmware(st);
+	}
+	hv_main(bi);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Test guests: flat 64-bit binaries. The entry ABI (tests/guests/README.md):
+ * loaded at guest-physical 0x200000 and entered there in long mode with
+ * RSP = 0x200000, RDI = RAM size in bytes, RSI = address of the command
+ * line, IF = 0, and guest-physical 0..4 GiB identity-mapped with 2 MiB pages.
+ */
+#ifndef GUEST_FLAT_LOADER_H
+#define GUEST_FLAT_LOADER_H
+
+#include "guest/guest.h"
+
+#define FLAT_LOAD_ADDRESS 0x200000ull
+
+/* Prints an error line and returns false when the image cannot be loaded. */
+bool flat_loader_load(struct guest *g, const void *image, uint64_t size,
+		      const char *cmdline);
+
+/* True when the image carries the Linux boot protocol header ("HdrS"). */
+bool image_is_linux_bzimage(const void *image, uint64_t size);
+
+#endif

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "guest/guest.h"
+#include "guest/flat_loader.h"
+#include "boot/hv_heap.h"
+#include "lib/console.h"
+#include "lib/format.h"
+#include "lib/string.h"
+
+static uint64_t alloc_ept_table(void *ctx)
+{
+	(void)ctx;
+	return hv_alloc_pages_low(1);
+}
+
+/* The hypervisor maps all physical memory 1:1. */
+static void *identity(void *ctx, uint64_t pa)
+{
+	(void)ctx;
+	return (void *)(uintptr_t)pa;
+}
+
+static void print_guest_line(const char *line, size_t len)
+{
+	con_printf("guest: %.*s\n", (int)len, line);
+}
+
+static bool setup_memory(struct guest *g, const struct boot_info *bi)
+{
+	const struct ept_memory mem = { alloc_ept_table, identity, NULL };
+	uint64_t frames = 0;
+
+	for (unsigned i = 0; i < bi->n_guest_frame_ranges; i++)
+		frames += bi->guest_frames[i].frames;
+	frame_pool_init(&g->pool, hv_alloc(frame_pool_storage_words(frames) * sizeof(uint64_t)),
+			frames);
+	for (unsigned i = 0; i < bi->n_guest_frame_ranges; i++)
+		if (frame_pool_add_range(&g->pool, bi->guest_frames[i].base,
+					 bi->guest_frames[i].frames))
+			return false;
+	if (ept_init(&g->ept, &mem))
+		return false;
+	guest_memory_init(&g->mem, bi->cfg.guest_memory,
+			  hv_alloc(bi->cfg.guest_memory >> PAGE_SHIFT),
+			  &g->ept, &g->pool);
+	return true;
+}
+
+static struct vcpu *create_vcpu(struct guest *g, unsigned id)
+{
+	struct vcpu *v = hv_alloc(sizeof(*v));
+
+	v->id = id;
+	v->vpid = (uint16_t)(id + 1);   /* VPID 0 is the host's */
+	v->guest = g;
+	g->vcpus[id] = v;
+	return v;
+}
+
+struct guest *guest_create(const struct boot_info *bi)
+{
+	struct guest *g = hv_alloc(sizeof(*g));
+
+	g->cfg = &bi->cfg;
+	uart_init(&g->uart, print_guest_line);
+	if (!setup_memory(g, bi)) {
+		hv_error("cannot set up guest memory");
+		return NULL;
+	}
+	if (image_is_linux_bzimage(bi->kernel, bi->kernel_size)) {
+		hv_error("guest.kernel '%s' is a Linux bzImage: the Linux boot "
+			 "protocol loader is not implemented yet",
+			 bi->cfg.guest_kernel);
+		return NULL;
+	}
+	if (!flat_loader_load(g, bi->kernel, bi->kernel_size,
+			      bi->cfg.guest_cmdline))
+		return NULL;
+	if (bi->cfg.guest_vcpus != 1)
+		hv_info("guest.vcpus = %u: test guests run on vcpu 0 only",
+			bi->cfg.guest_vcpus);
+	g->nvcpus = 1;
+	create_vcpu(g, 0);
+	return g;
+}
+
+void guest_end(struct guest *g, bool clean, const char *fmt, ...)
+{
+	va_list ap;
+
+	spin_lock(&g->lock);
+	if (!g->ended) {
+		va_start(ap, fmt);
+		fmt_vsnprintf(g->end_reason, sizeof(g->end_reason), fmt, ap);
+		va_end(ap);
+		g->ended_cleanly = clean;
+		__atomic_store_n(&g->ended, true, __ATOMIC_RELEASE);
+	}
+	spin_unlock(&g->lock);
+}
+
+static void stat(const char *name, uint64_t value)
+{
+	hv_info("stat %s %llu", name, (unsigned long long)value);
+}
+
+/* Core exit reasons are always listed, the others when they occurred. */
+static bool always_listed(unsigned reason)
+{
+	return reason == VMX_EXIT_CPUID || reason == VMX_EXIT_HLT ||
+	       reason == VMX_EXIT_IO || reason == VMX_EXIT_EPT_VIOLATION ||
+	       reason == VMX_EXIT_RDMSR || reason == VMX_EXIT_WRMSR;
+}
+
+static void report_vcpu_exits(const struct guest *g)
+{
+	char name[48];
+
+	for (unsigned r = 0; r < VMX_EXIT_REASON_MAX; r++) {
+		uint64_t n = 0;
+
+		for (unsigned i = 0; i < g->nvcpus; i++)
+			n += g->vcpus[i]->stats.exits[r];
+		if (!n && !always_listed(r))
+			continue;
+		fmt_snprintf(name, sizeof(name), "exit.%s",
+			     vmx_exit_reason_name(r));
+		stat(name, n);
+	}
+}
+
+void guest_report(const struct guest *g)
+{
+	uint64_t total = 0, unhandled_io = 0;
+
+	hv_info("guest halted: %s", g->end_reason);
+	report_vcpu_exits(g);
+	for (unsigned i = 0; i < g->nvcpus; i++) {
+		total += g->vcpus[i]->stats.exits_total;
+		unhandled_io += g->vcpus[i]->stats.io_unhandled;
+	}
+	stat("exits.total", total);
+	stat("io.unhandled", unhandled_io);
+	stat("ept.violations", g->mem.stats.faults);
+	stat("ept.zero_fills", g->mem.stats.zero_fills);
+	stat("ept.tables", g->ept.tables);
+	stat("frames.in_use", frame_pool_in_use(&g->pool));
+	stat("frames.peak", g->pool.peak_in_use);
+	stat("frames.total", g->pool.total);
+	stat("uart.bytes_out", g->uart.bytes_out);
+}

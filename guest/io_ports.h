@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The guest's port I/O space. COM1 is emulated; port 0xf4 is the test-exit
+ * port (a 32-bit OUT of code C ends the guest: "test-exit code C", clean
+ * when C = 0); every other port reads as all ones and ignores writes, like
+ * an empty ISA bus, and is counted in io.unhandled.
+ */
+#ifndef GUEST_IO_PORTS_H
+#define GUEST_IO_PORTS_H
+
+#include "guest/guest.h"
+
+#define GUEST_TEST_EXIT_PORT 0xf4
+
+/* size is 1, 2 or 4 bytes; *value is read (OUT) or written (IN). */
+void guest_port_io(struct guest *g, struct vcpu *v, uint16_t port,
+		   unsigned size, bool in, uint32_t *value);
+
+#endif

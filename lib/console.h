@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The hypervisor's console: every line it prints starts with "apfvisor: ",
+ * errors with "apfvisor: error: " (the tests and the run scripts match on these).
+ * Output goes to the sinks registered by arch/ and boot/.
+ */
+#ifndef LIB_CONSOLE_H
+#define LIB_CONSOLE_H
+
+#include "lib/types.h"
+
+typedef void (*console_sink_fn)(const char *s, size_t len);
+
+#define CONSOLE_MAX_SINKS 2
+
+void console_add_sink(console_sink_fn fn);
+void console_remove_sink(console_sink_fn fn);
+
+/* Raw text, no prefix. */
+void con_write(const char *s, size_t len);
+void con_printf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+/* One line "apfvisor: <text>\n". */
+void hv_info(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* One line "apfvisor: error: <text>\n". */
+void hv_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+#endif

@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* boot/config.c: apfvisor.cfg parsing, good files and every error. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "boot/config.h"
+
+/*
+ * Parses a copy of text in a heap buffer of exactly its length, without a
+ * NUL, so that ASan catches any read past len.
+ */
+static int parse(const char *text, struct hv_config *cfg, char *err,
+		 size_t err_len)
+{
+	size_t len = strlen(text);
+	char *copy = malloc(len ? len : 1);
+	int ret;
+
+	assert_non_null(copy);
+	memcpy(copy, text, len);
+	ret = config_parse(copy, len, cfg, err, err_len);
+	free(copy);
+	return ret;
+}
+
+static void parse_ok(const char *text, struct hv_config *cfg)
+{
+	char err[CONFIG_ERROR_MAX] = "";
+
+	if (parse(text, cfg, err, sizeof(err)) != 0)
+		fail_msg("unexpected error: %s", err);
+}
+
+static void parse_fails(const char *text, const char *want)
+{
+	struct hv_config cfg;
+	char err[CONFIG_ERROR_MAX];
+
+	memset(err, 'x', sizeof(err));
+	assert_int_equal(parse(text, &cfg, err, sizeof(err)), -1);
+	assert_string_equal(err, want);
+}
+
+static void test_defaults(void **state)
+{
+	struct hv_config cfg;
+
+	(void)state;
+	memset(&cfg, 0xa5, sizeof(cfg));
+	config_set_defaults(&cfg);
+	assert_string_equal(cfg.guest_kernel, "");
+	assert_string_equal(cfg.guest_initrd, "");
+	assert_string_equal(cfg.guest_cmdline, "");
+	assert_int_equal(cfg.guest_memory, 64 << 20);
+	assert_int_equal(cfg.guest_vcpus, 1);
+	assert_int_equal(cfg.host_guest_frames, 0);
+	assert_int_equal(cfg.swap_device, SWAP_DEVICE_NONE);
+	assert_true(cfg.apf);
+	assert_false(cfg.trace);
+}
+
+static void test_minimal_file(void **state)
+{
+	struct hv_config cfg;
+
+	(void)state;
+	/* config_parse resets whatever was in cfg. */
+	memset(&cfg, 0xa5, sizeof(cfg));
+	parse_ok("guest.kernel = vmlinuz", &cfg);
+	assert_string_equal(cfg.guest_kernel, "vmlinuz");
+	assert_string_equal(cfg.guest_initrd, "");
+	assert_string_equal(cfg.guest_cmdline, "");
+	assert_int_equal(cfg.guest_memory, 64 << 20);
+	assert_int_equal(cfg.guest_vcpus, 1);
+	/* 0 = "as guest.memory", resolved by the parser. */
+	assert_int_equal(cfg.host_guest_frames, 64 << 20);
+	assert_int_equal(cfg.swap_device, SWAP_DEVICE_NONE);
+	assert_true(cfg.apf);
+	assert_false(cfg.trace);
+}
+
+static void test_all_keys(void **state)
+{
+	struct hv_config cfg;
+	const char *text =
+		"# apfvisor configuration\r\n"
+		"\r\n"
+		"   # indented comment\r\n"
+		"guest.kernel = \\EFI\\apf\\vmlinuz   # the kernel\r\n"
+		"\tguest.initrd\t=\t\"\\EFI\\apf\\initrd #2.img\"\t\r\n"
+		"guest.cmdline = console=ttyS0,115200 quiet # kept\r\n"
+		"guest.memory = 1G\r\n"
+		"guest.vcpus=4\r\n"
+		"host.guest_frames = 256 MiB # overcommit 4:1\r\n"
+		"swap.device = virtio-blk\r\n"
+		"apf = off\r\n"
+		"trace = on";
+
+	(void)state;
+	parse_ok(text, &cfg);
+	assert_string_equal(cfg.guest_kernel, "\\EFI\\apf\\vmlinuz");
+	assert_string_equal(cfg.guest_initrd, "\\EFI\\apf\\initrd #2.img");
+	assert_string_equal(cfg.guest_cmdline,
+			    "console=ttyS0,115200 quiet # kept");
+	assert_int_equal(cfg.guest_memory, 1ull << 30);
+	assert_int_equal(cfg.guest_vcpus, 4);
+	assert_int_equal(cfg.host_guest_frames, 256ull << 20);
+	assert_int_equal(cfg.swap_device, SWAP_DEVICE_VIRTIO_BLK);
+	assert_false(cfg.apf);
+	assert_true(cfg.trace);
+}
+
+static void test_enum_values(void **state)
+{
+	static const struct {
+		const char *text;
+		enum swap_device_kind kind;
+	} cases[] = {
+		{ "guest.kernel=k\nswap.device=auto\n", SWAP_DEVICE_AUTO },
+		{ "guest.kernel=k\nswap.device=ata\n", SWAP_DEVICE_ATA },
+		{ "guest.kernel=k\nswap.device=none\n", SWAP_DEVICE_NONE },
+		{ "guest.kernel=k\nswap.device=virtio-blk",
+		  SWAP_DEVICE_VIRTIO_BLK },
+	};
+	struct hv_config cfg;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		parse_ok(cases[i].text, &cfg);
+		assert_int_equal(cfg.swap_device, cases[i].kind);
+	}
+	parse_ok("guest.kernel=k\napf=on\ntrace=off\n", &cfg);
+	assert_true(cfg.apf);
+	assert_false(cfg.trace);
+	parse_ok("guest.kernel=k\nguest.vcpus = 64\n", &cfg);
+	assert_int_equal(cfg.guest_vcpus, 64);
+	parse_ok("guest.kernel=k\nguest.vcpus = 007\n", &cfg);
+	assert_int_equal(cfg.guest_vcpus, 7);
+}
+
+static void test_quotes_and_comments(void **state)
+{
+	struct hv_config cfg;
+
+	(void)state;
+	parse_ok("guest.kernel = \"a b\"   \n", &cfg);
+	assert_string_equal(cfg.guest_kernel, "a b");
+	/* An empty initrd means none, quoted or not. */
+	parse_ok("guest.kernel = k\nguest.initrd = \"\"\n", &cfg);
+	assert_string_equal(cfg.guest_initrd, "");
+	parse_ok("guest.kernel = k\nguest.initrd =   # none\n", &cfg);
+	assert_string_equal(cfg.guest_initrd, "");
+	/* Whole-value quotes of the command line go; inner ones stay. */
+	parse_ok("guest.kernel = k\nguest.cmdline = \"quiet ro\"\n", &cfg);
+	assert_string_equal(cfg.guest_cmdline, "quiet ro");
+	parse_ok("guest.kernel = k\nguest.cmdline = a=\"b c\" d\n", &cfg);
+	assert_string_equal(cfg.guest_cmdline, "a=\"b c\" d");
+	parse_ok("guest.kernel = k\nguest.cmdline = \"a\" \"b\"\n", &cfg);
+	assert_string_equal(cfg.guest_cmdline, "\"a\" \"b\"");
+	/* A '=' in the value belongs to it. */
+	parse_ok("guest.kernel = k\nguest.cmdline = root=/dev/vda\n", &cfg);
+	assert_string_equal(cfg.guest_cmdline, "root=/dev/vda");
+	/* A commented-out cmdline is a comment. */
+	parse_ok("guest.kernel = k\n# guest.cmdline = x\n", &cfg);
+	assert_string_equal(cfg.guest_cmdline, "");
+	/* Blank and whitespace-only lines, LF, CRLF, no final newline. */
+	parse_ok("\n \t \r\n\r\nguest.kernel = k\r", &cfg);
+	assert_string_equal(cfg.guest_kernel, "k");
+}
+
+static void test_sizes(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t bytes;
+	} good[] = {
+		{ "0", 0 }, { "4096", 4096 }, { "512K", 512 << 10 },
+		{ "64M", 64 << 20 }, { "1G", 1ull << 30 }, { "64m", 64 << 20 },
+		{ "64MiB", 64 << 20 }, { "64MB", 64 << 20 },
+		{ "64 MiB", 64 << 20 }, { "2k", 2048 },
+		{ "18446744073709551615", UINT64_MAX },
+		{ "17179869183G", 17179869183ull << 30 },
+	};
+	static const char *const bad[] = {
+		"", "M", " 1", "-1", "+1", "1X", "1MiBx", "1Mi", "1 ", "0x10",
+		"1T", "1 M B", "18446744073709551616", "17179869184G",
+		"99999999999999999999K",
+	};
+	uint64_t v;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 1;
+		if (!config_parse_size(good[i].s, &v))
+			fail_msg("rejected '%s'", good[i].s);
+		assert_int_equal(v, good[i].bytes);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (config_parse_size(bad[i], &v))
+			fail_msg("accepted '%s'", bad[i]);
+	}
+}
+
+static void test_memory_limits(void **state)
+{
+	struct hv_config cfg;
+
+	(void)state;
+	parse_ok("guest.kernel=k\nguest.memory=2M\n", &cfg);
+	assert_int_equal(cfg.guest_memory, 2 << 20);
+	assert_int_equal(cfg.host_guest_frames, 2 << 20);
+	parse_ok("guest.kernel=k\nguest.memory=2101248\n", &cfg);
+	assert_int_equal(cfg.guest_memory, (2 << 20) + 4096);
+	parse_ok("guest.kernel=k\nhost.guest_frames=0\nguest.memory=8M", &cfg);
+	assert_int_equal(cfg.host_guest_frames, 8 << 20);
+	parse_ok("guest.kernel=k\nhost.guest_frames=4K\n", &cfg);
+	assert_int_equal(cfg.host_guest_frames, 4096);
+}
+
+static void fill(char *s, char c, size_t n)
+{
+	memset(s, c, n);
+	s[n] = '\0';
+}
+
+static void test_length_limits(void **state)
+{
+	static char text[4096], val[2048], want[CONFIG_ERROR_MAX];
+	struct hv_config cfg;
+
+	(void)state;
+	fill(val, 'p', CONFIG_PATH_MAX - 1);
+	snprintf(text, sizeof(text), "guest.kernel = %s\n", val);
+	parse_ok(text, &cfg);
+	assert_string_equal(cfg.guest_kernel, val);
+	snprintf(text, sizeof(text), "guest.kernel = \"%s\"\n", val);
+	parse_ok(text, &cfg);
+	assert_string_equal(cfg.guest_kernel, val);
+
+	fill(val, 'p', CONFIG_PATH_MAX);
+	snprintf(text, sizeof(text), "\nguest.initrd = %s\n", val);
+	parse_fails(text, "apfvisor.cfg:2: value too long for guest.initrd");
+
+	fill(val, 'c', CONFIG_CMDLINE_MAX - 1);
+	snprintf(text, sizeof(text), "guest.kernel=k\nguest.cmdline=%s", val);
+	parse_ok(text, &cfg);
+	assert_string_equal(cfg.guest_cmdline, val);
+	fill(val, 'c', CONFIG_CMDLINE_MAX);
+	snprintf(text, sizeof(text), "guest.kernel=k\nguest.cmdline=%s", val);
+	parse_fails(text, "apfvisor.cfg:2: value too long for guest.cmdline");
+
+	/* Long bad values and keys are shortened in the message. */
+	fill(val, 'z', 100);
+	snprintf(text, sizeof(text), "apf = %s\n", val);
+	snprintf(want, sizeof(want),
+		 "apfvisor.cfg:1: bad value '%.40s...' for apf "
+		 "(expected on or off)", val);
+	parse_fails(text, want);
+	snprintf(text, sizeof(text), "%s = 1\n", val);
+	snprintf(want, sizeof(want), "apfvisor.cfg:1: unknown key '%.40s...'",
+		 val);
+	parse_fails(text, want);
+}
+
+static void test_bad_values(void **state)
+{
+	(void)state;
+	parse_fails("guest.kernel = k\nguest.memory = lots\n",
+		    "apfvisor.cfg:2: bad value 'lots' for guest.memory "
+		    "(expected a size, a multiple of 4K and at least 2M)");
+	parse_fails("guest.memory = 1M",
+		    "apfvisor.cfg:1: bad value '1M' for guest.memory "
+		    "(expected a size, a multiple of 4K and at least 2M)");
+	parse_fails("guest.memory = 2097153\n",
+		    "apfvisor.cfg:1: bad value '2097153' for guest.memory "
+		    "(expected a size, a multiple of 4K and at least 2M)");
+	parse_fails("guest.vcpus = 0\n",
+		    "apfvisor.cfg:1: bad value '0' for guest.vcpus "
+		    "(expected 1..64)");
+	parse_fails("guest.vcpus = 65\n",
+		    "apfvisor.cfg:1: bad value '65' for guest.vcpus "
+		    "(expected 1..64)");
+	parse_fails("guest.vcpus = 99999999999\n",
+		    "apfvisor.cfg:1: bad value '99999999999' for guest.vcpus "
+		    "(expected 1..64)");
+	parse_fails("guest.vcpus = 2x\n",
+		    "apfvisor.cfg:1: bad value '2x' for guest.vcpus "
+		    "(expected 1..64)");
+	parse_fails("guest.vcpus =\n",
+		    "apfvisor.cfg:1: bad value '' for guest.vcpus "
+		    "(expected 1..64)");
+	parse_fails("host.guest_frames = 4097\n",
+		    "apfvisor.cfg:1: bad value '4097' for host.guest_frames "
+		    "(expected a size, a multiple of 4K)");
+	parse_fails("swap.device = nvme # fast\n",
+		    "apfvisor.cfg:1: bad value 'nvme' for swap.device "
+		    "(expected auto, virtio-blk, ata or none)");
+	parse_fails("apf = yes\n",
+		    "apfvisor.cfg:1: bad value 'yes' for apf "
+		    "(expected on or off)");
+	parse_fails("trace = ON\n",
+		    "apfvisor.cfg:1: bad value 'ON' for trace "
+		    "(expected on or off)");
+	parse_fails("guest.kernel =   # nothing\n",
+		    "apfvisor.cfg:1: bad value '' for guest.kernel "
+		    "(expected a file path)");
+	parse_fails("guest.kernel = \"\"\n",
+		    "apfvisor.cfg:1: bad value '\"\"' for guest.kernel "
+		    "(expected a file path)");
+	parse_fails("guest.kernel = \"vmlinuz\n",
+		    "apfvisor.cfg:1: bad value '\"vmlinuz' for guest.kernel "
+		    "(expected a file path)");
+	parse_fails("guest.initrd = a\"b\n",
+		    "apfvisor.cfg:1: bad value 'a\"b' for guest.initrd "
+		    "(expected a file path)");
+}
+
+static void test_syntax_errors(void **state)
+{
+	(void)state;
+	parse_fails("# comment\n\nguest.memroy = 64M\n",
+		    "apfvisor.cfg:3: unknown key 'guest.memroy'");
+	parse_fails("Guest.Kernel = k\n",
+		    "apfvisor.cfg:1: unknown key 'Guest.Kernel'");
+	parse_fails("guest.kernel = k\nguest.kernel\n",
+		    "apfvisor.cfg:2: expected 'key = value'");
+	parse_fails("= k\n", "apfvisor.cfg:1: expected 'key = value'");
+	parse_fails("apf # = on\n", "apfvisor.cfg:1: expected 'key = value'");
+	parse_fails("guest.kernel = a\napf = on\napf = off\n",
+		    "apfvisor.cfg:3: duplicate key 'apf'");
+	parse_fails("guest.kernel = a\r\n\r\n  guest.kernel=b\r\n",
+		    "apfvisor.cfg:3: duplicate key 'guest.kernel'");
+}
+
+static void test_errors_on_last_line(void **state)
+{
+	(void)state;
+	parse_fails("guest.kernel = k\napf = maybe",
+		    "apfvisor.cfg:2: bad value 'maybe' for apf "
+		    "(expected on or off)");
+	parse_fails("guest.kernel = k\r\napf = maybe\r",
+		    "apfvisor.cfg:2: bad value 'maybe' for apf "
+		    "(expected on or off)");
+	parse_fails("guest.kernel = k\n\nnonsense",
+		    "apfvisor.cfg:3: expected 'key = value'");
+	parse_fails("guest.kernel = k\nfoo = 1",
+		    "apfvisor.cfg:2: unknown key 'foo'");
+}
+
+static void test_kernel_required(void **state)
+{
+	(void)state;
+	parse_fails("", "apfvisor.cfg: guest.kernel is not set");
+	parse_fails("# only a comment\n\n",
+		    "apfvisor.cfg: guest.kernel is not set");
+	parse_fails("guest.memory = 128M\napf = on\n",
+		    "apfvisor.cfg: guest.kernel is not set");
+}
+
+static void test_error_buffer(void **state)
+{
+	struct hv_config cfg;
+	char err[16];
+
+	(void)state;
+	/* A short buffer gets a truncated, terminated message. */
+	memset(err, 'x', sizeof(err));
+	assert_int_equal(parse("bogus = 1", &cfg, err, sizeof(err)), -1);
+	assert_string_equal(err, "apfvisor.cfg:1:");
+	assert_int_equal(parse("", &cfg, err, 5), -1);
+	assert_string_equal(err, "apfv");
+	/* No buffer at all is allowed. */
+	assert_int_equal(parse("bogus = 1", &cfg, NULL, 0), -1);
+	assert_int_equal(parse("", &cfg, NULL, 0), -1);
+	/* Success leaves an empty message. */
+	memset(err, 'x', sizeof(err));
+	assert_int_equal(parse("guest.kernel=k", &cfg, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_minimal_file),
+		cmocka_unit_test(test_all_keys),
+		cmocka_unit_test(test_enum_values),
+		cmocka_unit_test(test_quotes_and_comments),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_memory_limits),
+		cmocka_unit_test(test_length_limits),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_errors_on_last_line),
+		cmocka_unit_test(test_kernel_required),
+		cmocka_unit_test(test_error_buffer),
+	};
+
+	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Host unit tests (cmocka, AddressSanitizer, UndefinedBehaviorSanitizer).
+# Included by the top-level Makefile, which runs make from the repository
+# root: every path here is relative to it, every output goes under
+# build/unit/. Everything is named UNIT_* / unit_* / unit-* so as not to
+# collide with the hypervisor's own freestanding build.
+#
+#   make unit-binaries      builds build/unit/test_*
+#   tests/unit/run          runs them
+#
+# A test is added by naming it in UNIT_TESTS and listing in
+# unit_srcs_<name> the project sources it links (nothing else is linked, so
+# each test only depends on the code it exercises).
+
+UNIT_CC ?= $(CC)
+UNIT_OUT := build/unit
+UNIT_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-g -O1 -Wall -Wextra -Werror
+UNIT_LDLIBS := -lcmocka
+
+UNIT_TESTS := test_config test_format test_ept test_ept_model \
+	test_frame_pool test_page_alloc test_string
+
+unit_srcs_test_config := boot/config.c lib/format.c lib/string.c
+unit_srcs_test_format := lib/format.c
+unit_srcs_test_ept := ept/ept.c tests/unit/ept_fake.c
+unit_srcs_test_ept_model := ept/ept.c tests/unit/ept_fake.c
+unit_srcs_test_frame_pool := swap/frame_pool.c
+unit_srcs_test_page_alloc := lib/page_alloc.c lib/string.c
+# test_string checks the freestanding memset & co. that APF_HOSTED hides: it
+# links lib/string.c built without APF_HOSTED, with every function renamed
+# so that it cannot clash with (or be replaced by) the C library's.
+unit_objs_test_string := $(UNIT_OUT)/obj/lib/string_freestanding.o
+
+UNIT_STRING_FUNCS := memset memcpy memmove memcmp strlen strnlen strcmp \
+	strncmp strchr str_copy
+
+unit_objs = $(UNIT_OUT)/obj/tests/unit/$(1).o \
+	$(patsubst %.c,$(UNIT_OUT)/obj/%.o,$(unit_srcs_$(1))) \
+	$(unit_objs_$(1))
+
+UNIT_BINARIES := $(addprefix $(UNIT_OUT)/,$(UNIT_TESTS))
+
+.PHONY: unit-binaries
+unit-binaries: $(UNIT_BINARIES)
+
+define unit_link_rule
+$(UNIT_OUT)/$(1): $(call unit_objs,$(1))
+	$$(UNIT_CC) $$(UNIT_CFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS)
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_link_rule,$(t))))
+
+$(UNIT_OUT)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(UNIT_OUT)/obj/lib/string_freestanding.o: lib/string.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -UAPF_HOSTED -fno-builtin \
+		$(foreach f,$(UNIT_STRING_FUNCS),-D$(f)=fs_$(f)) \
+		-MMD -MP -c $< -o $@
+
+UNIT_OBJS := $(sort $(foreach t,$(UNIT_TESTS),$(call unit_objs,$(t))))
+-include $(UNIT_OBJS:.o=.d)

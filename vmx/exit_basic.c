@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Handlers for CPUID, HLT, RDMSR/WRMSR and the event-related exits. */
+#include "vmx/exit_handlers.h"
+#include "vmx/vmx_ops.h"
+#include "arch/x86/exceptions.h"
+#include "arch/x86/platform.h"
+#include "guest/cpuid.h"
+#include "guest/guest.h"
+#include "lib/console.h"
+
+enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
+{
+	uint32_t leaf = (uint32_t)v->regs.rax, subleaf = (uint32_t)v->regs.rcx;
+	struct cpuid_regs host, out;
+
+	cpuid_count(leaf, subleaf, &host);
+	guest_cpuid(leaf, subleaf, &host, &out);
+	v->regs.rax = out.eax;
+	v->regs.rbx = out.ebx;
+	v->regs.rcx = out.ecx;
+	v->regs.rdx = out.edx;
+	vcpu_skip_instruction(e);
+	return EXIT_RESUME;
+}
+
+/*
+ * HLT with interrupts disabled can never wake up: that is how a test guest
+ * (or a crashed kernel) stops. With interrupts enabled it would wait for an
+ * interrupt, and this guest has no interrupt source yet.
+ */
+enum exit_action handle_hlt(struct vcpu *v, const struct vmx_exit *e)
+{
+	if (!(vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_IF)) {
+		guest_end(v->guest, true, "hlt with interrupts disabled");
+		return EXIT_STOP;
+	}
+	guest_end(v->guest, false,
+		  "hlt with interrupts enabled at rip 0x%llx, but this guest "
+		  "has no interrupt source",
+		  (unsigned long long)e->guest_rip);
+	return EXIT_STOP;
+}
+
+/* Unknown MSRs raise #GP in the guest, as KVM does. */
+enum exit_action handle_rdmsr(struct vcpu *v, const struct vmx_exit *e)
+{
+	(void)e;
+	v->stats.msr_gp_injected++;
+	vmx_inject_exception(EXC_GENERAL_PROTECTION, true, 0);
+	return EXIT_RESUME;
+}
+
+enum exit_action handle_wrmsr(struct vcpu *v, const struct vmx_exit *e)
+{
+	(void)e;
+	v->stats.msr_gp_injected++;
+	vmx_inject_exception(EXC_GENERAL_PROTECTION, true, 0);
+	return EXIT_RESUME;
+}
+
+/*
+ * With "acknowledge interrupt on exit" the host interrupt is already taken
+ * off the LAPIC; nothing in the hypervisor uses device interrupts yet.
+ */
+enum exit_action handle_external_interrupt(struct vcpu *v,
+					   const struct vmx_exit *e)
+{
+	(void)v;
+	(void)e;
+	return EXIT_RESUME;
+}
+
+/* NMI exiting is on: a host NMI (another CPU stopping us) lands here. */
+enum exit_action handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
+{
+	uint32_t info = vmcs_read32(VMCS_EXIT_INTERRUPTION_INFO);
+
+	if ((info & INTR_TYPE_MASK) == INTR_TYPE_NMI && platform_stopping())
+		cpu_halt_forever();
+	return handle_unexpected(v, e);
+}
+
+enum exit_action handle_triple_fault(struct vcpu *v, const struct vmx_exit *e)
+{
+	hv_info("vcpu %u: triple fault at rip 0x%llx", v->id,
+		(unsigned long long)e->guest_rip);
+	vmcs_dump();
+	guest_end(v->guest, false, "triple fault at rip 0x%llx",
+		  (unsigned long long)e->guest_rip);
+	return EXIT_STOP;
+}
+
+enum exit_action handle_ept_misconfig(struct vcpu *v, const struct vmx_exit *e)
+{
+	uint64_t gpa = vmcs_read(VMCS_GUEST_PHYSICAL_ADDRESS);
+
+	hv_error("vcpu %u: EPT misconfiguration at gpa 0x%llx (a bug in "
+		 "ept/)", v->id, (unsigned long long)gpa);
+	return handle_unexpected(v, e);
+}

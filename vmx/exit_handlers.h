@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* One handler per VM-exit reason; vmx/exit_dispatch.c holds the table. */
+#ifndef VMX_EXIT_HANDLERS_H
+#define VMX_EXIT_HANDLERS_H
+
+#include "vmx/vcpu.h"
+
+enum exit_action {
+	EXIT_RESUME,            /* enter the guest again */
+	EXIT_STOP,              /* the guest has ended (guest_end was called) */
+};
+
+typedef enum exit_action (*exit_handler_fn)(struct vcpu *v,
+					    const struct vmx_exit *e);
+
+enum exit_action vmx_dispatch_exit(struct vcpu *v);
+
+enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e);
+enum exit_action handle_hlt(struct vcpu *v, const struct vmx_exit *e);
+enum exit_action handle_io(struct vcpu *v, const struct vmx_exit *e);
+enum exit_action handle_rdmsr(struct vcpu *v, const struct vmx_exit *e);
+enum exit_action handle_wrmsr(struct vcpu *v, const struct vmx_exit *e);
+enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e);
+enum exit_action handle_ept_misconfig(struct vcpu *v, const struct vmx_exit *e);
+enum exit_action handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e);
+enum exit_action handle_external_interrupt(struct vcpu *v,
+					   const struct vmx_exit *e);
+enum exit_action handle_triple_fault(struct vcpu *v, const struct vmx_exit *e);
+enum exit_action handle_unexpected(struct vcpu *v, const struct vmx_exit *e);
+
+/* Prints guest state, controls and host state, one "vmcs:" line each. */
+void vmcs_dump(void);
+
+/* Queues a hardware exception for the next VM entry (SDM Vol. 3C, 26.6). */
+void vmx_inject_exception(uint8_t vector, bool has_error_code,
+			  uint32_t error_code);
+
+#endif
