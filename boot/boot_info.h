@@ -11,6 +11,7 @@
 #include "swap/frame_pool.h"
 
 #define BOOT_MAX_RAM_RANGES 128
+#define BOOT_MAX_CPUS 64
 
 struct phys_range {
 	uint64_t base;
@@ -27,6 +28,10 @@ struct boot_info {
 	uint64_t initrd_size;
 
 	uint64_t acpi_rsdp;             /* 0 when the firmware gave none */
+
+	/* Host CPUs from the firmware's MP Services (0 = not available). */
+	uint32_t cpu_apic_ids[BOOT_MAX_CPUS];
+	unsigned n_cpus;
 
 	/* Hypervisor heap: page tables, stacks, VMCSs, EPT tables, ... */
 	uint64_t heap_base;

@@ -10,6 +10,7 @@
 #include <efilib.h>
 
 #include "boot/boot_info.h"
+#include "boot/efi_cpus.h"
 #include "boot/efi_files.h"
 #include "boot/efi_memory.h"
 #include "arch/x86/serial.h"
@@ -129,6 +130,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	if (EFI_ERROR(st))
 		return return_to_firmware(st);
 	bi->acpi_rsdp = efi_find_acpi_rsdp(systab);
+	efi_discover_cpus(bi);
 
 	st = efi_allocate_hypervisor_memory(bi);
 	if (EFI_ERROR(st))

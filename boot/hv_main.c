@@ -34,21 +34,33 @@ static NORETURN void call_on_stack(uint64_t top, void (*fn)(void *), void *arg)
 	__builtin_unreachable();
 }
 
-static void discover_cpus(const struct boot_info *bi, uint32_t bsp_apic_id)
+static unsigned cpus_from_madt(const struct boot_info *bi)
 {
 	const struct acpi_sdt_header *madt = acpi_find_table(bi->acpi_rsdp,
 							     "APIC");
-	unsigned n = 0;
 
-	if (madt)
-		n = acpi_madt_cpus(madt, cpu_apic_ids, MAX_HOST_CPUS);
+	return madt ? acpi_madt_cpus(madt, cpu_apic_ids, MAX_HOST_CPUS) : 0;
+}
+
+/* The firmware's MP Services list first, else the ACPI MADT. */
+static void discover_cpus(const struct boot_info *bi, uint32_t bsp_apic_id)
+{
+	const char *source = "UEFI MP services";
+	unsigned n = bi->n_cpus;
+
+	for (unsigned i = 0; i < n && i < MAX_HOST_CPUS; i++)
+		cpu_apic_ids[i] = bi->cpu_apic_ids[i];
 	if (!n) {
-		hv_info("no ACPI MADT: using the boot cpu only");
+		source = "ACPI MADT";
+		n = cpus_from_madt(bi);
+	}
+	if (!n) {
+		source = "no CPU list found: boot cpu only";
 		cpu_apic_ids[0] = bsp_apic_id;
 		n = 1;
 	}
 	host_cpu_count = MIN(n, MAX_HOST_CPUS);
-	hv_info("host cpus: %u", host_cpu_count);
+	hv_info("host cpus: %u (%s)", host_cpu_count, source);
 }
 
 static uint32_t first_ap_apic_id(uint32_t bsp_apic_id)

@@ -20,6 +20,7 @@ global ap_trampoline_arg
 %define TRAMP_CODE32 0x08
 %define TRAMP_DATA 0x10
 %define TRAMP_CODE64 0x18
+%define TRAMP_STACK_TOP 0x1000          ; end of the start page
 %define CR0_PE 1
 %define CR0_PG 0x80000000
 %define CR4_PAE (1 << 5)
@@ -33,6 +34,8 @@ ap_trampoline_start:
 	cld
 	mov ax, cs
 	mov ds, ax
+	mov ss, ax
+	mov sp, TRAMP_STACK_TOP         ; the far returns below need a stack
 	xor ebx, ebx
 	mov bx, ax
 	shl ebx, 4                      ; ebx = physical base of this page
@@ -55,6 +58,7 @@ protected_mode:
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
+	lea esp, [ebx + TRAMP_STACK_TOP]
 	mov eax, cr4
 	or eax, CR4_PAE
 	mov cr4, eax
