@@ -42,6 +42,7 @@ void config_set_defaults(struct hv_config *cfg)
 	cfg->swap_device = SWAP_DEVICE_NONE;
 	cfg->apf = true;
 	cfg->trace = false;
+	cfg->debug_host_exception = false;
 }
 
 static bool is_blank(char c)
@@ -264,6 +265,12 @@ static enum set_result set_trace(struct hv_config *cfg, struct slice v)
 	return set_on_off(&cfg->trace, v);
 }
 
+static enum set_result set_debug_host_exception(struct hv_config *cfg,
+						struct slice v)
+{
+	return set_on_off(&cfg->debug_host_exception, v);
+}
+
 static const struct config_key config_keys[] = {
 	{ "guest.kernel", set_kernel, "a file path", false },
 	{ "guest.initrd", set_initrd, "a file path", false },
@@ -275,6 +282,8 @@ static const struct config_key config_keys[] = {
 	{ "swap.device", set_swap, "auto, virtio-blk, ata or none", false },
 	{ "apf", set_apf, "on or off", false },
 	{ "trace", set_trace, "on or off", false },
+	{ "debug.host_exception", set_debug_host_exception, "on or off",
+	  false },
 };
 
 static const struct config_key *find_key(struct slice name)

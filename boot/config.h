@@ -45,6 +45,8 @@ struct hv_config {
 	enum swap_device_kind swap_device;    /* swap.device */
 	bool apf;                             /* apf = on|off */
 	bool trace;                           /* trace = on|off */
+	/* debug.host_exception = on: fault in root mode on purpose (tests) */
+	bool debug_host_exception;
 };
 
 /* Fills *cfg with the defaults (see config.c); every key may override. */

@@ -146,5 +146,10 @@ NORETURN void hv_main(struct boot_info *bi)
 		(unsigned long long)(bi->cfg.host_guest_frames >> 20),
 		bi->n_guest_frame_ranges);
 	discover_cpus(bi, bsp->apic_id);
+	if (bi->cfg.debug_host_exception) {
+		/* Proves that a hypervisor bug ends in a dump, not a reset. */
+		hv_info("debug.host_exception: executing UD2 in the hypervisor");
+		__asm__ volatile("ud2");
+	}
 	call_on_stack(bsp->stack_top, (void (*)(void *))run_guest, bi);
 }

@@ -12,6 +12,7 @@
 #define EXCEPTION_STUB_SIZE 16
 
 extern const uint8_t exception_stubs[];
+extern const uint8_t ImageBase[];       /* linker.ld: start of the image */
 
 static const char *const exception_names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
@@ -31,8 +32,12 @@ uint64_t exception_stub_address(unsigned vector)
 
 static void dump_frame(const struct exception_frame *f)
 {
-	hv_info("  rip %016llx cs %04llx rflags %016llx",
-		(unsigned long long)f->rip, (unsigned long long)f->cs,
+	uint64_t base = (uint64_t)(uintptr_t)ImageBase;
+
+	/* "addr2line -e build/apfvisor.so 0x<offset>" names the line. */
+	hv_info("  rip %016llx (apfvisor.so+0x%llx) cs %04llx rflags %016llx",
+		(unsigned long long)f->rip,
+		(unsigned long long)(f->rip - base), (unsigned long long)f->cs,
 		(unsigned long long)f->rflags);
 	hv_info("  rsp %016llx ss %04llx cr2 %016llx cr3 %016llx",
 		(unsigned long long)f->rsp, (unsigned long long)f->ss,
