@@ -97,6 +97,20 @@ static void print_config(const struct hv_config *cfg)
 		cfg->guest_vcpus);
 }
 
+/* Refusals that need no hardware: said before anything is allocated. */
+static EFI_STATUS check_memory_config(const struct hv_config *cfg)
+{
+	if (cfg->guest_memory > cfg->host_guest_frames) {
+		hv_error("apfvisor.cfg: guest.memory (%llu MiB) is larger than "
+			 "host.guest_frames (%llu MiB): overcommit needs the "
+			 "paging daemon, which is not implemented yet",
+			 (unsigned long long)(cfg->guest_memory >> 20),
+			 (unsigned long long)(cfg->host_guest_frames >> 20));
+		return EFI_INVALID_PARAMETER;
+	}
+	return EFI_SUCCESS;
+}
+
 /* crt0 (_start) calls this with the System V convention, not EFIAPI. */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
@@ -123,14 +137,19 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		bi->cfg.host_guest_frames = bi->cfg.guest_memory;
 	print_config(&bi->cfg);
 	efi_print_memory_summary();
+	efi_discover_cpus(bi);
+	if (bi->n_cpus)
+		hv_info("host cpus: %u (UEFI MP services)", bi->n_cpus);
 
+	st = check_memory_config(&bi->cfg);
+	if (EFI_ERROR(st))
+		return return_to_firmware(st);
 	if (!vmx_check_support())
 		return return_to_firmware(EFI_UNSUPPORTED);
 	st = load_guest_images(image, bi);
 	if (EFI_ERROR(st))
 		return return_to_firmware(st);
 	bi->acpi_rsdp = efi_find_acpi_rsdp(systab);
-	efi_discover_cpus(bi);
 
 	st = efi_allocate_hypervisor_memory(bi);
 	if (EFI_ERROR(st))

@@ -42,25 +42,27 @@ static unsigned cpus_from_madt(const struct boot_info *bi)
 	return madt ? acpi_madt_cpus(madt, cpu_apic_ids, MAX_HOST_CPUS) : 0;
 }
 
-/* The firmware's MP Services list first, else the ACPI MADT. */
+/*
+ * The firmware's MP Services list (already printed by boot/) first, else
+ * the ACPI MADT.
+ */
 static void discover_cpus(const struct boot_info *bi, uint32_t bsp_apic_id)
 {
-	const char *source = "UEFI MP services";
 	unsigned n = bi->n_cpus;
 
 	for (unsigned i = 0; i < n && i < MAX_HOST_CPUS; i++)
 		cpu_apic_ids[i] = bi->cpu_apic_ids[i];
 	if (!n) {
-		source = "ACPI MADT";
 		n = cpus_from_madt(bi);
+		if (n)
+			hv_info("host cpus: %u (ACPI MADT)", n);
 	}
 	if (!n) {
-		source = "no CPU list found: boot cpu only";
+		hv_info("host cpus: 1 (no CPU list found: boot cpu only)");
 		cpu_apic_ids[0] = bsp_apic_id;
 		n = 1;
 	}
 	host_cpu_count = MIN(n, MAX_HOST_CPUS);
-	hv_info("host cpus: %u (%s)", host_cpu_count, source);
 }
 
 static uint32_t first_ap_apic_id(uint32_t bsp_apic_id)

@@ -2,6 +2,7 @@
 #include "arch/x86/platform.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/io.h"
+#include "arch/x86/serial.h"
 #include "lib/console.h"
 
 static volatile bool stopping;
@@ -17,6 +18,7 @@ NORETURN void platform_stop(void)
 
 	stopping = true;
 	hv_info("done");
+	serial_drain();
 	for (const char *p = bochs_shutdown; *p; p++)
 		outb(BOCHS_SHUTDOWN_PORT, (uint8_t)*p);
 	/* isa-debug-exit makes QEMU exit with status (value << 1) | 1. */

@@ -18,6 +18,7 @@
 #define UART_LCR_8N1  0x03
 #define UART_LCR_DLAB 0x80
 #define UART_LSR_THRE 0x20
+#define UART_LSR_TX_IDLE 0x40
 #define UART_FCR_ENABLE_CLEAR 0x07
 #define UART_MCR_DTR_RTS 0x03
 #define UART_CLOCK_DIVISOR_115200 1
@@ -25,8 +26,21 @@
 /* Bounded wait so that a missing UART never hangs the hypervisor. */
 #define UART_TX_SPIN_LIMIT 100000
 
+/*
+ * Waits until the transmitter is idle: before reprogramming the UART (the
+ * firmware may still be sending) and before ending the emulator, so that
+ * Bochs, which emulates line timing, does not drop the last bytes.
+ */
+void serial_drain(void)
+{
+	for (int i = 0; i < UART_TX_SPIN_LIMIT * 16; i++)
+		if (inb(COM1_PORT + UART_LSR) & UART_LSR_TX_IDLE)
+			return;
+}
+
 void serial_init(void)
 {
+	serial_drain();
 	outb(COM1_PORT + UART_IER, 0);
 	outb(COM1_PORT + UART_LCR, UART_LCR_DLAB);
 	outb(COM1_PORT + UART_DLL, UART_CLOCK_DIVISOR_115200);

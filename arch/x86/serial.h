@@ -9,5 +9,7 @@
 
 void serial_init(void);
 void serial_write(const char *s, size_t len);
+/* Returns once every byte written has left the UART (bounded wait). */
+void serial_drain(void);
 
 #endif

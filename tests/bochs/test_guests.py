@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The test guests under apfvisor in Bochs (emulated VT-x + EPT), with one
+and with two host CPUs (with two, the vCPU runs on host CPU 1)."""
+
+from lib import cases, expect
+
+GUEST_BASE = 0x200000
+MIB = 1 << 20
+
+BAD_CONFIG = """\
+# bad config: line 3 has an unknown key
+guest.kernel = hello.bin
+no.such.key = 1
+"""
+
+
+def check_vcpu_placement(run, cpus):
+    run.expect_regex(rf"^apfvisor: host cpus: {cpus}( |$)")
+    run.expect_line(f"apfvisor: vcpu 0 runs on host cpu {1 if cpus > 1 else 0}")
+
+
+@cases(cpus=(1, 2))
+def test_hello(ctx, cpus):
+    run = ctx.boot_guest("hello", cpus=cpus)
+    check_vcpu_placement(run, cpus)
+    run.expect_line("guest: hello: start")
+    run.expect_line("guest: hello: PASS cpuid")
+    run.expect_line("guest: hello: ram 32 MiB")
+    run.expect_line("apfvisor: guest halted: hlt with interrupts disabled")
+    run.expect_absent(r"^guest: hello: FAIL")
+    run.expect_stat_at_least("exit.cpuid", 2)
+    run.expect_stat_at_least("exit.hlt", 1)
+    run.expect_order(r"^guest: hello: PASS cpuid$",
+                     r"^apfvisor: guest halted: ",
+                     r"^apfvisor: stat ",
+                     r"^apfvisor: done$")
+    run.expect_status(0)
+
+
+@cases(cpus=(1, 2))
+def test_memtouch(ctx, cpus):
+    run = ctx.boot_guest("memtouch", cpus=cpus, timeout=600)
+    check_vcpu_placement(run, cpus)
+    m = run.expect_regex(r"^guest: memtouch: touched (\d+) pages$")
+    pages = int(m[1])
+    expected = (64 - 4) * MIB // 4096      # memtouch.cfg: 64M, from 4 MiB
+    expect(pages == expected,
+           f"expected memtouch to touch {expected} pages, it touched {pages}")
+    run.expect_line("guest: memtouch: PASS")
+    run.expect_line("apfvisor: guest halted: test-exit code 0")
+    run.expect_stat_at_least("ept.violations", pages)
+    run.expect_stat_at_least("frames.in_use", pages)
+    total = run.stat("frames.total")
+    expect(total >= run.stat("frames.in_use"),
+           f"expected frames.total ({total}) >= frames.in_use "
+           f"({run.stat('frames.in_use')})")
+    run.expect_status(0)
+
+
+@cases(cpus=(1, 2))
+def test_unbacked(ctx, cpus):
+    run = ctx.boot_guest("unbacked", cpus=cpus)
+    check_vcpu_placement(run, cpus)
+    run.expect_line("guest: unbacked: reading gpa 0xc0000000 outside "
+                    "guest RAM")
+    m = run.expect_regex(r"^apfvisor: guest halted: access outside guest "
+                         r"RAM: gpa 0x00000000c0000000 read, "
+                         r"rip (0x[0-9a-f]+)$")
+    rip = int(m[1], 16)
+    expect(GUEST_BASE <= rip < GUEST_BASE + 0x1000,
+           f"expected the faulting rip inside the guest binary at "
+           f"{GUEST_BASE:#x}, got {rip:#x}")
+    run.expect_absent(r"^guest: unbacked: FAIL")
+    run.expect_line("apfvisor: done")
+    run.expect_status(1)        # an abnormal halt fails the run by contract
+
+
+def test_bad_config(ctx):
+    run = ctx.boot_cfg(BAD_CONFIG)
+    run.expect_regex(r"^apfvisor: error: apfvisor\.cfg:3: \S")
+    run.expect_line("apfvisor: exiting to firmware with status "
+                    "EFI_INVALID_PARAMETER")
+    run.expect_absent(r"^apfvisor: vcpu ")
+    run.expect_status(1)
+
+
+def test_unexpected_exit(ctx):
+    run = ctx.boot_guest("unexpected", cpus=1)
+    run.expect_line("guest: unexpected: executing invd")
+    m = run.expect_regex(r"^apfvisor: error: vcpu 0: unexpected VM exit invd "
+                         r"\(reason 13\), qualification 0x0, guest rip "
+                         r"(0x[0-9a-f]+)$")
+    rip = int(m[1], 16)
+    expect(GUEST_BASE <= rip < GUEST_BASE + 0x1000,
+           f"expected the INVD inside the guest binary, rip {rip:#x}")
+    run.expect_regex(r"^apfvisor: vmcs: exit_reason +0xd$")
+    run.expect_regex(rf"^apfvisor: vmcs: guest_rip +{m[1]}$")
+    run.expect_regex(r"^apfvisor: vmcs: ept_pointer +0x[0-9a-f]+$")
+    run.expect_regex(r"^apfvisor: guest halted: unexpected VM exit invd "
+                     r"\(reason 13\)")
+    run.expect_stat_at_least("exit.invd", 1)
+    run.expect_absent(r"^guest: unexpected: FAIL")
+    run.expect_line("apfvisor: done")
+    run.expect_status(1)
+
+
+def test_host_exception_dump(ctx):
+    """A fault inside the hypervisor ends in a register dump, not a reset."""
+    run = ctx.boot_cfg("guest.kernel = hello.bin\n"
+                       "debug.host_exception = on\n")
+    run.expect_line("apfvisor: debug.host_exception: executing UD2 in the "
+                    "hypervisor")
+    run.expect_regex(r"^apfvisor: error: host exception #UD invalid opcode "
+                     r"\(vector 6\) on host cpu 0, error code 0x0$")
+    run.expect_regex(r"^apfvisor:   rip [0-9a-f]{16} \(apfvisor\.so\+0x"
+                     r"[0-9a-f]+\) cs 0008 ")
+    run.expect_regex(r"^apfvisor:   rax [0-9a-f]{16} rbx ")
+    run.expect_line("apfvisor: done")
+    run.expect_absent(r"^apfvisor: vcpu ")
+    run.expect_status(1)

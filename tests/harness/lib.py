@@ -1,0 +1,254 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Helpers for the emulator tests (tests/qemu/*.py, tests/bochs/*.py).
+
+A test file defines functions named test_*; each takes a Context:
+
+    from lib import cases
+
+    def test_hello(ctx):
+        run = ctx.boot_guest("hello")          # tests/guests/hello.cfg
+        run.expect_line("guest: hello: PASS cpuid")
+        run.expect_stat_at_least("exit.cpuid", 2)
+        run.expect_status(0)
+
+    @cases(cpus=(1, 2))                        # test_x_cpus1, test_x_cpus2
+    def test_x(ctx, cpus): ...
+
+ctx.boot_guest(NAME, ...) boots tests/guests/NAME.cfg, ctx.boot_cfg(TEXT, ...)
+boots a config given as text; both build the ESP with tools/mkesp, run
+tools/bochs-run or tools/qemu-run (by the test's level) and return a Run.
+A failed expectation raises TestFailure with what was expected and the
+relevant serial lines; tests/run-tests prints it as the reason.
+"""
+
+import difflib
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent.parent
+TOOLS = REPO / "tools"
+GUESTS_SRC = REPO / "tests" / "guests"
+BUILD = REPO / "build"
+LOG_ROOT = BUILD / "test-logs"
+# APFVISOR_EFI overrides the application under test (default: the build).
+EFI = Path(os.environ.get("APFVISOR_EFI", BUILD / "apfvisor.efi"))
+
+RUNNERS = {"bochs": TOOLS / "bochs-run", "qemu": TOOLS / "qemu-run"}
+STATUS_MEANING = {
+    0: "clean end",
+    1: "apfvisor failed or the guest stopped abnormally",
+    2: "timeout",
+    130: "interrupted",
+}
+STAT_RE = re.compile(r"^apfvisor: stat (\S+) (0x[0-9a-fA-F]+|-?\d+)\s*$")
+CONTEXT_LINES = 12
+
+
+class TestFailure(Exception):
+    """An expectation that did not hold; the message is the reason."""
+
+
+def cases(**params):
+    """Runs a test once per value: @cases(cpus=(1, 2)) on test_hello gives
+    the cases hello_cpus1 and hello_cpus2, each called with cpus=..."""
+    if len(params) != 1:
+        raise ValueError("cases() takes exactly one parameter")
+    (key, values), = params.items()
+
+    def mark(fn):
+        fn.cases = [(f"{key}{v}", {key: v}) for v in values]
+        return fn
+    return mark
+
+
+class Run:
+    """The outcome of one boot: exit status, serial lines, stderr, stats."""
+
+    def __init__(self, label, status, lines, stderr, wall):
+        self.label = label
+        self.status = status
+        self.lines = lines
+        self.stderr = stderr
+        self.wall = wall
+        self.stats = {}
+        for line in lines:
+            m = STAT_RE.match(line)
+            if m:
+                self.stats[m[1]] = int(m[2], 0)
+
+    # -- helpers for messages
+
+    def _tail(self, n=CONTEXT_LINES):
+        """The last lines apfvisor or the guest printed (firmware noise
+        left out), plus the runner's own complaints."""
+        ours = [l for l in self.lines
+                if l.startswith(("apfvisor:", "guest:", "BdsDxe:"))]
+        shown = ours[-n:] or self.lines[-n:]
+        text = "\n".join("    | " + l for l in shown) or "    | (no output)"
+        notes = [l for l in self.stderr.splitlines()
+                 if l.startswith(("bochs-run:", "qemu-run:"))
+                 and not l.startswith(("bochs-run: instructions",
+                                       "bochs-run: wall", "qemu-run: wall"))]
+        if notes:
+            text += "\n" + "\n".join("    ! " + l for l in notes[:6])
+        return text
+
+    def fail(self, expected, near=None):
+        meaning = STATUS_MEANING.get(self.status, "?")
+        msg = f"{expected}\n  ({self.label}: exit status {self.status}, " \
+              f"{meaning})"
+        if near:
+            msg += "\n  closest lines:\n" + "\n".join(
+                "    ~ " + l for l in near)
+        msg += "\n  last lines:\n" + self._tail()
+        raise TestFailure(msg)
+
+    def _near(self, text):
+        return difflib.get_close_matches(text, self.lines, n=3, cutoff=0.6)
+
+    # -- expectations
+
+    def expect_status(self, status):
+        if self.status != status:
+            self.fail(f"expected exit status {status} "
+                      f"({STATUS_MEANING.get(status, '?')}), got {self.status}")
+
+    def expect_line(self, text):
+        """A serial line equal to text (trailing blanks ignored)."""
+        if text not in (l.rstrip() for l in self.lines):
+            self.fail(f"expected the line '{text}'", self._near(text))
+        return text
+
+    def expect_regex(self, pattern):
+        """The first line matching pattern (re.search); returns the match."""
+        rx = re.compile(pattern)
+        for line in self.lines:
+            m = rx.search(line.rstrip())
+            if m:
+                return m
+        self.fail(f"expected a line matching /{pattern}/",
+                  self._near(re.sub(r"[\\^$()\[\]+*?.]", "", pattern)))
+
+    def expect_absent(self, pattern):
+        """No line matches pattern (re.search)."""
+        rx = re.compile(pattern)
+        bad = [l for l in self.lines if rx.search(l)]
+        if bad:
+            self.fail(f"expected no line matching /{pattern}/, found:\n" +
+                      "\n".join("    > " + l for l in bad[:5]))
+
+    def expect_order(self, *patterns):
+        """Lines matching the patterns appear in this order."""
+        pos = 0
+        for pattern in patterns:
+            rx = re.compile(pattern)
+            for i in range(pos, len(self.lines)):
+                if rx.search(self.lines[i]):
+                    pos = i + 1
+                    break
+            else:
+                self.fail(f"expected /{pattern}/ after the line of "
+                          f"the previous pattern (order: "
+                          f"{', '.join('/' + p + '/' for p in patterns)})")
+
+    def stat(self, name):
+        if name not in self.stats:
+            have = ", ".join(sorted(self.stats)) or "none"
+            self.fail(f"expected a line 'apfvisor: stat {name} <value>' "
+                      f"(stats seen: {have})")
+        return self.stats[name]
+
+    def expect_stat_at_least(self, name, minimum):
+        value = self.stat(name)
+        if value < minimum:
+            self.fail(f"expected stat {name} >= {minimum}, got {value}")
+        return value
+
+    def expect_stat(self, name, value):
+        got = self.stat(name)
+        if got != value:
+            self.fail(f"expected stat {name} = {value}, got {got}")
+        return got
+
+
+def expect(cond, message):
+    """A plain assertion with a readable reason."""
+    if not cond:
+        raise TestFailure(message)
+
+
+class Context:
+    """One test case: where its logs go and how it boots apfvisor."""
+
+    def __init__(self, level, name):
+        self.level = level
+        self.name = name
+        self.log_path = LOG_ROOT / level / f"{name}.log"
+        self.workdir = LOG_ROOT / level / f"{name}.work"
+        self.boots = 0
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log_path.write_text("")
+        shutil.rmtree(self.workdir, ignore_errors=True)
+        self.workdir.mkdir(parents=True)
+
+    def log(self, text):
+        with open(self.log_path, "a") as f:
+            f.write(text if text.endswith("\n") else text + "\n")
+
+    def boot_guest(self, guest, **opts):
+        """Boots tests/guests/GUEST.cfg."""
+        cfg = GUESTS_SRC / f"{guest}.cfg"
+        if not cfg.is_file():
+            raise TestFailure(f"test bug: {cfg} does not exist")
+        return self._boot(cfg, f"guest {guest}", **opts)
+
+    def boot_cfg(self, text, **opts):
+        """Boots a config given as text (written to the test's work dir)."""
+        cfg = self.workdir / f"boot{self.boots + 1}.cfg"
+        cfg.write_text(text)
+        return self._boot(cfg, "inline config", **opts)
+
+    def _boot(self, cfg, what, cpus=1, megs=None, timeout=None, swap=None,
+              efi=None, extra=()):
+        self.boots += 1
+        label = f"boot {self.boots} ({what}, {cpus} cpu{'s' * (cpus > 1)})"
+        efi = Path(efi) if efi else EFI
+        if not efi.is_file():
+            raise TestFailure(f"{efi} not found (run make first)")
+        esp = self.workdir / f"esp{self.boots}"
+        shutil.rmtree(esp, ignore_errors=True)
+        r = subprocess.run([str(TOOLS / "mkesp"), str(cfg), str(esp),
+                            str(efi)], stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise TestFailure(f"mkesp failed: {r.stderr.strip()}")
+
+        cmd = [str(RUNNERS[self.level]), str(esp), "--cpus", str(cpus),
+               "--workdir", str(self.workdir / f"run{self.boots}")]
+        if megs:
+            cmd += ["--megs", str(megs)]
+        if timeout:
+            cmd += ["--timeout", str(timeout)]
+        if swap:
+            cmd += ["--swap", str(swap)]
+        cmd += list(extra)
+        self.log(f"### {label}\n### cfg {cfg}:\n" +
+                 "".join(f"###   {l}\n" for l in
+                         Path(cfg).read_text().splitlines()) +
+                 "### " + " ".join(cmd))
+        start = time.monotonic()
+        r = subprocess.run(cmd, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, errors="replace")
+        wall = time.monotonic() - start
+        lines = r.stdout.splitlines()
+        self.log(r.stdout)
+        self.log(f"### {RUNNERS[self.level].name} stderr:\n{r.stderr}"
+                 f"### exit status {r.returncode}, {wall:.1f} s")
+        # The disk images are rebuilt from the ESP folder on demand.
+        for img in (self.workdir / f"run{self.boots}").glob("*.img"):
+            img.unlink()
+        return Run(label, r.returncode, lines, r.stderr, wall)
