@@ -40,9 +40,14 @@ static void transmit(struct uart *u, uint8_t c)
 		u->line_len = 0;
 		return;
 	}
-	u->line[u->line_len++] = (char)c;
+	/*
+	 * A full buffer goes out as a line of its own only when more of the
+	 * line follows, so that a line of exactly UART_LINE_MAX bytes and its
+	 * newline make one line, not that line and an empty one.
+	 */
 	if (u->line_len == UART_LINE_MAX)
 		uart_flush(u);
+	u->line[u->line_len++] = (char)c;
 }
 
 uint8_t uart_read(struct uart *u, unsigned offset)

@@ -28,7 +28,12 @@ search_root(const struct acpi_sdt_header *root, unsigned entry_size,
 	    const char sig[4])
 {
 	const uint8_t *entries = (const uint8_t *)(root + 1);
-	unsigned n = (root->length - sizeof(*root)) / entry_size;
+	unsigned n;
+
+	/* A length below the header's would wrap to billions of entries. */
+	if (root->length < sizeof(*root))
+		return NULL;
+	n = (root->length - sizeof(*root)) / entry_size;
 
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t pa = 0;

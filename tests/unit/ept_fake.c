@@ -26,12 +26,34 @@ void *fake_phys_to_virt(void *ctx, uint64_t pa)
 {
 	struct fake_mem *fm = ctx;
 
-	/* Only table pages handed out are ever translated. */
+	if (fm->frames && pa >= FAKE_FRAME_BASE)
+		return fake_frame(fm, pa);
+	/* Otherwise only table pages handed out are ever translated. */
 	if (pa < FAKE_BASE || pa >= FAKE_BASE + fm->used * PAGE_SIZE ||
 	    !IS_ALIGNED(pa, PAGE_SIZE))
 		fail_msg("phys_to_virt(%#llx): not a table page",
 			 (unsigned long long)pa);
 	return fm->arena + (pa - FAKE_BASE);
+}
+
+int fake_frames_init(struct fake_mem *fm, unsigned nframes, uint8_t fill)
+{
+	fm->frames = aligned_alloc(PAGE_SIZE, (size_t)nframes * PAGE_SIZE);
+	if (!fm->frames)
+		return -1;
+	memset(fm->frames, fill, (size_t)nframes * PAGE_SIZE);
+	fm->nframes = nframes;
+	return 0;
+}
+
+uint8_t *fake_frame(struct fake_mem *fm, uint64_t pa)
+{
+	if (!fm->frames || pa < FAKE_FRAME_BASE ||
+	    pa >= FAKE_FRAME_BASE + (uint64_t)fm->nframes * PAGE_SIZE ||
+	    !IS_ALIGNED(pa, PAGE_SIZE))
+		fail_msg("phys_to_virt(%#llx): not a guest frame",
+			 (unsigned long long)pa);
+	return fm->frames + (pa - FAKE_FRAME_BASE);
 }
 
 int ept_fixture_setup(void **state)
@@ -59,6 +81,7 @@ int ept_fixture_teardown(void **state)
 {
 	struct fixture *f = *state;
 
+	free(f->fm.frames);
 	free(f->fm.arena);
 	free(f);
 	return 0;

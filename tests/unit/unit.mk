@@ -21,7 +21,8 @@ UNIT_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. \
 UNIT_LDLIBS := -lcmocka
 
 UNIT_TESTS := test_config test_format test_ept test_ept_model \
-	test_frame_pool test_page_alloc test_string
+	test_frame_pool test_page_alloc test_string test_guest_memory \
+	test_uart test_cpuid test_acpi test_vmx_controls
 
 unit_srcs_test_config := boot/config.c lib/format.c lib/string.c
 unit_srcs_test_format := lib/format.c
@@ -29,6 +30,13 @@ unit_srcs_test_ept := ept/ept.c tests/unit/ept_fake.c
 unit_srcs_test_ept_model := ept/ept.c tests/unit/ept_fake.c
 unit_srcs_test_frame_pool := swap/frame_pool.c
 unit_srcs_test_page_alloc := lib/page_alloc.c lib/string.c
+unit_srcs_test_guest_memory := swap/guest_memory.c swap/frame_pool.c \
+	ept/ept.c tests/unit/ept_fake.c
+unit_srcs_test_uart := guest/uart.c
+unit_srcs_test_cpuid := guest/cpuid.c
+unit_srcs_test_acpi := arch/x86/acpi.c
+# vmx_adjust_controls is static inline in vmx/vmx_caps.h: nothing to link.
+unit_srcs_test_vmx_controls :=
 # test_string checks the freestanding memset & co. that APF_HOSTED hides: it
 # links lib/string.c built without APF_HOSTED, with every function renamed
 # so that it cannot clash with (or be replaced by) the C library's.
@@ -36,6 +44,10 @@ unit_objs_test_string := $(UNIT_OUT)/obj/lib/string_freestanding.o
 
 UNIT_STRING_FUNCS := memset memcpy memmove memcmp strlen strnlen strcmp \
 	strncmp strchr str_copy
+
+# Further tests declare themselves in tests/unit/unit-<area>.mk fragments
+# (UNIT_TESTS += test_x and unit_srcs_test_x := ...).
+include $(wildcard tests/unit/unit-*.mk)
 
 unit_objs = $(UNIT_OUT)/obj/tests/unit/$(1).o \
 	$(patsubst %.c,$(UNIT_OUT)/obj/%.o,$(unit_srcs_$(1))) \
