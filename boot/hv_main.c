@@ -15,6 +15,7 @@
 #include "arch/x86/percpu.h"
 #include "arch/x86/platform.h"
 #include "arch/x86/smp.h"
+#include "arch/x86/tsc.h"
 #include "guest/guest.h"
 #include "lib/console.h"
 
@@ -148,6 +149,8 @@ NORETURN void hv_main(struct boot_info *bi)
 		(unsigned long long)(bi->cfg.host_guest_frames >> 20),
 		bi->n_guest_frame_ranges);
 	discover_cpus(bi, bsp->apic_id);
+	hv_info("host TSC %llu kHz (measured against the PIT)",
+		(unsigned long long)(tsc_calibrate_hz() / 1000));
 	if (bi->cfg.debug_host_exception) {
 		/* Proves that a hypervisor bug ends in a dump, not a reset. */
 		hv_info("debug.host_exception: executing UD2 in the hypervisor");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * What CPUID tells the guest: the host's values, filtered. Pure C over the
- * host's answer so tests/unit can check it.
+ * What CPUID tells the guest: the host's values, filtered so that the guest
+ * sees only what apfvisor virtualizes (APF-PROTOCOL.md sections 1 and 8).
+ * Pure C over the host's answer so tests/unit can check it.
  */
 #ifndef GUEST_CPUID_H
 #define GUEST_CPUID_H
@@ -16,8 +17,22 @@
 #define KVM_SIGNATURE_ECX 0x564b4d56u
 #define KVM_SIGNATURE_EDX 0x0000004du
 
+/* KVM paravirtual feature bits, EAX of 0x40000001 (uapi kvm_para.h). */
+#define KVM_FEATURE_CLOCKSOURCE2 BIT(3)
+#define KVM_FEATURE_ASYNC_PF BIT(4)
+#define KVM_FEATURE_ASYNC_PF_INT BIT(14)
+#define KVM_FEATURE_CLOCKSOURCE_STABLE_BIT BIT(24)
+
+struct cpuid_context {
+	uint32_t vcpu_id;               /* = its x2APIC ID */
+	uint32_t nvcpus;
+	bool guest_osxsave;             /* the guest's CR4.OSXSAVE */
+	uint32_t kvm_features;          /* EAX of 0x40000001 */
+};
+
 /* host = what the CPU answered for (leaf, subleaf); out = the guest's. */
-void guest_cpuid(uint32_t leaf, uint32_t subleaf,
-		 const struct cpuid_regs *host, struct cpuid_regs *out);
+void guest_cpuid(const struct cpuid_context *ctx, uint32_t leaf,
+		 uint32_t subleaf, const struct cpuid_regs *host,
+		 struct cpuid_regs *out);
 
 #endif

@@ -23,6 +23,7 @@ struct guest {
 	struct vcpu_entry_state entry;  /* how vCPU 0 starts */
 	struct vcpu *vcpus[GUEST_MAX_VCPUS];
 	unsigned nvcpus;
+	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
 	volatile bool ended;
 	bool ended_cleanly;
 	char end_reason[GUEST_END_REASON_MAX];

@@ -13,8 +13,16 @@ enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
 	uint32_t leaf = (uint32_t)v->regs.rax, subleaf = (uint32_t)v->regs.rcx;
 	struct cpuid_regs host, out;
 
+	struct guest *g = v->guest;
+	const struct cpuid_context ctx = {
+		.vcpu_id = v->id,
+		.nvcpus = g->nvcpus,
+		.guest_osxsave = vmcs_read(VMCS_GUEST_CR4) & CR4_OSXSAVE,
+		.kvm_features = g->kvm_features,
+	};
+
 	cpuid_count(leaf, subleaf, &host);
-	guest_cpuid(leaf, subleaf, &host, &out);
+	guest_cpuid(&ctx, leaf, subleaf, &host, &out);
 	v->regs.rax = out.eax;
 	v->regs.rbx = out.ebx;
 	v->regs.rcx = out.ecx;

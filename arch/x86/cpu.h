@@ -23,6 +23,7 @@
 #define CR4_PAE BIT(5)
 #define CR4_PGE BIT(7)
 #define CR4_VMXE BIT(13)
+#define CR4_OSXSAVE BIT(18)
 
 /* Model-specific registers (SDM Vol. 4). */
 #define MSR_IA32_APIC_BASE          0x1b

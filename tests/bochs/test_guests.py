@@ -23,6 +23,11 @@ def check_vcpu_placement(run, cpus):
 def test_hello(ctx, cpus):
     run = ctx.boot_guest("hello", cpus=cpus)
     check_vcpu_placement(run, cpus)
+    # Bochs' TSC runs at its `ips` setting (bochs-run's default 200e6).
+    m = run.expect_regex(r"^apfvisor: host TSC (\d+) kHz \(measured against "
+                         r"the PIT\)$")
+    expect(abs(int(m[1]) - 200000) < 2000,
+           f"expected the TSC calibrated to 200000 kHz +-1%, got {m[1]}")
     run.expect_line("guest: hello: start")
     run.expect_line("guest: hello: PASS cpuid")
     run.expect_line("guest: hello: ram 32 MiB")

@@ -29,46 +29,62 @@ static void assert_regs(const struct cpuid_regs *r, uint32_t eax,
 	assert_int_equal(r->edx, edx);
 }
 
-static struct cpuid_regs run(uint32_t leaf, uint32_t subleaf,
-			     const struct cpuid_regs *h)
+static const struct cpuid_context ctx2 = {
+	.vcpu_id = 1, .nvcpus = 2, .guest_osxsave = false,
+	.kvm_features = 0x01000008,
+};
+
+static struct cpuid_regs run_ctx(const struct cpuid_context *ctx,
+				 uint32_t leaf, uint32_t subleaf,
+				 const struct cpuid_regs *h)
 {
 	struct cpuid_regs out;
 
 	/* Garbage, so that a register left unset shows. */
 	memset(&out, 0xa5, sizeof(out));
-	guest_cpuid(leaf, subleaf, h, &out);
+	guest_cpuid(ctx, leaf, subleaf, h, &out);
 	return out;
+}
+
+static struct cpuid_regs run(uint32_t leaf, uint32_t subleaf,
+			     const struct cpuid_regs *h)
+{
+	return run_ctx(&ctx2, leaf, subleaf, h);
 }
 
 static void test_leaf1(void **state)
 {
-	struct cpuid_regs h = host, out;
+	struct cpuid_regs h = { .eax = 0x000906ea, .ebx = 0x00100800,
+				.ecx = 0xffffffff, .edx = 0xffffffff };
+	struct cpuid_regs out;
+	struct cpuid_context osx = ctx2;
 
 	(void)state;
-	/* 0x99aabbcc has VMX (bit 5) clear and bit 31 set already. */
 	out = run(1, 0, &h);
-	assert_regs(&out, 0x11223344, 0x55667788, 0x99aabbcc, 0xddeeff00);
+	assert_int_equal(out.eax, 0x000906ea);
+	/* APIC ID = vcpu id, 2 logical processors, CLFLUSH size kept. */
+	assert_int_equal(out.ebx, 0x01020800);
+	/* Hidden: MONITOR DS-CPL VMX SMX EIST TM2 SDBG xTPR PDCM DCA OSXSAVE */
+	assert_int_equal(out.ecx, 0xffffffffu & ~(BIT(3) | BIT(4) | BIT(5) |
+						  BIT(6) | BIT(7) | BIT(8) |
+						  BIT(11) | BIT(14) | BIT(15) |
+						  BIT(18) | BIT(27)));
+	/* Hidden: MCE MCA DS ACPI TM PBE */
+	assert_int_equal(out.edx, 0xffffffffu & ~(BIT(7) | BIT(14) | BIT(21) |
+						  BIT(22) | BIT(29) | BIT(31)));
 
-	h.ecx = 0x00000021;             /* VMX and SSE3 */
+	/* Shown even when the host lacks them: x2APIC, TSC-deadline, HV. */
+	h.ecx = BIT(5);
 	out = run(1, 0, &h);
-	assert_regs(&out, 0x11223344, 0x55667788, 0x80000001, 0xddeeff00);
+	assert_int_equal(out.ecx, BIT(21) | BIT(24) | BIT(31));
 
-	h.ecx = 0xffffffff;
-	out = run(1, 0, &h);
-	assert_int_equal(out.ecx, 0xffffffdf);
-
+	/* OSXSAVE mirrors the guest's CR4, not the host's. */
+	osx.guest_osxsave = true;
 	h.ecx = 0;
-	out = run(1, 7, &h);            /* the subleaf does not matter */
-	assert_regs(&out, 0x11223344, 0x55667788, 0x80000000, 0xddeeff00);
-
-	/* VMX's neighbours stay: MONITOR (3), DS-CPL (4), SMX (6). */
-	h.ecx = BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(21) | BIT(30);
-	out = run(1, 0, &h);
-	assert_int_equal(out.ecx, BIT(3) | BIT(4) | BIT(6) | BIT(21) |
-				  BIT(30) | BIT(31));
+	out = run_ctx(&osx, 1, 0, &h);
+	assert_int_equal(out.ecx, BIT(21) | BIT(24) | BIT(27) | BIT(31));
 	/* The host's answer is not modified. */
-	assert_int_equal(h.ecx, BIT(3) | BIT(4) | BIT(5) | BIT(6) | BIT(21) |
-				BIT(30));
+	assert_int_equal(h.ecx, 0);
 }
 
 static void test_hypervisor_base(void **state)
@@ -77,13 +93,11 @@ static void test_hypervisor_base(void **state)
 	char sig[12];
 
 	(void)state;
-	assert_int_equal(out.eax, 0x40000001);
 	memcpy(sig, &out.ebx, 4);
 	memcpy(sig + 4, &out.ecx, 4);
 	memcpy(sig + 8, &out.edx, 4);
 	assert_memory_equal(sig, "KVMKVMKVM\0\0\0", 12);
 	assert_regs(&out, 0x40000001, 0x4b4d564b, 0x564b4d56, 0x0000004d);
-
 	/* The host's own hypervisor leaves (nested) are not shown. */
 	out = run(0x40000000, 3, &host);
 	assert_regs(&out, 0x40000001, 0x4b4d564b, 0x564b4d56, 0x0000004d);
@@ -94,7 +108,7 @@ static void test_hypervisor_features(void **state)
 	struct cpuid_regs out = run(0x40000001, 0, &host);
 
 	(void)state;
-	assert_regs(&out, 0, 0, 0, 0);
+	assert_regs(&out, 0x01000008, 0, 0, 0);
 }
 
 static void test_hypervisor_range_zero(void **state)
@@ -112,12 +126,60 @@ static void test_hypervisor_range_zero(void **state)
 	}
 }
 
+static void test_topology(void **state)
+{
+	struct cpuid_regs out;
+
+	(void)state;
+	out = run(0xb, 0, &host);
+	assert_regs(&out, 0, 1, 0x100, 1);
+	out = run(0xb, 1, &host);
+	assert_regs(&out, 1, 2, 0x201, 1);
+	out = run(0x1f, 2, &host);
+	assert_regs(&out, 0, 0, 2, 1);
+	/* Cache leaf 4: cores per package - 1 in EAX[31:26]. */
+	{
+		struct cpuid_regs h = { .eax = 0xfc004121 };
+
+		out = run(4, 0, &h);
+		assert_int_equal(out.eax, (1u << 26) | 0x0121);
+		h.eax = 0;      /* no more caches: left alone */
+		out = run(4, 3, &h);
+		assert_int_equal(out.eax, 0);
+	}
+}
+
+static void test_hidden_leaves(void **state)
+{
+	struct cpuid_regs h = { 0xffffffff, 0xffffffff, 0xffffffff,
+				0xffffffff };
+	struct cpuid_regs out;
+
+	(void)state;
+	out = run(6, 0, &h);
+	assert_regs(&out, BIT(2), 0, 0, 0);
+	out = run(0xa, 0, &h);
+	assert_regs(&out, 0, 0, 0, 0);
+	out = run(5, 0, &h);
+	assert_regs(&out, 0, 0, 0, 0);
+	out = run(7, 0, &h);
+	assert_int_equal(out.edx, 0);
+	assert_int_equal(out.ebx & (BIT(1) | BIT(2) | BIT(4) | BIT(11) |
+				    BIT(12) | BIT(14) | BIT(15) | BIT(25)), 0);
+	assert_int_equal(out.ebx & BIT(0), BIT(0));     /* FSGSBASE stays */
+	out = run(7, 1, &h);
+	assert_regs(&out, 0, 0, 0, 0);                  /* no FRED */
+	out = run(0xd, 1, &h);
+	assert_int_equal(out.eax, 0xffffffffu & ~BIT(3));
+	out = run(0x80000007, 0, &h);
+	assert_int_equal(out.edx, BIT(8));
+}
+
 static void test_pass_through(void **state)
 {
 	const uint32_t leaves[] = {
-		0x0, 0x2, 0x4, 0x7, 0xb, 0xd, 0x3fffffff, 0x40000100,
-		0x40000101, 0x4fffffff, 0x80000000, 0x80000001, 0x80000008,
-		0xffffffff,
+		0x0, 0x2, 0x3fffffff, 0x40000100, 0x40000101, 0x4fffffff,
+		0x80000000, 0x80000001, 0x80000008, 0xffffffff,
 	};
 
 	(void)state;
@@ -129,13 +191,6 @@ static void test_pass_through(void **state)
 				    host.edx);
 		}
 	}
-	/* VMX and hypervisor bits mean nothing outside leaf 1. */
-	{
-		struct cpuid_regs h = { 0, 0, BIT(5), 0 }, out;
-
-		out = run(0x80000001, 0, &h);
-		assert_regs(&out, 0, 0, BIT(5), 0);
-	}
 }
 
 int main(void)
@@ -145,6 +200,8 @@ int main(void)
 		cmocka_unit_test(test_hypervisor_base),
 		cmocka_unit_test(test_hypervisor_features),
 		cmocka_unit_test(test_hypervisor_range_zero),
+		cmocka_unit_test(test_topology),
+		cmocka_unit_test(test_hidden_leaves),
 		cmocka_unit_test(test_pass_through),
 	};
 
