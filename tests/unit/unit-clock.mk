@@ -1,0 +1,3 @@
+# SPDX-License-Identifier: BSD-2-Clause
+UNIT_TESTS += test_kvmclock
+unit_srcs_test_kvmclock := guest/kvmclock.c
