@@ -29,6 +29,10 @@ struct boot_info {
 
 	uint64_t acpi_rsdp;             /* 0 when the firmware gave none */
 
+	/* Wall-clock time (UEFI GetTime) and the TSC when it was read. */
+	uint64_t boot_epoch_sec;
+	uint64_t boot_tsc;
+
 	/* Host CPUs from the firmware's MP Services (0 = not available). */
 	uint32_t cpu_apic_ids[BOOT_MAX_CPUS];
 	unsigned n_cpus;

@@ -14,6 +14,8 @@
 #include "boot/efi_files.h"
 #include "boot/efi_memory.h"
 #include "arch/x86/serial.h"
+#include "arch/x86/cpu.h"
+#include "lib/civil_time.h"
 #include "lib/console.h"
 #include "lib/string.h"
 #include "vmx/vmx_caps.h"
@@ -97,6 +99,21 @@ static void print_config(const struct hv_config *cfg)
 		cfg->guest_vcpus);
 }
 
+/* The guest's kvmclock wall clock starts from the firmware's RTC time. */
+static void read_wall_clock(struct boot_info *bi)
+{
+	EFI_TIME t;
+
+	bi->boot_tsc = rdtsc();
+	if (EFI_ERROR(uefi_call_wrapper(RT->GetTime, 2, &t, NULL)))
+		return;
+	bi->boot_epoch_sec = unix_time_from_date(t.Year, t.Month, t.Day,
+						 t.Hour, t.Minute, t.Second);
+	/* Firmware time is local time when TimeZone is given (UEFI 8.3). */
+	if (t.TimeZone != EFI_UNSPECIFIED_TIMEZONE)
+		bi->boot_epoch_sec += (int64_t)t.TimeZone * 60;
+}
+
 /* Refusals that need no hardware: said before anything is allocated. */
 static EFI_STATUS check_memory_config(const struct hv_config *cfg)
 {
@@ -150,6 +167,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	if (EFI_ERROR(st))
 		return return_to_firmware(st);
 	bi->acpi_rsdp = efi_find_acpi_rsdp(systab);
+	read_wall_clock(bi);
 
 	st = efi_allocate_hypervisor_memory(bi);
 	if (EFI_ERROR(st))

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/guest.h"
 #include "guest/flat_loader.h"
+#include "guest/cpuid.h"
+#include "arch/x86/tsc.h"
 #include "boot/hv_heap.h"
 #include "lib/console.h"
 #include "lib/format.h"
@@ -61,6 +63,14 @@ struct guest *guest_create(const struct boot_info *bi)
 	struct guest *g = hv_alloc(sizeof(*g));
 
 	g->cfg = &bi->cfg;
+	g->kvm_features = KVM_FEATURE_CLOCKSOURCE2 |
+			  KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
+	g->start_tsc = rdtsc();
+	g->start_epoch_sec = bi->boot_epoch_sec +
+			     (g->start_tsc - bi->boot_tsc) / tsc_hz;
+	g->clock_scale = pvclock_scale_for(tsc_hz);
+	for (unsigned i = 0; i < GUEST_MAX_VCPUS; i++)
+		vcpu_msrs_init(&g->msrs[i]);
 	uart_init(&g->uart, print_guest_line);
 	if (!setup_memory(g, bi)) {
 		hv_error("cannot set up guest memory");

@@ -5,6 +5,8 @@
 
 #include "arch/x86/spinlock.h"
 #include "boot/boot_info.h"
+#include "guest/kvmclock.h"
+#include "guest/msr.h"
 #include "guest/uart.h"
 #include "swap/guest_memory.h"
 #include "vmx/vcpu.h"
@@ -22,8 +24,12 @@ struct guest {
 	struct uart uart;
 	struct vcpu_entry_state entry;  /* how vCPU 0 starts */
 	struct vcpu *vcpus[GUEST_MAX_VCPUS];
+	struct vcpu_msrs msrs[GUEST_MAX_VCPUS];
 	unsigned nvcpus;
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
+	uint64_t start_tsc;             /* kvmclock 0 */
+	uint64_t start_epoch_sec;       /* wall-clock time at start_tsc */
+	struct pvclock_scale clock_scale;
 	volatile bool ended;
 	bool ended_cleanly;
 	char end_reason[GUEST_END_REASON_MAX];

@@ -49,23 +49,6 @@ enum exit_action handle_hlt(struct vcpu *v, const struct vmx_exit *e)
 	return EXIT_STOP;
 }
 
-/* Unknown MSRs raise #GP in the guest, as KVM does. */
-enum exit_action handle_rdmsr(struct vcpu *v, const struct vmx_exit *e)
-{
-	(void)e;
-	v->stats.msr_gp_injected++;
-	vmx_inject_exception(EXC_GENERAL_PROTECTION, true, 0);
-	return EXIT_RESUME;
-}
-
-enum exit_action handle_wrmsr(struct vcpu *v, const struct vmx_exit *e)
-{
-	(void)e;
-	v->stats.msr_gp_injected++;
-	vmx_inject_exception(EXC_GENERAL_PROTECTION, true, 0);
-	return EXIT_RESUME;
-}
-
 /*
  * With "acknowledge interrupt on exit" the host interrupt is already taken
  * off the LAPIC; nothing in the hypervisor uses device interrupts yet.

@@ -8,6 +8,7 @@
 #include "vmx/vmx_controls.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/msr_bitmap.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"
 #include "arch/x86/percpu.h"
@@ -38,12 +39,13 @@ static void setup_controls(uint64_t eptp, uint16_t vpid, bool long_mode)
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_PINBASED_CTLS),
 				       PIN_EXTERNAL_INTERRUPT_EXITING |
 					       PIN_NMI_EXITING));
-	/* No MSR bitmap: every RDMSR/WRMSR exits and is decided by us. */
 	vmcs_write(VMCS_PROC_BASED_CONTROLS,
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_PROCBASED_CTLS),
 				       PROC_HLT_EXITING |
 					       PROC_UNCONDITIONAL_IO_EXITING |
+					       PROC_USE_MSR_BITMAPS |
 					       PROC_ACTIVATE_SECONDARY));
+	vmcs_write(VMCS_MSR_BITMAP, msr_bitmap_create());
 	vmcs_write(VMCS_PROC_BASED_CONTROLS2,
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_PROCBASED_CTLS2),
 				       PROC2_ENABLE_EPT | PROC2_ENABLE_VPID |

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "guest/kvmclock.h"
+#include "lib/civil_time.h"
 
 static void test_known_scale(void **state)
 {
@@ -67,12 +68,28 @@ static void test_fill(void **state)
 	assert_int_equal(sizeof(struct pvclock_wall_clock), 12);
 }
 
+static void test_unix_time(void **state)
+{
+	(void)state;
+	assert_int_equal(unix_time_from_date(1970, 1, 1, 0, 0, 0), 0);
+	assert_int_equal(unix_time_from_date(2000, 3, 1, 0, 0, 0), 951868800);
+	assert_int_equal(unix_time_from_date(2024, 2, 29, 12, 0, 0),
+			 1709208000);
+	assert_int_equal(unix_time_from_date(2026, 12, 3, 7, 28, 50),
+			 1796282930);
+	assert_int_equal(unix_time_from_date(2100, 1, 1, 0, 0, 0),
+			 4102444800ull);
+	assert_int_equal(unix_time_from_date(1969, 12, 31, 0, 0, 0), 0);
+	assert_int_equal(unix_time_from_date(2020, 13, 1, 0, 0, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_scale),
 		cmocka_unit_test(test_one_second_is_one_second),
 		cmocka_unit_test(test_fill),
+		cmocka_unit_test(test_unix_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "guest/msr.h"
+#include "guest/cpuid.h"
+#include "guest/guest.h"
+#include "guest/kvmclock.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/tsc.h"
+#include "lib/string.h"
+
+/* MTRRcap: fixed ranges supported, write-combining, no variable ranges. */
+#define MTRRCAP_FIXED BIT(8)
+#define MTRRCAP_WC BIT(10)
+#define MTRR_DEF_TYPE_WB 0x6
+#define MTRR_DEF_TYPE_FE BIT(10)
+#define MTRR_DEF_TYPE_E BIT(11)
+#define MTRR_TYPE_VALID_MASK 0x0707070707070707ull
+#define MISC_ENABLE_FAST_STRING BIT(0)
+#define MISC_ENABLE_BTS_UNAVAILABLE BIT(11)
+#define MISC_ENABLE_PEBS_UNAVAILABLE BIT(12)
+#define KVMCLOCK_GPA_MASK (~0x1full)
+
+void vcpu_msrs_init(struct vcpu_msrs *m)
+{
+	memset(m, 0, sizeof(*m));
+	/* Memory is all RAM and all write-back: MTRRs on, default WB. */
+	m->mtrr_def_type = MTRR_DEF_TYPE_E | MTRR_DEF_TYPE_WB;
+	m->misc_enable = MISC_ENABLE_FAST_STRING | MISC_ENABLE_BTS_UNAVAILABLE |
+			 MISC_ENABLE_PEBS_UNAVAILABLE;
+}
+
+static int fixed_mtrr_index(uint32_t msr)
+{
+	if (msr == MSR_IA32_MTRR_FIX64K)
+		return 0;
+	if (msr == MSR_IA32_MTRR_FIX16K_80000 ||
+	    msr == MSR_IA32_MTRR_FIX16K_A0000)
+		return 1 + (int)(msr - MSR_IA32_MTRR_FIX16K_80000);
+	if (msr >= MSR_IA32_MTRR_FIX4K_FIRST && msr <= MSR_IA32_MTRR_FIX4K_LAST)
+		return 3 + (int)(msr - MSR_IA32_MTRR_FIX4K_FIRST);
+	return -1;
+}
+
+/*
+ * KVM's kvm_setup_guest_pvclock: version odd while the record changes,
+ * even when done. One record per enable: the TSC is invariant and never
+ * offset, so it stays valid.
+ */
+static enum msr_result write_system_time(struct guest *g,
+					 struct vcpu_msrs *m, uint64_t value)
+{
+	struct pvclock_vcpu_time_info ti;
+	uint64_t now = rdtsc();
+
+	m->kvmclock_system_time = value;
+	if (!(value & KVM_SYSTEM_TIME_ENABLE))
+		return MSR_HANDLED;
+	m->kvmclock_version += 2;
+	pvclock_fill(&ti, m->kvmclock_version, now,
+		     pvclock_ticks_to_ns(now - g->start_tsc, g->clock_scale),
+		     g->clock_scale, PVCLOCK_TSC_STABLE_BIT);
+	spin_lock(&g->lock);
+	int rc = guest_memory_write(&g->mem, value & KVMCLOCK_GPA_MASK, &ti,
+				    sizeof(ti));
+	spin_unlock(&g->lock);
+	return rc ? MSR_RAISE_GP : MSR_HANDLED;
+}
+
+/* The wall-clock time at kvmclock 0 (Documentation/virt/kvm/x86/msr.rst). */
+static enum msr_result write_wall_clock(struct guest *g, uint64_t gpa)
+{
+	struct pvclock_wall_clock wc = {
+		.version = 2,
+		.sec = (uint32_t)g->start_epoch_sec,
+	};
+
+	spin_lock(&g->lock);
+	int rc = guest_memory_write(&g->mem, gpa, &wc, sizeof(wc));
+	spin_unlock(&g->lock);
+	return rc ? MSR_RAISE_GP : MSR_HANDLED;
+}
+
+static bool kvmclock_offered(const struct guest *g)
+{
+	return g->kvm_features & KVM_FEATURE_CLOCKSOURCE2;
+}
+
+enum msr_result guest_rdmsr(struct guest *g, struct vcpu_msrs *m,
+			    uint32_t msr, uint64_t *value)
+{
+	int fixed = fixed_mtrr_index(msr);
+
+	if (fixed >= 0) {
+		*value = m->mtrr_fixed[fixed];
+		return MSR_HANDLED;
+	}
+	switch (msr) {
+	case MSR_IA32_TSC: *value = rdtsc(); return MSR_HANDLED;
+	case MSR_IA32_PLATFORM_ID: *value = 0; return MSR_HANDLED;
+	case MSR_IA32_BIOS_SIGN_ID: *value = 0; return MSR_HANDLED;
+	case MSR_IA32_MTRRCAP:
+		*value = MTRRCAP_FIXED | MTRRCAP_WC;
+		return MSR_HANDLED;
+	case MSR_IA32_MTRR_DEF_TYPE: *value = m->mtrr_def_type; return MSR_HANDLED;
+	case MSR_IA32_MISC_ENABLE: *value = m->misc_enable; return MSR_HANDLED;
+	case MSR_KVM_SYSTEM_TIME_NEW:
+		if (!kvmclock_offered(g))
+			return MSR_RAISE_GP;
+		*value = m->kvmclock_system_time;
+		return MSR_HANDLED;
+	default:
+		return MSR_RAISE_GP;
+	}
+}
+
+enum msr_result guest_wrmsr(struct guest *g, struct vcpu_msrs *m,
+			    uint32_t msr, uint64_t value)
+{
+	int fixed = fixed_mtrr_index(msr);
+
+	if (fixed >= 0) {
+		if (value & ~MTRR_TYPE_VALID_MASK)
+			return MSR_RAISE_GP;
+		m->mtrr_fixed[fixed] = value;
+		return MSR_HANDLED;
+	}
+	switch (msr) {
+	case MSR_IA32_BIOS_SIGN_ID:     /* microcode update probe */
+		return MSR_HANDLED;
+	case MSR_IA32_MTRR_DEF_TYPE:
+		m->mtrr_def_type = value & (MTRR_DEF_TYPE_E | MTRR_DEF_TYPE_FE |
+					    0xff);
+		return MSR_HANDLED;
+	case MSR_IA32_MISC_ENABLE:
+		/* KVM keeps the value; nothing here changes behaviour. */
+		m->misc_enable = value;
+		return MSR_HANDLED;
+	case MSR_KVM_SYSTEM_TIME_NEW:
+		return kvmclock_offered(g) ? write_system_time(g, m, value)
+					   : MSR_RAISE_GP;
+	case MSR_KVM_WALL_CLOCK_NEW:
+		return kvmclock_offered(g) ? write_wall_clock(g, value)
+					   : MSR_RAISE_GP;
+	default:
+		return MSR_RAISE_GP;
+	}
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The guest's model-specific registers that are platform state rather than
+ * VMCS state (vmx/exit_msr.c handles those): MTRRs, MISC_ENABLE, the
+ * microcode and platform IDs, the TSC, kvmclock. An MSR nobody claims
+ * raises #GP in the guest, as on KVM (APF-PROTOCOL.md §2).
+ */
+#ifndef GUEST_MSR_H
+#define GUEST_MSR_H
+
+#include "lib/types.h"
+
+#define MSR_IA32_TSC 0x10
+#define MSR_IA32_PLATFORM_ID 0x17
+#define MSR_IA32_BIOS_SIGN_ID 0x8b
+#define MSR_IA32_MTRRCAP 0xfe
+#define MSR_IA32_MISC_ENABLE 0x1a0
+#define MSR_IA32_MTRR_FIX64K 0x250
+#define MSR_IA32_MTRR_FIX16K_80000 0x258
+#define MSR_IA32_MTRR_FIX16K_A0000 0x259
+#define MSR_IA32_MTRR_FIX4K_FIRST 0x268
+#define MSR_IA32_MTRR_FIX4K_LAST 0x26f
+#define MSR_IA32_MTRR_DEF_TYPE 0x2ff
+#define GUEST_MTRR_FIXED_COUNT 11
+
+enum msr_result {
+	MSR_HANDLED,
+	MSR_RAISE_GP,
+};
+
+struct guest;
+
+/* Per-vCPU MSR state that lives outside the VMCS. */
+struct vcpu_msrs {
+	uint64_t mtrr_def_type;
+	uint64_t mtrr_fixed[GUEST_MTRR_FIXED_COUNT];
+	uint64_t misc_enable;
+	uint64_t kvmclock_system_time;  /* last SYSTEM_TIME_NEW value */
+	uint32_t kvmclock_version;
+};
+
+void vcpu_msrs_init(struct vcpu_msrs *m);
+
+enum msr_result guest_rdmsr(struct guest *g, struct vcpu_msrs *m,
+			    uint32_t msr, uint64_t *value);
+enum msr_result guest_wrmsr(struct guest *g, struct vcpu_msrs *m,
+			    uint32_t msr, uint64_t value);
+
+#endif
