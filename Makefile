@@ -65,6 +65,7 @@ $(BUILD)/guests/%.bin: tests/guests/%.asm tests/guests/guest.inc
 	$(NASM) -f bin -w+all -Werror -Itests/guests/ $< -o $@
 
 include tests/unit/unit.mk
+include guest/guest.mk
 
 # An ESP folder for CFG (a config file naming the guest files).
 esp: deps efi guests

@@ -17,11 +17,12 @@
 #include "arch/x86/smp.h"
 #include "arch/x86/tsc.h"
 #include "guest/guest.h"
+#include "vmx/vcpu_events.h"
 #include "lib/console.h"
 
 static uint32_t cpu_apic_ids[MAX_HOST_CPUS];
 static struct guest *the_guest;
-static volatile bool vcpu_thread_done;
+static volatile unsigned vcpus_done;
 
 static NORETURN void call_on_stack(uint64_t top, void (*fn)(void *), void *arg)
 {
@@ -66,14 +67,6 @@ static void discover_cpus(const struct boot_info *bi, uint32_t bsp_apic_id)
 	host_cpu_count = MIN(n, MAX_HOST_CPUS);
 }
 
-static uint32_t first_ap_apic_id(uint32_t bsp_apic_id)
-{
-	for (unsigned i = 0; i < host_cpu_count; i++)
-		if (cpu_apic_ids[i] != bsp_apic_id)
-			return cpu_apic_ids[i];
-	return bsp_apic_id;
-}
-
 static NORETURN void finish(struct guest *g)
 {
 	spin_lock(&g->lock);
@@ -83,52 +76,86 @@ static NORETURN void finish(struct guest *g)
 	platform_stop();
 }
 
+/* Each AP that runs a vCPU: percpu->index - vcpu_cpu_base = vCPU id. */
+static unsigned vcpu_cpu_base;
+
 static void ap_run_vcpu(struct percpu *cpu)
 {
-	(void)cpu;
-	vcpu_run(the_guest->vcpus[0]);
-	__atomic_store_n(&vcpu_thread_done, true, __ATOMIC_RELEASE);
+	vcpu_run(the_guest->vcpus[cpu->index - vcpu_cpu_base]);
+	__atomic_fetch_add(&vcpus_done, 1, __ATOMIC_RELEASE);
 	cpu_halt_forever();
 }
 
-/* The boot CPU's loop while an AP runs the vCPU. */
+/* The boot CPU's loop while APs run every vCPU. */
 static NORETURN void service_loop(struct guest *g)
 {
-	while (!__atomic_load_n(&vcpu_thread_done, __ATOMIC_ACQUIRE))
+	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < g->nvcpus)
 		cpu_relax();
 	finish(g);
 }
 
-static bool start_vcpu_cpu(const struct boot_info *bi, uint64_t cr3)
+static bool enough_host_cpus(const struct guest *g)
+{
+	if (host_cpu_count >= g->nvcpus)
+		return true;
+	hv_error("guest.vcpus = %u needs %u host cpus; this machine has %u",
+		 g->nvcpus, g->nvcpus, host_cpu_count);
+	return false;
+}
+
+/*
+ * With more host CPUs than vCPUs the boot CPU keeps the service loop and
+ * APs 1..n run vCPUs 0..n-1; otherwise the boot CPU runs vCPU 0 itself.
+ * Returns how many vCPUs the boot CPU must run (0 or 1), or -1.
+ */
+static int start_vcpu_cpus(const struct boot_info *bi, struct guest *g)
 {
 	uint32_t bsp_id = this_cpu()->apic_id;
-	uint32_t ap_id = first_ap_apic_id(bsp_id);
-	struct percpu *ap;
+	unsigned next_ap = 0;
 
-	if (host_cpu_count < 2 || ap_id == bsp_id)
-		return false;
-	smp_init(bi->trampoline_pa, cr3);
-	ap = percpu_create(1, ap_id);
-	if (smp_start_cpu(ap, ap_run_vcpu))
-		return true;
-	hv_error("host cpu 1 (APIC id %u) did not start: running the vcpu on "
-		 "the boot cpu", ap_id);
-	return false;
+	vcpu_cpu_base = host_cpu_count > g->nvcpus ? 1 : 0;
+	smp_init(bi->trampoline_pa, read_cr3());
+	for (unsigned id = vcpu_cpu_base; id < g->nvcpus + vcpu_cpu_base;
+	     id++) {
+		struct percpu *ap;
+
+		if (id == 0)
+			continue;       /* vCPU 0 on the boot CPU */
+		while (cpu_apic_ids[next_ap] == bsp_id)
+			next_ap++;
+		ap = percpu_create(id, cpu_apic_ids[next_ap++]);
+		if (!smp_start_cpu(ap, ap_run_vcpu)) {
+			hv_error("host cpu %u (APIC id %u) did not start", id,
+				 ap->apic_id);
+			return -1;
+		}
+	}
+	return vcpu_cpu_base ? 0 : 1;
 }
 
 static NORETURN void run_guest(void *arg)
 {
 	const struct boot_info *bi = arg;
 	struct guest *g = guest_create(bi);
+	int on_boot_cpu;
 
-	if (!g) {
+	if (!g || !enough_host_cpus(g)) {
 		hv_error("the guest could not be built; stopping");
 		platform_stop();
 	}
 	the_guest = g;
-	if (start_vcpu_cpu(bi, read_cr3()))
+	g->kick = vcpu_kick;
+	on_boot_cpu = start_vcpu_cpus(bi, g);
+	if (on_boot_cpu < 0) {
+		guest_end(g, false, "a host cpu for a vcpu did not start");
+		platform_stop();
+	}
+	if (!on_boot_cpu)
 		service_loop(g);
 	vcpu_run(g->vcpus[0]);
+	/* The APs' vCPUs see g->ended and stop on their next exit. */
+	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < g->nvcpus - 1)
+		cpu_relax();
 	finish(g);
 }
 

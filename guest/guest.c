@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/guest.h"
 #include "guest/flat_loader.h"
+#include "guest/linux_loader.h"
 #include "guest/cpuid.h"
+#include "guest/interrupts.h"
 #include "arch/x86/tsc.h"
 #include "boot/hv_heap.h"
 #include "lib/console.h"
@@ -69,43 +71,61 @@ struct guest *guest_create(const struct boot_info *bi)
 	g->start_epoch_sec = bi->boot_epoch_sec +
 			     (g->start_tsc - bi->boot_tsc) / tsc_hz;
 	g->clock_scale = pvclock_scale_for(tsc_hz);
-	for (unsigned i = 0; i < GUEST_MAX_VCPUS; i++)
-		vcpu_msrs_init(&g->msrs[i]);
+	for (unsigned i = 0; i < GUEST_MAX_VCPUS; i++) {
+		vcpu_msrs_init(&g->plat[i].msrs);
+		g->plat[i].run_state = i ? VCPU_WAIT_FOR_SIPI : VCPU_RUNNABLE;
+		g->plat[i].sipi_vector = -1;
+	}
+	guest_interrupts_init(g, tsc_hz);
 	uart_init(&g->uart, print_guest_line);
 	if (!setup_memory(g, bi)) {
 		hv_error("cannot set up guest memory");
 		return NULL;
 	}
-	if (image_is_linux_bzimage(bi->kernel, bi->kernel_size)) {
-		hv_error("guest.kernel '%s' is a Linux bzImage: the Linux boot "
-			 "protocol loader is not implemented yet",
-			 bi->cfg.guest_kernel);
-		return NULL;
-	}
-	if (!flat_loader_load(g, bi->kernel, bi->kernel_size,
-			      bi->cfg.guest_cmdline))
-		return NULL;
-	if (bi->cfg.guest_vcpus != 1)
+	g->is_linux = image_is_linux_bzimage(bi->kernel, bi->kernel_size);
+	/* Test guests run on vCPU 0 only; Linux on every vCPU configured. */
+	g->nvcpus = g->is_linux ? bi->cfg.guest_vcpus : 1;
+	if (!g->is_linux && bi->cfg.guest_vcpus != 1)
 		hv_info("guest.vcpus = %u: test guests run on vcpu 0 only",
 			bi->cfg.guest_vcpus);
-	g->nvcpus = 1;
-	create_vcpu(g, 0);
+	if (g->is_linux ? !linux_loader_load(g, bi)
+		     : !flat_loader_load(g, bi->kernel, bi->kernel_size,
+					 bi->cfg.guest_cmdline))
+		return NULL;
+	for (unsigned i = 0; i < g->nvcpus; i++)
+		create_vcpu(g, i);
 	return g;
+}
+
+/* The first end wins. Called with or without g->lock held. */
+static void record_end(struct guest *g, enum guest_end_kind kind, bool clean,
+		       const char *fmt, va_list ap)
+{
+	if (__atomic_exchange_n(&g->end_claimed, true, __ATOMIC_ACQ_REL))
+		return;
+	fmt_vsnprintf(g->end_reason, sizeof(g->end_reason), fmt, ap);
+	g->ended_cleanly = clean;
+	g->end_kind = kind;
+	__atomic_store_n(&g->ended, true, __ATOMIC_RELEASE);
 }
 
 void guest_end(struct guest *g, bool clean, const char *fmt, ...)
 {
 	va_list ap;
 
-	spin_lock(&g->lock);
-	if (!g->ended) {
-		va_start(ap, fmt);
-		fmt_vsnprintf(g->end_reason, sizeof(g->end_reason), fmt, ap);
-		va_end(ap);
-		g->ended_cleanly = clean;
-		__atomic_store_n(&g->ended, true, __ATOMIC_RELEASE);
-	}
-	spin_unlock(&g->lock);
+	va_start(ap, fmt);
+	record_end(g, GUEST_END_HALTED, clean, fmt, ap);
+	va_end(ap);
+}
+
+void guest_end_as(struct guest *g, enum guest_end_kind kind, bool clean,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	record_end(g, kind, clean, fmt, ap);
+	va_end(ap);
 }
 
 static void stat(const char *name, uint64_t value)
@@ -142,7 +162,14 @@ void guest_report(const struct guest *g)
 {
 	uint64_t total = 0, unhandled_io = 0;
 
-	hv_info("guest halted: %s", g->end_reason);
+	if (g->end_kind == GUEST_END_POWER_OFF)
+		hv_info("guest powered off");
+	else if (g->end_kind == GUEST_END_RESET)
+		hv_info("guest reset");
+	else
+		hv_info("guest halted: %s", g->end_reason);
+	if (g->end_kind != GUEST_END_HALTED)
+		hv_info("how: %s", g->end_reason);
 	report_vcpu_exits(g);
 	for (unsigned i = 0; i < g->nvcpus; i++) {
 		total += g->vcpus[i]->stats.exits_total;

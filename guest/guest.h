@@ -7,6 +7,8 @@
 #include "boot/boot_info.h"
 #include "guest/kvmclock.h"
 #include "guest/msr.h"
+#include "guest/pic8259.h"
+#include "guest/vlapic.h"
 #include "guest/uart.h"
 #include "swap/guest_memory.h"
 #include "vmx/vcpu.h"
@@ -14,6 +16,28 @@
 
 #define GUEST_MAX_VCPUS 64
 #define GUEST_END_REASON_MAX 192
+
+enum guest_end_kind {
+	GUEST_END_HALTED,               /* "guest halted: <why>" */
+	GUEST_END_POWER_OFF,            /* "guest powered off" */
+	GUEST_END_RESET,                /* "guest reset" */
+};
+
+/* What a vCPU is doing, as the platform sees it (SDM Vol. 3A, 9.4). */
+enum vcpu_run_state {
+	VCPU_RUNNABLE,
+	VCPU_WAIT_FOR_SIPI,             /* an AP after INIT */
+};
+
+/* Per-vCPU platform state outside the VMCS. */
+struct vcpu_platform {
+	struct vlapic lapic;
+	struct vcpu_msrs msrs;
+	volatile enum vcpu_run_state run_state;
+	volatile int sipi_vector;       /* -1: none received */
+	volatile bool nmi_pending;
+	volatile bool parked;           /* in HLT with interrupts disabled */
+};
 
 struct guest {
 	const struct hv_config *cfg;
@@ -24,14 +48,21 @@ struct guest {
 	struct uart uart;
 	struct vcpu_entry_state entry;  /* how vCPU 0 starts */
 	struct vcpu *vcpus[GUEST_MAX_VCPUS];
-	struct vcpu_msrs msrs[GUEST_MAX_VCPUS];
+	struct vcpu_platform plat[GUEST_MAX_VCPUS];
+	struct pic pic;
+	/* Makes vCPU n look at its interrupt state soon (set by the core). */
+	void (*kick)(struct guest *g, unsigned n);
 	unsigned nvcpus;
+	bool is_linux;                   /* a bzImage, not a flat test guest */
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
 	uint64_t start_tsc;             /* kvmclock 0 */
 	uint64_t start_epoch_sec;       /* wall-clock time at start_tsc */
 	struct pvclock_scale clock_scale;
+	uint16_t pm1_status, pm1_enable, pm1_control;   /* ACPI PM1a */
 	volatile bool ended;
+	bool end_claimed;
 	bool ended_cleanly;
+	enum guest_end_kind end_kind;
 	char end_reason[GUEST_END_REASON_MAX];
 };
 
@@ -45,7 +76,11 @@ struct guest *guest_create(const struct boot_info *bi);
 void guest_end(struct guest *g, bool clean, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
 
-/* Prints "guest halted: <why>" and every counter, one per line. */
+/* As guest_end, for a power-off or reset (printed as such). */
+void guest_end_as(struct guest *g, enum guest_end_kind kind, bool clean,
+		  const char *fmt, ...) PRINTF_LIKE(4, 5);
+
+/* Prints how the guest ended, then every counter, one per line. */
 void guest_report(const struct guest *g);
 
 #endif

@@ -1,5 +1,17 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/io_ports.h"
+#include "guest/acpi_tables.h"
+#include "guest/interrupts.h"
+
+#define PIC_MASTER_CMD 0x20
+#define PIC_MASTER_DATA 0x21
+#define PIC_SLAVE_CMD 0xa0
+#define PIC_SLAVE_DATA 0xa1
+#define PIC_ELCR_MASTER 0x4d0
+#define PIC_ELCR_SLAVE 0x4d1
+#define KBC_COMMAND 0x64
+#define KBC_PULSE_RESET 0xfe
+#define POST_CODE_PORT 0x80
 
 static bool is_com1(uint16_t port)
 {
@@ -7,19 +19,95 @@ static bool is_com1(uint16_t port)
 	       port < GUEST_COM1_BASE + GUEST_COM1_PORTS;
 }
 
+static bool is_pic(uint16_t port)
+{
+	return port == PIC_MASTER_CMD || port == PIC_MASTER_DATA ||
+	       port == PIC_SLAVE_CMD || port == PIC_SLAVE_DATA ||
+	       port == PIC_ELCR_MASTER || port == PIC_ELCR_SLAVE;
+}
+
+static void com1_io(struct guest *g, uint16_t port, bool in, uint32_t *value)
+{
+	if (in)
+		*value = uart_read(&g->uart, port - GUEST_COM1_BASE);
+	else
+		uart_write(&g->uart, port - GUEST_COM1_BASE, (uint8_t)*value);
+	guest_update_irq_lines(g);
+}
+
+static void pic_io(struct guest *g, uint16_t port, bool in, uint32_t *value)
+{
+	if (in)
+		*value = pic_read(&g->pic, port);
+	else
+		pic_write(&g->pic, port, (uint8_t)*value);
+}
+
+/*
+ * ACPI fixed hardware (guest/acpi_tables.c): PM1a status/enable are kept,
+ * PM1a control takes SCI_EN and the S5 sleep request (power-off).
+ */
+static bool acpi_pm_io(struct guest *g, uint16_t port, bool in,
+		       uint32_t *value)
+{
+	if (port == ACPI_PM1A_STS_PORT) {
+		if (in)
+			*value = g->pm1_status;
+		else
+			g->pm1_status &= (uint16_t)~*value;  /* write 1 to clear */
+	} else if (port == ACPI_PM1A_EN_PORT) {
+		if (in)
+			*value = g->pm1_enable;
+		else
+			g->pm1_enable = (uint16_t)*value;
+	} else if (port == ACPI_PM1A_CNT_PORT) {
+		if (in) {
+			*value = g->pm1_control;
+		} else {
+			g->pm1_control = (uint16_t)*value &
+					 (uint16_t)~ACPI_PM1_CNT_SLP_EN;
+			if (acpi_pm1_cnt_is_poweroff((uint16_t)*value))
+				guest_end_as(g, GUEST_END_POWER_OFF, true,
+					     "ACPI S5");
+		}
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static bool reset_request(struct guest *g, uint16_t port, bool in,
+			  uint32_t value)
+{
+	if (in)
+		return false;
+	if ((port == ACPI_RESET_PORT && (value & 0x04)) ||
+	    (port == KBC_COMMAND && value == KBC_PULSE_RESET)) {
+		guest_end_as(g, GUEST_END_RESET, true, "reset through port 0x%x",
+			     port);
+		return true;
+	}
+	return false;
+}
+
+static bool platform_port(struct guest *g, uint16_t port, bool in,
+			  uint32_t *value)
+{
+	if (is_com1(port))
+		com1_io(g, port, in, value);
+	else if (is_pic(port))
+		pic_io(g, port, in, value);
+	else if (!acpi_pm_io(g, port, in, value) &&
+		 !reset_request(g, port, in, *value))
+		return port == POST_CODE_PORT && !in;  /* io_delay() writes */
+	return true;
+}
+
 void guest_port_io(struct guest *g, struct vcpu *v, uint16_t port,
 		   unsigned size, bool in, uint32_t *value)
 {
-	if (is_com1(port)) {
-		spin_lock(&g->lock);
-		if (in)
-			*value = uart_read(&g->uart, port - GUEST_COM1_BASE);
-		else
-			uart_write(&g->uart, port - GUEST_COM1_BASE,
-				   (uint8_t)*value);
-		spin_unlock(&g->lock);
-		return;
-	}
+	bool handled;
+
 	if (port == GUEST_TEST_EXIT_PORT && !in) {
 		spin_lock(&g->lock);
 		uart_flush(&g->uart);
@@ -27,6 +115,11 @@ void guest_port_io(struct guest *g, struct vcpu *v, uint16_t port,
 		guest_end(g, *value == 0, "test-exit code %u", *value);
 		return;
 	}
+	spin_lock(&g->lock);
+	handled = platform_port(g, port, in, value);
+	spin_unlock(&g->lock);
+	if (handled)
+		return;
 	v->stats.io_unhandled++;
 	if (in)
 		*value = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The guest's port I/O space. COM1 is emulated; port 0xf4 is the test-exit
- * port (a 32-bit OUT of code C ends the guest: "test-exit code C", clean
- * when C = 0); every other port reads as all ones and ignores writes, like
- * an empty ISA bus, and is counted in io.unhandled.
+ * The guest's port I/O space: COM1, the 8259 pair and its ELCR, the ACPI
+ * PM1a registers (power-off), the reset register 0xCF9 and the keyboard
+ * controller's reset command, and the test-exit port 0xf4 (a 32-bit OUT
+ * of code C ends the guest: "test-exit code C", clean when C = 0). Every
+ * other port reads as all ones and ignores writes, like an empty ISA bus,
+ * and is counted in io.unhandled.
  */
 #ifndef GUEST_IO_PORTS_H
 #define GUEST_IO_PORTS_H

@@ -2,6 +2,7 @@
 #include "guest/msr.h"
 #include "guest/cpuid.h"
 #include "guest/guest.h"
+#include "guest/interrupts.h"
 #include "guest/kvmclock.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
@@ -84,10 +85,39 @@ static bool kvmclock_offered(const struct guest *g)
 	return g->kvm_features & KVM_FEATURE_CLOCKSOURCE2;
 }
 
-enum msr_result guest_rdmsr(struct guest *g, struct vcpu_msrs *m,
-			    uint32_t msr, uint64_t *value)
+static enum msr_result lapic_rdmsr(struct guest *g, unsigned vcpu,
+				   uint32_t msr, uint64_t *value)
 {
+	int rc;
+
+	spin_lock(&g->lock);
+	rc = vlapic_rdmsr(&g->plat[vcpu].lapic, msr, rdtsc(), value);
+	spin_unlock(&g->lock);
+	return rc == VLAPIC_GP ? MSR_RAISE_GP : MSR_HANDLED;
+}
+
+static enum msr_result lapic_wrmsr(struct guest *g, unsigned vcpu,
+				   uint32_t msr, uint64_t value)
+{
+	struct vlapic_ipi ipi;
+	int rc;
+
+	spin_lock(&g->lock);
+	rc = vlapic_wrmsr(&g->plat[vcpu].lapic, msr, value, rdtsc(), &ipi);
+	if (rc != VLAPIC_GP && (rc & VLAPIC_WR_IPI))
+		guest_deliver_ipi(g, &ipi);
+	spin_unlock(&g->lock);
+	return rc == VLAPIC_GP ? MSR_RAISE_GP : MSR_HANDLED;
+}
+
+enum msr_result guest_rdmsr(struct guest *g, unsigned vcpu, uint32_t msr,
+			    uint64_t *value)
+{
+	struct vcpu_msrs *m = &g->plat[vcpu].msrs;
 	int fixed = fixed_mtrr_index(msr);
+
+	if (vlapic_owns_msr(msr))
+		return lapic_rdmsr(g, vcpu, msr, value);
 
 	if (fixed >= 0) {
 		*value = m->mtrr_fixed[fixed];
@@ -112,10 +142,14 @@ enum msr_result guest_rdmsr(struct guest *g, struct vcpu_msrs *m,
 	}
 }
 
-enum msr_result guest_wrmsr(struct guest *g, struct vcpu_msrs *m,
-			    uint32_t msr, uint64_t value)
+enum msr_result guest_wrmsr(struct guest *g, unsigned vcpu, uint32_t msr,
+			    uint64_t value)
 {
+	struct vcpu_msrs *m = &g->plat[vcpu].msrs;
 	int fixed = fixed_mtrr_index(msr);
+
+	if (vlapic_owns_msr(msr))
+		return lapic_wrmsr(g, vcpu, msr, value);
 
 	if (fixed >= 0) {
 		if (value & ~MTRR_TYPE_VALID_MASK)

@@ -41,9 +41,10 @@ struct vcpu_msrs {
 
 void vcpu_msrs_init(struct vcpu_msrs *m);
 
-enum msr_result guest_rdmsr(struct guest *g, struct vcpu_msrs *m,
-			    uint32_t msr, uint64_t *value);
-enum msr_result guest_wrmsr(struct guest *g, struct vcpu_msrs *m,
-			    uint32_t msr, uint64_t value);
+/* Local APIC MSRs go to vcpu's guest/vlapic.c (under g->lock). */
+enum msr_result guest_rdmsr(struct guest *g, unsigned vcpu, uint32_t msr,
+			    uint64_t *value);
+enum msr_result guest_wrmsr(struct guest *g, unsigned vcpu, uint32_t msr,
+			    uint64_t value);
 
 #endif

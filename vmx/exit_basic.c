@@ -6,6 +6,8 @@
 #include "arch/x86/platform.h"
 #include "guest/cpuid.h"
 #include "guest/guest.h"
+#include "vmx/vcpu_events.h"
+#include "arch/x86/lapic.h"
 #include "lib/console.h"
 
 enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
@@ -32,21 +34,19 @@ enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
 }
 
 /*
- * HLT with interrupts disabled can never wake up: that is how a test guest
- * (or a crashed kernel) stops. With interrupts enabled it would wait for an
- * interrupt, and this guest has no interrupt source yet.
+ * HLT with interrupts enabled waits in the hypervisor for an interrupt.
+ * With interrupts disabled only an NMI or INIT can wake the vCPU: it parks,
+ * and when every running vCPU is parked that way the guest has stopped
+ * itself (how a test guest ends, or a kernel after a panic).
  */
 enum exit_action handle_hlt(struct vcpu *v, const struct vmx_exit *e)
 {
-	if (!(vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_IF)) {
-		guest_end(v->guest, true, "hlt with interrupts disabled");
-		return EXIT_STOP;
-	}
-	guest_end(v->guest, false,
-		  "hlt with interrupts enabled at rip 0x%llx, but this guest "
-		  "has no interrupt source",
-		  (unsigned long long)e->guest_rip);
-	return EXIT_STOP;
+	vcpu_skip_instruction(e);
+	if (vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_IF)
+		vcpu_block_until_event(v);
+	else
+		vcpu_park(v);
+	return v->guest->ended ? EXIT_STOP : EXIT_RESUME;
 }
 
 /*
@@ -55,6 +55,26 @@ enum exit_action handle_hlt(struct vcpu *v, const struct vmx_exit *e)
  */
 enum exit_action handle_external_interrupt(struct vcpu *v,
 					   const struct vmx_exit *e)
+{
+	(void)v;
+	(void)e;
+	/* Acknowledged on exit; only kicks (HV_KICK_VECTOR) arrive here. */
+	lapic_eoi();
+	return EXIT_RESUME;
+}
+
+/* The guest can take the interrupt now: vcpu_prepare_entry injects it. */
+enum exit_action handle_interrupt_window(struct vcpu *v,
+					 const struct vmx_exit *e)
+{
+	(void)v;
+	(void)e;
+	return EXIT_RESUME;
+}
+
+/* The APIC timer is due, or it is time to poll input: see vcpu_events.c. */
+enum exit_action handle_preemption_timer(struct vcpu *v,
+					 const struct vmx_exit *e)
 {
 	(void)v;
 	(void)e;

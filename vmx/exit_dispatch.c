@@ -2,6 +2,7 @@
 /* The exit dispatch: a table indexed by the basic exit reason. */
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/vcpu_events.h"
 #include "guest/guest.h"
 #include "lib/console.h"
 
@@ -16,6 +17,10 @@ static const exit_handler_fn exit_handlers[VMX_EXIT_REASON_MAX] = {
 	[VMX_EXIT_WRMSR] = handle_wrmsr,
 	[VMX_EXIT_EPT_VIOLATION] = handle_ept_violation,
 	[VMX_EXIT_EPT_MISCONFIG] = handle_ept_misconfig,
+	[VMX_EXIT_INTERRUPT_WINDOW] = handle_interrupt_window,
+	[VMX_EXIT_PREEMPTION_TIMER] = handle_preemption_timer,
+	[VMX_EXIT_CR_ACCESS] = handle_cr_access,
+	[VMX_EXIT_XSETBV] = handle_xsetbv,
 };
 
 static const char *const exit_reason_names[VMX_EXIT_REASON_MAX] = {
@@ -86,6 +91,7 @@ enum exit_action vmx_dispatch_exit(struct vcpu *v)
 	exit_handler_fn fn = NULL;
 
 	v->stats.exits_total++;
+	vcpu_requeue_interrupted_event(&e);
 	if (e.reason < VMX_EXIT_REASON_MAX) {
 		v->stats.exits[e.reason]++;
 		fn = exit_handlers[e.reason];

@@ -26,6 +26,12 @@ enum exit_action handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_external_interrupt(struct vcpu *v,
 					   const struct vmx_exit *e);
 enum exit_action handle_triple_fault(struct vcpu *v, const struct vmx_exit *e);
+enum exit_action handle_interrupt_window(struct vcpu *v,
+					 const struct vmx_exit *e);
+enum exit_action handle_preemption_timer(struct vcpu *v,
+					 const struct vmx_exit *e);
+enum exit_action handle_cr_access(struct vcpu *v, const struct vmx_exit *e);
+enum exit_action handle_xsetbv(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_unexpected(struct vcpu *v, const struct vmx_exit *e);
 
 /* Prints guest state, controls and host state, one "vmcs:" line each. */

@@ -69,7 +69,7 @@ enum exit_action handle_rdmsr(struct vcpu *v, const struct vmx_exit *e)
 		value = vmcs_read(vm->field);
 	else if (msr == MSR_IA32_EFER)
 		value = vmcs_read(VMCS_GUEST_IA32_EFER);
-	else if (guest_rdmsr(v->guest, &v->guest->msrs[v->id], msr, &value) !=
+	else if (guest_rdmsr(v->guest, v->id, msr, &value) !=
 		 MSR_HANDLED) {
 		raise_gp(v);
 		return EXIT_RESUME;
@@ -92,8 +92,7 @@ enum exit_action handle_wrmsr(struct vcpu *v, const struct vmx_exit *e)
 	else if (msr == MSR_IA32_EFER)
 		ok = write_efer(value);
 	else
-		ok = guest_wrmsr(v->guest, &v->guest->msrs[v->id], msr,
-				 value) == MSR_HANDLED;
+		ok = guest_wrmsr(v->guest, v->id, msr, value) == MSR_HANDLED;
 	if (!ok) {
 		raise_gp(v);
 		return EXIT_RESUME;

@@ -5,6 +5,7 @@
 #include "vmx/vmcs_setup.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/vcpu_events.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/platform.h"
 #include "guest/guest.h"
@@ -32,7 +33,14 @@ NORETURN void vmcs_access_failed(const char *op, uint32_t field)
 
 void vcpu_skip_instruction(const struct vmx_exit *e)
 {
+	uint32_t blocking = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
+
 	vmcs_write(VMCS_GUEST_RIP, e->guest_rip + e->instruction_length);
+	/* STI/MOV SS blocking covers only the instruction just skipped. */
+	if (blocking & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
+		vmcs_write(VMCS_GUEST_INTERRUPTIBILITY,
+			   blocking & ~(INTERRUPTIBILITY_STI |
+					INTERRUPTIBILITY_MOV_SS));
 }
 
 void vmx_inject_exception(uint8_t vector, bool has_error_code,
@@ -65,22 +73,85 @@ static void report_entry_failure(struct vcpu *v, int rc)
 		  (unsigned long long)err);
 }
 
+/*
+ * An AP waits for its SIPI (SDM Vol. 3A, 9.4.4) in the hypervisor, not in
+ * the VMX wait-for-SIPI activity state: the BSP's ICR write lands in
+ * guest/interrupts.c, which records the vector. False if the guest ended.
+ */
+static bool wait_for_sipi(struct vcpu *v, struct vcpu_entry_state *s)
+{
+	struct vcpu_platform *p = &v->guest->plat[v->id];
+
+	while (!v->guest->ended) {
+		int vector = p->sipi_vector;
+
+		if (vector >= 0) {
+			p->sipi_vector = -1;
+			p->run_state = VCPU_RUNNABLE;
+			vcpu_sipi_entry_state((uint8_t)vector, s);
+			return true;
+		}
+		cpu_relax();
+	}
+	return false;
+}
+
+static bool start_vcpu(struct vcpu *v)
+{
+	struct guest *g = v->guest;
+	struct vcpu_entry_state sipi;
+	const struct vcpu_entry_state *s = &g->entry;
+
+	if (v->id != 0) {
+		if (!wait_for_sipi(v, &sipi))
+			return false;
+		s = &sipi;
+		hv_info("vcpu %u: SIPI, starting at 0x%x", v->id,
+			sipi.real_mode_cs << 4);
+	}
+	if (!vmcs_setup(v, ept_pointer(&g->ept), s)) {
+		guest_end(g, false, "VMX could not be started on host cpu %u",
+			  v->host->index);
+		return false;
+	}
+	if (v->id == 0) {
+		v->regs.rdi = g->entry.rdi;
+		v->regs.rsi = g->entry.rsi;
+	}
+	return true;
+}
+
+/* An INIT sent to a running AP: back to waiting for a SIPI. */
+static bool restart_after_init(struct vcpu *v)
+{
+	struct vcpu_entry_state s;
+
+	if (!wait_for_sipi(v, &s))
+		return false;
+	vmcs_load_entry_state(&s);
+	v->regs = (struct guest_regs){ 0 };
+	return true;
+}
+
 void vcpu_run(struct vcpu *v)
 {
 	struct guest *g = v->guest;
 
 	v->host = this_cpu();
 	v->host->vcpu = v;
-	if (!vmx_cpu_on(v->host) ||
-	    !vmcs_setup(v, ept_pointer(&g->ept), &g->entry)) {
+	if (!vmx_cpu_on(v->host)) {
 		guest_end(g, false, "VMX could not be started on host cpu %u",
 			  v->host->index);
 		return;
 	}
-	v->regs.rdi = g->entry.rdi;
-	v->regs.rsi = g->entry.rsi;
 	hv_info("vcpu %u runs on host cpu %u", v->id, v->host->index);
+	if (!start_vcpu(v))
+		return;
 	while (!g->ended) {
+		if (g->plat[v->id].run_state == VCPU_WAIT_FOR_SIPI &&
+		    !restart_after_init(v))
+			return;
+		vcpu_prepare_entry(v);
 		int rc = vmx_run(&v->regs, v->launched);
 
 		if (rc != VMX_RUN_EXITED) {

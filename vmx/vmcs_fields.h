@@ -132,8 +132,16 @@
 #define INTR_TYPE_EXTERNAL              (0u << 8)
 #define INTR_TYPE_NMI                   (2u << 8)
 #define INTR_TYPE_HW_EXCEPTION          (3u << 8)
+#define INTR_TYPE_SW_INTERRUPT          (4u << 8)
+#define INTR_TYPE_PRIV_SW_EXCEPTION     (5u << 8)
+#define INTR_TYPE_SW_EXCEPTION          (6u << 8)
 #define INTR_TYPE_MASK                  (7u << 8)
 #define INTR_VECTOR_MASK                0xffu
+
+/* Guest interruptibility state (SDM Vol. 3C, 25.4.2, Table 25-3). */
+#define INTERRUPTIBILITY_STI            (1u << 0)
+#define INTERRUPTIBILITY_MOV_SS         (1u << 1)
+#define INTERRUPTIBILITY_NMI            (1u << 3)
 
 /* Exit reason field: bit 31 = VM-entry failure (SDM Vol. 3C, 28.2.1). */
 #define EXIT_REASON_ENTRY_FAILURE       (1u << 31)

@@ -15,9 +15,10 @@
 #include "boot/hv_heap.h"
 #include "lib/console.h"
 
-#define GUEST_CODE64_SELECTOR 0x08
-#define GUEST_DATA_SELECTOR 0x10
-#define GUEST_TR_SELECTOR 0x18
+/* Match the GDT of guest/boot_state.c (the Linux boot selectors). */
+#define GUEST_CODE64_SELECTOR 0x10
+#define GUEST_DATA_SELECTOR 0x18
+#define GUEST_TR_SELECTOR 0x20
 #define AR_CODE64 0xa09b                /* P, S, code exec/read accessed, L, G */
 #define AR_DATA 0xc093                  /* P, S, data r/w accessed, D/B, G */
 #define AR_TSS64_BUSY 0x008b
@@ -38,7 +39,8 @@ static void setup_controls(uint64_t eptp, uint16_t vpid, bool long_mode)
 	vmcs_write(VMCS_PIN_BASED_CONTROLS,
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_PINBASED_CTLS),
 				       PIN_EXTERNAL_INTERRUPT_EXITING |
-					       PIN_NMI_EXITING));
+					       PIN_NMI_EXITING |
+					       PIN_PREEMPTION_TIMER));
 	vmcs_write(VMCS_PROC_BASED_CONTROLS,
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_PROCBASED_CTLS),
 				       PROC_HLT_EXITING |
@@ -132,7 +134,9 @@ static void setup_segments(const struct vcpu_entry_state *s)
 			set_segment(data_segments[i], GUEST_DATA_SELECTOR,
 				    FLAT_LIMIT, AR_DATA);
 	} else {
-		set_segment(VMCS_GUEST_CS_SELECTOR, 0, REAL_LIMIT, AR_REAL_CODE);
+		set_segment(VMCS_GUEST_CS_SELECTOR, s->real_mode_cs, REAL_LIMIT,
+			    AR_REAL_CODE);
+		vmcs_write(VMCS_GUEST_CS_BASE, (uint64_t)s->real_mode_cs << 4);
 		for (size_t i = 0; i < ARRAY_SIZE(data_segments); i++)
 			set_segment(data_segments[i], 0, REAL_LIMIT,
 				    AR_REAL_DATA);
@@ -147,8 +151,10 @@ static void setup_segments(const struct vcpu_entry_state *s)
 	vmcs_write(VMCS_GUEST_IDTR_LIMIT, 0);
 }
 
-static void setup_guest_state(const struct vcpu_entry_state *s)
+void vmcs_load_entry_state(const struct vcpu_entry_state *s)
 {
+	uint32_t entry = vmcs_read32(VMCS_ENTRY_CONTROLS);
+
 	uint64_t cr0_fixed0 = rdmsr(MSR_IA32_VMX_CR0_FIXED0) & ~(CR0_PE | CR0_PG);
 	uint64_t cr4_fixed0 = rdmsr(MSR_IA32_VMX_CR4_FIXED0);
 
@@ -156,6 +162,10 @@ static void setup_guest_state(const struct vcpu_entry_state *s)
 	 * The guest sees its own CR0/CR4 values through the read shadows; the
 	 * bits VMX forces (NE, VMXE) are owned by the host (25.6.6).
 	 */
+	entry = s->long_mode ? (entry | ENTRY_IA32E_MODE_GUEST)
+			     : (entry & ~ENTRY_IA32E_MODE_GUEST);
+	vmcs_write(VMCS_ENTRY_CONTROLS, entry);
+	vmcs_write(VMCS_ENTRY_INTERRUPTION_INFO, 0);
 	vmcs_write(VMCS_CR0_GUEST_HOST_MASK, cr0_fixed0);
 	vmcs_write(VMCS_CR0_READ_SHADOW, s->cr0);
 	vmcs_write(VMCS_GUEST_CR0, s->cr0 | cr0_fixed0);
@@ -189,6 +199,15 @@ bool vmcs_setup(struct vcpu *v, uint64_t eptp, const struct vcpu_entry_state *s)
 	}
 	setup_controls(eptp, v->vpid, s->long_mode);
 	setup_host_state(v->host);
-	setup_guest_state(s);
+	vmcs_load_entry_state(s);
 	return true;
+}
+
+void vcpu_sipi_entry_state(uint8_t vector, struct vcpu_entry_state *s)
+{
+	*s = (struct vcpu_entry_state){
+		.rflags = RFLAGS_RESERVED_1,
+		.cr0 = CR0_ET,
+		.real_mode_cs = (uint16_t)(vector << 8),
+	};
 }

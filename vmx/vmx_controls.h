@@ -9,6 +9,9 @@
 #define VMX_BASIC_REVISION_MASK     0x7fffffffull
 #define VMX_BASIC_TRUE_CTLS         BIT(55)
 
+/* IA32_VMX_MISC[4:0]: the preemption timer ticks at TSC >> this. */
+#define VMX_MISC_PREEMPTION_RATE_MASK 0x1full
+
 /* Pin-based VM-execution controls (25.6.1). */
 #define PIN_EXTERNAL_INTERRUPT_EXITING BIT(0)
 #define PIN_NMI_EXITING                BIT(3)
@@ -16,7 +19,9 @@
 #define PIN_PREEMPTION_TIMER           BIT(6)
 
 /* Primary processor-based VM-execution controls (25.6.2). */
+#define PROC_INTERRUPT_WINDOW_EXITING  BIT(2)
 #define PROC_HLT_EXITING               BIT(7)
+#define PROC_NMI_WINDOW_EXITING        BIT(22)
 #define PROC_UNCONDITIONAL_IO_EXITING  BIT(24)
 #define PROC_USE_IO_BITMAPS            BIT(25)
 #define PROC_USE_MSR_BITMAPS           BIT(28)

@@ -20,6 +20,18 @@ static uint64_t apply_fixed_bits(uint64_t v, uint32_t fixed0_msr,
 	return (v | rdmsr(fixed0_msr)) & rdmsr(fixed1_msr);
 }
 
+/*
+ * With CR4.OSXSAVE set in root mode the hypervisor can execute the guest's
+ * XSETBV for it (VM exits load the host CR4, SDM Vol. 3C 28.5.1).
+ */
+static uint64_t host_osxsave(void)
+{
+	struct cpuid_regs id;
+
+	cpuid_count(CPUID_LEAF_FEATURES, 0, &id);
+	return (id.ecx & CPUID_1_ECX_XSAVE) ? CR4_OSXSAVE : 0;
+}
+
 bool vmx_cpu_on(struct percpu *cpu)
 {
 	uint64_t region;
@@ -31,7 +43,7 @@ bool vmx_cpu_on(struct percpu *cpu)
 	}
 	write_cr0(apply_fixed_bits(read_cr0(), MSR_IA32_VMX_CR0_FIXED0,
 				   MSR_IA32_VMX_CR0_FIXED1));
-	write_cr4(apply_fixed_bits(read_cr4() | CR4_VMXE,
+	write_cr4(apply_fixed_bits(read_cr4() | CR4_VMXE | host_osxsave(),
 				   MSR_IA32_VMX_CR4_FIXED0,
 				   MSR_IA32_VMX_CR4_FIXED1));
 	region = hv_alloc_pages_low(1);

@@ -9,6 +9,7 @@
 #define CPUID_LEAF_FEATURES      0x1
 #define CPUID_1_ECX_VMX          BIT(5)
 #define CPUID_1_ECX_X2APIC       BIT(21)
+#define CPUID_1_ECX_XSAVE        BIT(26)
 #define CPUID_1_ECX_HYPERVISOR   BIT(31)
 
 /* Control registers (SDM Vol. 3A, 2.5). */

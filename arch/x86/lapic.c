@@ -7,6 +7,7 @@
 #define XAPIC_ICR_LOW   0x300
 #define XAPIC_ICR_HIGH  0x310
 #define XAPIC_SVR       0xf0
+#define XAPIC_EOI       0xb0
 #define X2APIC_MSR_BASE 0x800
 #define X2APIC_ICR      0x830
 
@@ -79,4 +80,17 @@ void lapic_send_startup(uint32_t apic_id, uint8_t vector_page)
 void lapic_send_nmi(uint32_t apic_id)
 {
 	send_icr(apic_id, ICR_DELIVERY_NMI | ICR_LEVEL_ASSERT);
+}
+
+void lapic_send_fixed(uint32_t apic_id, uint8_t vector)
+{
+	send_icr(apic_id, ICR_LEVEL_ASSERT | vector);
+}
+
+void lapic_eoi(void)
+{
+	if (x2apic)
+		wrmsr(X2APIC_MSR_BASE + (XAPIC_EOI >> 4), 0);
+	else
+		xapic_write(XAPIC_EOI, 0);
 }

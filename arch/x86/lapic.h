@@ -10,5 +10,7 @@ uint32_t lapic_id(void);
 void lapic_send_init(uint32_t apic_id);
 void lapic_send_startup(uint32_t apic_id, uint8_t vector_page);
 void lapic_send_nmi(uint32_t apic_id);
+void lapic_send_fixed(uint32_t apic_id, uint8_t vector);
+void lapic_eoi(void);
 
 #endif

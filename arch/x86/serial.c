@@ -18,6 +18,8 @@
 #define UART_LCR_8N1  0x03
 #define UART_LCR_DLAB 0x80
 #define UART_LSR_THRE 0x20
+#define UART_LSR_DATA_READY 0x01
+#define UART_RBR 0
 #define UART_LSR_TX_IDLE 0x40
 #define UART_FCR_ENABLE_CLEAR 0x07
 #define UART_MCR_DTR_RTS 0x03
@@ -65,4 +67,11 @@ void serial_write(const char *s, size_t len)
 			serial_putc('\r');
 		serial_putc(s[i]);
 	}
+}
+
+int serial_read_byte(void)
+{
+	if (!(inb(COM1_PORT + UART_LSR) & UART_LSR_DATA_READY))
+		return -1;
+	return inb(COM1_PORT + UART_RBR);
 }

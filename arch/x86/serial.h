@@ -11,5 +11,7 @@ void serial_init(void);
 void serial_write(const char *s, size_t len);
 /* Returns once every byte written has left the UART (bounded wait). */
 void serial_drain(void);
+/* One received byte, or -1 when none is waiting. */
+int serial_read_byte(void);
 
 #endif

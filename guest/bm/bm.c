@@ -128,7 +128,8 @@ static unsigned long long parse_bytes(const char *s)
 	}
 	if (shift && end[1])
 		bad_usage("bad size", s);
-	if (v == 0 || v > (ULLONG_MAX >> shift))
+	/* The array is mapped whole, so it must fit the address space. */
+	if (v == 0 || v > ((SIZE_MAX / 2) >> shift))
 		bad_usage("bad size", s);
 	return v << shift;
 }
@@ -227,6 +228,7 @@ static void start_threads(pthread_t *tids, struct faulter *faulters,
 	for (i = 0; i < cfg.faulting; i++) {
 		struct faulter *f = &faulters[i];
 
+		/* Thread 0 draws what random() would after srandom(1). */
 		f->seed = (unsigned int)(i + 1);
 		if (initstate_r(f->seed, f->state, sizeof(f->state), &f->rd))
 			die("initstate_r", errno);
@@ -249,12 +251,11 @@ int main(int argc, char **argv)
 	struct faulter *faulters;
 	struct worker *workers;
 	pthread_t *tids;
+	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	parse_args(argc, argv);
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	if (cfg.bytes > SIZE_MAX - page_size)
-		bad_usage("size too large", "-m");
 	pages = (size_t)((cfg.bytes + page_size - 1) / page_size);
 	threads = cfg.faulting + cfg.working;
 	if (cfg.verbose)
@@ -275,9 +276,11 @@ int main(int argc, char **argv)
 	memset(workers, 0, (cfg.working + 1) * sizeof(*workers));
 
 	/* Both barriers count every thread plus main. */
-	if (pthread_barrier_init(&start_barrier, NULL, threads + 1) ||
-	    pthread_barrier_init(&stop_barrier, NULL, threads + 1))
-		die("pthread_barrier_init", errno);
+	err = pthread_barrier_init(&start_barrier, NULL, threads + 1);
+	if (!err)
+		err = pthread_barrier_init(&stop_barrier, NULL, threads + 1);
+	if (err)
+		die("pthread_barrier_init", err);
 	start_threads(tids, faulters, workers);
 
 	printf("start\n");

@@ -24,6 +24,7 @@ relevant serial lines; tests/run-tests prints it as the reason.
 import difflib
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -252,3 +253,37 @@ class Context:
         for img in (self.workdir / f"run{self.boots}").glob("*.img"):
             img.unlink()
         return Run(label, r.returncode, lines, r.stderr, wall)
+
+
+# ---------------------------------------------------------------- raw runs
+# For tests that boot something without apfvisor (no ESP, no run script),
+# e.g. the Linux guest image straight in QEMU with -kernel.
+
+def run_raw(ctx, cmd, what, timeout=300):
+    """Runs the command line cmd (a list) as it is and returns a Run: its
+    stdout (the serial console) split into lines, its stderr, and as status
+    its exit status, or 2 when it ran longer than timeout seconds and was
+    killed. Logged in the test's log like a boot (count in ctx.boots)."""
+    ctx.boots += 1
+    label = f"boot {ctx.boots} ({what})"
+    out_path = ctx.workdir / f"raw{ctx.boots}.out"
+    err_path = ctx.workdir / f"raw{ctx.boots}.err"
+    ctx.log(f"### {label}\n### " + " ".join(shlex.quote(c) for c in cmd))
+    start = time.monotonic()
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=err)
+        try:
+            status = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            status = 2
+    wall = time.monotonic() - start
+    text = out_path.read_bytes().decode(errors="replace")
+    stderr = err_path.read_bytes().decode(errors="replace")
+    if status == 2:
+        stderr += f"run_raw: killed after the timeout of {timeout} s\n"
+    ctx.log(text)
+    ctx.log(f"### stderr:\n{stderr}### exit status {status}, {wall:.1f} s")
+    return Run(label, status, text.splitlines(), stderr, wall)

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "guest/interrupts.h"
+#include "guest/guest.h"
+#include "guest/vlapic.h"
+
+void guest_interrupts_init(struct guest *g, uint64_t tsc_hz)
+{
+	for (unsigned i = 0; i < GUEST_MAX_VCPUS; i++)
+		vlapic_init(&g->plat[i].lapic, i, i == 0, tsc_hz);
+	pic_init(&g->pic);
+}
+
+void guest_update_irq_lines(struct guest *g)
+{
+	pic_set_irq(&g->pic, GUEST_COM1_IRQ, uart_irq_line(&g->uart));
+}
+
+/*
+ * The 8259's output reaches the BSP's LINT0 only (MP spec virtual-wire
+ * mode, which Linux uses when the MADT lists no I/O APIC).
+ */
+static bool pic_reaches(struct guest *g, unsigned vcpu)
+{
+	return vcpu == 0 &&
+	       vlapic_accepts_pic_interrupts(&g->plat[0].lapic);
+}
+
+struct pending_interrupt guest_poll_interrupts(struct guest *g, unsigned vcpu,
+					       uint64_t now)
+{
+	struct vlapic *a = &g->plat[vcpu].lapic;
+	struct pending_interrupt p = { -1, INTERRUPT_FROM_LAPIC };
+
+	vlapic_timer_check(a, now);
+	guest_update_irq_lines(g);
+	p.vector = vlapic_pending_vector(a);
+	if (p.vector < 0 && pic_reaches(g, vcpu)) {
+		p.vector = pic_pending_vector(&g->pic);
+		p.source = INTERRUPT_FROM_PIC;
+	}
+	return p;
+}
+
+uint8_t guest_ack_interrupt(struct guest *g, unsigned vcpu,
+			    struct pending_interrupt p)
+{
+	/* The INTA cycle decides (a vanished request gives IRQ 7's vector). */
+	if (p.source == INTERRUPT_FROM_PIC)
+		return pic_ack(&g->pic);
+	vlapic_ack(&g->plat[vcpu].lapic, (uint8_t)p.vector);
+	return (uint8_t)p.vector;
+}
+
+uint64_t guest_timer_deadline(struct guest *g, unsigned vcpu)
+{
+	return vlapic_timer_deadline(&g->plat[vcpu].lapic);
+}
+
+static void deliver_to(struct guest *g, unsigned n, const struct vlapic_ipi *ipi)
+{
+	struct vcpu_platform *p = &g->plat[n];
+
+	switch (ipi->mode) {
+	case VLAPIC_IPI_FIXED:
+		vlapic_accept(&p->lapic, ipi->vector);
+		break;
+	case VLAPIC_IPI_NMI:
+		p->nmi_pending = true;
+		break;
+	case VLAPIC_IPI_INIT:
+		/* The BSP ignores INIT here; an AP waits for a SIPI again. */
+		if (n != 0) {
+			vlapic_init_signal(&p->lapic);
+			p->sipi_vector = -1;
+			p->run_state = VCPU_WAIT_FOR_SIPI;
+		}
+		break;
+	case VLAPIC_IPI_SIPI:
+		/* Only a CPU waiting for one takes a SIPI (SDM Vol. 3A 9.4.4). */
+		if (p->run_state == VCPU_WAIT_FOR_SIPI)
+			p->sipi_vector = ipi->vector;
+		break;
+	}
+	if (g->kick)
+		g->kick(g, n);
+}
+
+void guest_deliver_ipi(struct guest *g, const struct vlapic_ipi *ipi)
+{
+	for (unsigned n = 0; n < g->nvcpus; n++)
+		if (vlapic_ipi_targets(&g->plat[n].lapic, ipi))
+			deliver_to(g, n, ipi);
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Interrupt routing of the virtual platform: each vCPU's local APIC
+ * (guest/vlapic.c, x2APIC mode, timer included), the legacy 8259 pair
+ * (guest/pic8259.c) that carries the UART's IRQ 4 to the boot vCPU's LINT0
+ * in virtual-wire mode, and IPIs between vCPUs. Pure C: vmx/ asks what to
+ * inject and kicks the vCPUs this code names. The caller holds g->lock.
+ */
+#ifndef GUEST_INTERRUPTS_H
+#define GUEST_INTERRUPTS_H
+
+#include "lib/types.h"
+
+struct guest;
+
+enum interrupt_source {
+	INTERRUPT_FROM_LAPIC,
+	INTERRUPT_FROM_PIC,
+};
+
+struct pending_interrupt {
+	int vector;                     /* -1: nothing to deliver */
+	enum interrupt_source source;
+};
+
+/* Resets every vCPU's APIC (vCPU 0 is the BSP) and the PICs. */
+void guest_interrupts_init(struct guest *g, uint64_t tsc_hz);
+
+/*
+ * Brings device inputs up to date at time now: the APIC timer of vcpu,
+ * the UART's IRQ line into the PIC. Returns what vcpu should take next.
+ */
+struct pending_interrupt guest_poll_interrupts(struct guest *g, unsigned vcpu,
+					       uint64_t now);
+
+/*
+ * vcpu takes the interrupt now (IRR -> ISR in the APIC, or the PIC's INTA
+ * cycle); returns the vector to inject.
+ */
+uint8_t guest_ack_interrupt(struct guest *g, unsigned vcpu,
+			    struct pending_interrupt p);
+
+/* TSC value at which vcpu's APIC timer fires next (UINT64_MAX: never). */
+uint64_t guest_timer_deadline(struct guest *g, unsigned vcpu);
+
+/*
+ * Routes an IPI from an ICR write to every destination vCPU: fixed
+ * interrupts into their APIC, NMI, INIT and SIPI into their run state.
+ * Each destination is kicked (g->kick) so it notices.
+ */
+struct vlapic_ipi;
+void guest_deliver_ipi(struct guest *g, const struct vlapic_ipi *ipi);
+
+/* Reevaluates the device lines after a device register changed. */
+void guest_update_irq_lines(struct guest *g);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Loading a Linux bzImage through the 64-bit boot protocol: the pure
+ * decisions are guest/linux_boot.c's; this file writes the result into
+ * guest memory (kernel, initrd, command line, zero page, ACPI tables, boot
+ * page tables) and sets vCPU 0's entry state.
+ */
+#ifndef GUEST_LINUX_LOADER_H
+#define GUEST_LINUX_LOADER_H
+
+#include "guest/guest.h"
+
+/* Guest-physical home of the ACPI tables (the old BIOS area). */
+#define LINUX_ACPI_TABLES_GPA 0xe0000ull
+
+/* Prints one "apfvisor: error:" line and returns false on failure. */
+bool linux_loader_load(struct guest *g, const struct boot_info *bi);
+
+#endif

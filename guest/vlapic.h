@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The guest's local APIC, in x2APIC mode (SDM Vol. 3A 11.12). Pure C: the
+ * hypervisor intercepts every guest RDMSR/WRMSR (no APIC virtualization
+ * hardware), passes the ones vlapic_owns_msr() names here with the current
+ * TSC, routes the IPIs an ICR write reports, and injects what
+ * vlapic_pending_vector() returns (then calls vlapic_ack()).
+ *
+ * Timer clock: the "bus" clock the divide configuration divides is a
+ * crystal-like clock of about 25 MHz, exactly tsc_hz / tsc_per_tick with
+ * tsc_per_tick an integer (round(tsc_hz / 25 MHz), at least 1). One timer
+ * tick is then a whole number of TSC cycles, so deadlines are exact and a
+ * periodic timer never drifts. CPUID 0x15 can expose it as EAX = 1,
+ * EBX = tsc_per_tick, ECX = vlapic_timer_hz(): Linux then sets
+ * lapic_timer_period = ECX / HZ (arch/x86/kernel/tsc.c:
+ * native_calibrate_tsc), which must be this rate (APF-PROTOCOL.md 8.B).
+ */
+#ifndef GUEST_VLAPIC_H
+#define GUEST_VLAPIC_H
+
+#include "lib/types.h"
+
+#define VLAPIC_TIMER_NOMINAL_HZ 25000000ull
+
+/* MSRs the model answers (SDM Vol. 3A 11.4.4, 11.5.4.1, 11.12.1.2). */
+#define VLAPIC_MSR_APIC_BASE 0x1b
+#define VLAPIC_MSR_TSC_DEADLINE 0x6e0
+#define VLAPIC_MSR_X2APIC_FIRST 0x800
+#define VLAPIC_MSR_X2APIC_LAST 0xbff
+/* x2APIC MSR = 0x800 + (xAPIC MMIO offset >> 4) */
+#define VLAPIC_MSR_ID 0x802
+#define VLAPIC_MSR_VERSION 0x803
+#define VLAPIC_MSR_TPR 0x808
+#define VLAPIC_MSR_PPR 0x80a
+#define VLAPIC_MSR_EOI 0x80b
+#define VLAPIC_MSR_LDR 0x80d
+#define VLAPIC_MSR_SVR 0x80f
+#define VLAPIC_MSR_ISR0 0x810
+#define VLAPIC_MSR_TMR0 0x818
+#define VLAPIC_MSR_IRR0 0x820
+#define VLAPIC_MSR_ESR 0x828
+#define VLAPIC_MSR_LVT_CMCI 0x82f
+#define VLAPIC_MSR_ICR 0x830
+#define VLAPIC_MSR_LVT_TIMER 0x832
+#define VLAPIC_MSR_LVT_THERMAL 0x833
+#define VLAPIC_MSR_LVT_PERF 0x834
+#define VLAPIC_MSR_LVT_LINT0 0x835
+#define VLAPIC_MSR_LVT_LINT1 0x836
+#define VLAPIC_MSR_LVT_ERROR 0x837
+#define VLAPIC_MSR_TIMER_INIT 0x838
+#define VLAPIC_MSR_TIMER_CUR 0x839
+#define VLAPIC_MSR_TIMER_DCR 0x83e
+#define VLAPIC_MSR_SELF_IPI 0x83f
+
+/* IA32_APIC_BASE (SDM Vol. 3A 11.4.4, Figure 11-5) */
+#define VLAPIC_BASE_BSP BIT(8)
+#define VLAPIC_BASE_EXTD BIT(10)
+#define VLAPIC_BASE_EN BIT(11)
+#define VLAPIC_DEFAULT_BASE 0xfee00000ull
+
+/* Version register: xAPIC/x2APIC version 0x14, 7 LVTs (CMCI included). */
+#define VLAPIC_VERSION 0x14
+#define VLAPIC_MAX_LVT 6
+
+/* LVT fields (SDM Vol. 3A 11.5.1, Figure 11-8) */
+#define VLAPIC_LVT_MASKED BIT(16)
+#define VLAPIC_LVT_DM_SHIFT 8
+#define VLAPIC_LVT_DM_EXTINT 7
+#define VLAPIC_TIMER_ONESHOT 0
+#define VLAPIC_TIMER_PERIODIC 1
+#define VLAPIC_TIMER_TSC_DEADLINE 2
+#define VLAPIC_TIMER_MODE_SHIFT 17
+
+#define VLAPIC_SVR_ENABLE BIT(8)
+
+/* ESR bits that x2APIC mode can set (SDM Vol. 3A 11.5.3, Figure 11-9) */
+#define VLAPIC_ESR_REDIRECTABLE_IPI BIT(4)
+#define VLAPIC_ESR_SEND_ILLEGAL BIT(5)
+#define VLAPIC_ESR_RECV_ILLEGAL BIT(6)
+
+/* What vlapic_wrmsr() returns: -1, or 0 with these flags or'ed in. */
+#define VLAPIC_GP (-1)
+#define VLAPIC_WR_IPI 1         /* *ipi_out holds an IPI to route */
+#define VLAPIC_WR_SW_ENABLED 2  /* SVR.8 went 0 -> 1: recheck held APF events */
+
+enum vlapic_ipi_mode {
+	VLAPIC_IPI_FIXED,
+	VLAPIC_IPI_NMI,
+	VLAPIC_IPI_INIT,
+	VLAPIC_IPI_SIPI,        /* vector = start page (CS = vector << 8) */
+};
+
+enum vlapic_shorthand {
+	VLAPIC_DEST_FIELD,      /* no shorthand: dest (+ logical) decide */
+	VLAPIC_DEST_SELF,
+	VLAPIC_DEST_ALL,
+	VLAPIC_DEST_ALL_BUT_SELF,
+};
+
+struct vlapic_ipi {
+	enum vlapic_ipi_mode mode;
+	enum vlapic_shorthand shorthand;
+	uint8_t vector;
+	bool logical;           /* dest = cluster << 16 | 16-bit member mask */
+	uint32_t dest;          /* 0xffffffff: broadcast in either mode */
+	uint32_t source;        /* the sender's x2APIC ID */
+};
+
+/* The 256-bit IRR/ISR/TMR as their eight 32-bit registers. */
+#define VLAPIC_VEC_WORDS 8
+
+enum vlapic_lvt {
+	VLAPIC_LVT_CMCI,
+	VLAPIC_LVT_TIMER,
+	VLAPIC_LVT_THERMAL,
+	VLAPIC_LVT_PERF,
+	VLAPIC_LVT_LINT0,
+	VLAPIC_LVT_LINT1,
+	VLAPIC_LVT_ERROR,
+	VLAPIC_LVT_COUNT,
+};
+
+struct vlapic {
+	uint32_t id;
+	uint64_t apic_base;
+	uint64_t tsc_hz;
+	uint64_t tsc_per_tick;          /* TSC cycles per timer-clock tick */
+	/* From tpr on: register state, zero after reset but for svr, lvt. */
+	uint32_t tpr, svr;
+	uint32_t esr;                   /* what reads return */
+	uint32_t esr_pending;           /* errors since the last ESR write */
+	uint32_t lvt[VLAPIC_LVT_COUNT];
+	uint64_t icr;
+	uint32_t irr[VLAPIC_VEC_WORDS];
+	uint32_t isr[VLAPIC_VEC_WORDS];
+	uint32_t tmr[VLAPIC_VEC_WORDS]; /* always 0: every input is edge */
+	uint32_t dcr, initial_count;
+	/* one-shot/periodic: next expiry, and the reload for periodic */
+	bool timer_armed;
+	uint64_t timer_next, timer_period;
+	uint64_t tsc_deadline;          /* IA32_TSC_DEADLINE; 0 = disarmed */
+};
+
+/* Power-up state (SDM Vol. 3A 11.4.7.1), x2APIC enabled as by firmware. */
+void vlapic_init(struct vlapic *a, uint32_t apic_id, bool bsp,
+		 uint64_t tsc_hz);
+/* An INIT signal: as power-up, but ID and IA32_APIC_BASE kept (11.4.7.3). */
+void vlapic_init_signal(struct vlapic *a);
+
+static inline bool vlapic_owns_msr(uint32_t msr)
+{
+	return msr == VLAPIC_MSR_APIC_BASE || msr == VLAPIC_MSR_TSC_DEADLINE ||
+	       (msr >= VLAPIC_MSR_X2APIC_FIRST &&
+		msr <= VLAPIC_MSR_X2APIC_LAST);
+}
+
+/* 0, or VLAPIC_GP: inject #GP(0). now_tsc serves the current count. */
+int vlapic_rdmsr(const struct vlapic *a, uint32_t msr, uint64_t now_tsc,
+		 uint64_t *val);
+/* VLAPIC_GP, or 0 | VLAPIC_WR_* flags. */
+int vlapic_wrmsr(struct vlapic *a, uint32_t msr, uint64_t val,
+		 uint64_t now_tsc, struct vlapic_ipi *ipi_out);
+/* Whether this APIC is a destination of ipi (its sender's ID in source). */
+bool vlapic_ipi_targets(const struct vlapic *a, const struct vlapic_ipi *ipi);
+
+/*
+ * A fixed, edge interrupt arrives (an IPI, the APF vector, a device).
+ * Returns false when it is lost: a software-disabled APIC responds only to
+ * INIT, NMI, SMI and start-up messages (SDM 11.4.7.2; KVM's
+ * __apic_accept_irq drops them too), which is why async-PF "page ready"
+ * must wait for vlapic_sw_enabled() (APF-PROTOCOL.md 5). Vectors 0-15 are
+ * refused and logged as "received illegal vector" (11.5.3).
+ */
+bool vlapic_accept(struct vlapic *a, uint8_t vector);
+/*
+ * The vector to inject next, or -1: the highest IRR vector whose priority
+ * class is above PPR[7:4] (11.8.4). IRR bits latched before a software
+ * disable are still handed out ("held and require masking or handling by
+ * the CPU", 11.4.7.2); a hardware-disabled APIC has none (its state is
+ * reset).
+ */
+int vlapic_pending_vector(const struct vlapic *a);
+/* The CPU takes the vector: IRR -> ISR. Call when injecting it. */
+void vlapic_ack(struct vlapic *a, uint8_t vector);
+uint32_t vlapic_ppr(const struct vlapic *a);
+
+/* IA32_APIC_BASE.EN (11.4.3) */
+static inline bool vlapic_hw_enabled(const struct vlapic *a)
+{
+	return a->apic_base & VLAPIC_BASE_EN;
+}
+
+/* SVR.8 of a hardware-enabled APIC (11.4.7.2): the APF delivery gate. */
+static inline bool vlapic_sw_enabled(const struct vlapic *a)
+{
+	return vlapic_hw_enabled(a) && (a->svr & VLAPIC_SVR_ENABLE);
+}
+
+/*
+ * Whether the 8259's INTR reaches this CPU: LINT0 unmasked in ExtINT mode
+ * (virtual wire mode, MP spec 3.6.2.2), or the APIC disabled, globally or
+ * by software, so that the INTR pin goes straight to the CPU (11.4.3).
+ * KVM (kvm_apic_accept_pic_intr) counts only the global disable; the
+ * software-disabled case is included so that a guest that has not yet
+ * programmed LINT0 can use the PIC.
+ */
+bool vlapic_accepts_pic_interrupts(const struct vlapic *a);
+
+/* The timer clock (before the divide configuration), for CPUID 0x15. */
+static inline uint64_t vlapic_timer_hz(const struct vlapic *a)
+{
+	return a->tsc_hz / a->tsc_per_tick;
+}
+
+/* TSC value of the next timer expiry, UINT64_MAX when not armed. */
+uint64_t vlapic_timer_deadline(const struct vlapic *a);
+/*
+ * Fires the timer if due. Call it on every exit before asking for pending
+ * vectors; vlapic_wrmsr() calls it first itself, so that no write (a mode
+ * change, a new count) can swallow an expiry that is already due.
+ */
+void vlapic_timer_check(struct vlapic *a, uint64_t now_tsc);
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Events into a vCPU: interrupts, NMIs, re-injection, timer, HLT. */
+#ifndef VMX_VCPU_EVENTS_H
+#define VMX_VCPU_EVENTS_H
+
+#include "vmx/vcpu.h"
+
+/* Host IPI vector that makes a vCPU leave guest mode (ext.-int. exit). */
+#define HV_KICK_VECTOR 0xf2
+
+/*
+ * Right after an exit: an event whose delivery the exit interrupted is
+ * queued again for the next entry (SDM Vol. 3C, 28.2.4 and 29.2.1.1).
+ */
+void vcpu_requeue_interrupted_event(const struct vmx_exit *e);
+
+/* Right before an entry: inject what is pending, arm the timer. */
+void vcpu_prepare_entry(struct vcpu *v);
+
+/* HLT with interrupts on: wait in the hypervisor until one is pending. */
+void vcpu_block_until_event(struct vcpu *v);
+
+/*
+ * HLT with interrupts off: wait for an NMI or INIT; ends the guest ("hlt
+ * with interrupts disabled") once every running vCPU is parked.
+ */
+void vcpu_park(struct vcpu *v);
+
+/* Makes vCPU n of the guest notice new interrupt state soon. */
+struct guest;
+void vcpu_kick(struct guest *g, unsigned n);
+
+#endif
