@@ -357,7 +357,7 @@ static void fadt_registers(struct fadt *f)
 	f->pm1_cnt_len = ACPI_PM1A_CNT_LEN;
 	f->x_pm1a_cnt_blk = io_register(ACPI_PM1A_CNT_PORT, ACPI_PM1A_CNT_LEN,
 					GAS_ACCESS_WORD);
-	/* An I/O reset register is 8 bits wide at bit offset 0 (4.8.3.6). */
+	/* An I/O reset register: 8 bits at bit offset 0 (4.8.3). */
 	f->reset_reg = io_register(ACPI_RESET_PORT, 1, GAS_ACCESS_BYTE);
 	f->reset_value = ACPI_RESET_VALUE;
 }

@@ -19,7 +19,7 @@
  *    not stick prints "Could not enable GlobalLock event".
  *  - PM1a_CNT (16 bits at ACPI_PM1A_CNT_PORT): keeps what is written and
  *    reads it back with ACPI_PM1_CNT_SCI_EN set (SMI_CMD is 0, so the
- *    platform is always in ACPI mode: ACPI 6.4, 4.8.3.2.1). A write for
+ *    platform is always in ACPI mode: ACPI 6.4, 4.8.3.2, SCI_EN). A write for
  *    which acpi_pm1_cnt_is_poweroff() is true is the guest's power-off.
  *  - ACPI_RESET_PORT: a byte write of ACPI_RESET_VALUE is the guest's
  *    reboot (drivers/acpi/acpica/hwxface.c: acpi_reset).
@@ -44,7 +44,7 @@
 #define ACPI_PM1A_CNT_PORT      0x604
 #define ACPI_PM1A_CNT_LEN       2
 
-/* FADT RESET_REG and RESET_VALUE (ACPI 6.4, 4.8.3.6). */
+/* FADT RESET_REG and RESET_VALUE (ACPI 6.4, 4.8.3, "Reset Register"). */
 #define ACPI_RESET_PORT         0xcf9
 #define ACPI_RESET_VALUE        0x06
 
@@ -58,7 +58,7 @@
  */
 #define ACPI_S5_SLP_TYP         5
 
-/* PM1 control register bits (ACPI 6.4, 4.8.3.2.1). */
+/* PM1 control register bits (ACPI 6.4, 4.8.3.2, "PM1 Control Grouping"). */
 #define ACPI_PM1_CNT_SCI_EN     0x0001
 #define ACPI_PM1_CNT_SLP_TYP_SHIFT 10
 #define ACPI_PM1_CNT_SLP_TYP_MASK  0x1c00
@@ -94,8 +94,9 @@ int acpi_build_tables(uint8_t *buf, uint64_t buf_gpa, size_t buf_size,
 
 /*
  * True when value, written to PM1a_CNT, puts the machine into S5: SLP_EN
- * set and SLP_TYP == ACPI_S5_SLP_TYP (ACPI 6.4, 16.1.7). Linux first writes
- * SLP_TYP alone, then SLP_TYP|SLP_EN: only the second one is true.
+ * set and SLP_TYP == ACPI_S5_SLP_TYP (ACPI 6.4, 16.1, "Sleeping States").
+ * Linux first writes SLP_TYP alone, then SLP_TYP|SLP_EN: only the second
+ * one is true.
  */
 bool acpi_pm1_cnt_is_poweroff(uint16_t value);
 

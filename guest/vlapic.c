@@ -9,7 +9,7 @@
 #include "lib/string.h"
 
 #define VEC_CLASS(v) ((uint32_t)(v) & 0xf0)
-#define FIRST_LEGAL_VECTOR 16   /* 0-15 are reserved (11.5.3, 11.8.1) */
+#define FIRST_LEGAL_VECTOR 16   /* 0-15 are not valid interrupts (11.5.2) */
 #define MAX_TSC_PER_TICK (1ull << 20) /* keeps count * divisor * it < 2^63 */
 
 /*
@@ -77,7 +77,9 @@ static enum apic_mode apic_mode(uint64_t base)
 /* 11.4.7.1: the power-up/reset values, which an INIT also loads. */
 static void reset_registers(struct vlapic *a)
 {
-	memset(&a->tpr, 0, sizeof(*a) - offsetof(struct vlapic, tpr));
+	size_t regs = offsetof(struct vlapic, tpr);
+
+	memset((char *)a + regs, 0, sizeof(*a) - regs);
 	a->svr = SVR_RESET;
 	for (unsigned i = 0; i < VLAPIC_LVT_COUNT; i++)
 		a->lvt[i] = VLAPIC_LVT_MASKED;
@@ -336,7 +338,7 @@ static int write_lvt(struct vlapic *a, int which, uint32_t val)
 {
 	uint32_t old_mode = timer_mode(a);
 
-	val &= ~LVT_READ_ONLY;
+	val &= ~(uint32_t)LVT_READ_ONLY;
 	if (val & ~lvt_writable[which])
 		return VLAPIC_GP;
 	if (which == VLAPIC_LVT_TIMER && (val >> VLAPIC_TIMER_MODE_SHIFT) == 3)

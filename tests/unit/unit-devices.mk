@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Host unit tests of the guest's interrupt controllers (tests/unit/unit.mk
+# includes every tests/unit/unit-*.mk).
+
+UNIT_TESTS += test_vlapic test_pic8259
+
+unit_srcs_test_vlapic := guest/vlapic.c
+unit_srcs_test_pic8259 := guest/pic8259.c
