@@ -160,7 +160,7 @@ static void report_vcpu_exits(const struct guest *g)
 
 void guest_report(const struct guest *g)
 {
-	uint64_t total = 0, unhandled_io = 0;
+	uint64_t total = 0, unhandled_io = 0, gp = 0, lapic = 0, pic = 0;
 
 	if (g->end_kind == GUEST_END_POWER_OFF)
 		hv_info("guest powered off");
@@ -174,9 +174,15 @@ void guest_report(const struct guest *g)
 	for (unsigned i = 0; i < g->nvcpus; i++) {
 		total += g->vcpus[i]->stats.exits_total;
 		unhandled_io += g->vcpus[i]->stats.io_unhandled;
+		gp += g->vcpus[i]->stats.msr_gp_injected;
+		lapic += g->vcpus[i]->stats.irq_injected_lapic;
+		pic += g->vcpus[i]->stats.irq_injected_pic;
 	}
 	stat("exits.total", total);
 	stat("io.unhandled", unhandled_io);
+	stat("msr.gp_injected", gp);
+	stat("irq.injected_lapic", lapic);
+	stat("irq.injected_pic", pic);
 	stat("ept.violations", g->mem.stats.faults);
 	stat("ept.zero_fills", g->mem.stats.zero_fills);
 	stat("ept.tables", g->ept.tables);
@@ -184,4 +190,14 @@ void guest_report(const struct guest *g)
 	stat("frames.peak", g->pool.peak_in_use);
 	stat("frames.total", g->pool.total);
 	stat("uart.bytes_out", g->uart.bytes_out);
+	stat("uart.bytes_in", g->uart.bytes_in);
+	/* Interrupt wiring at the end, to tell a lost IRQ from a masked one. */
+	stat("uart.ier", g->uart.ier);
+	stat("uart.mcr", g->uart.mcr);
+	stat("pic.master_imr", g->pic.chip[0].imr);
+	stat("pic.master_irr", g->pic.chip[0].irr);
+	stat("pic.master_isr", g->pic.chip[0].isr);
+	stat("pic.master_base", g->pic.chip[0].base);
+	stat("lapic0.lint0", g->plat[0].lapic.lvt[VLAPIC_LVT_LINT0]);
+	stat("lapic0.svr", g->plat[0].lapic.svr);
 }

@@ -3,10 +3,20 @@
 #include "guest/guest.h"
 #include "guest/vlapic.h"
 
+#define LVT_DELIVERY_NMI (4u << VLAPIC_LVT_DM_SHIFT)
+#define LVT_DELIVERY_EXTINT (VLAPIC_LVT_DM_EXTINT << VLAPIC_LVT_DM_SHIFT)
+
 void guest_interrupts_init(struct guest *g, uint64_t tsc_hz)
 {
 	for (unsigned i = 0; i < GUEST_MAX_VCPUS; i++)
 		vlapic_init(&g->plat[i].lapic, i, i == 0, tsc_hz);
+	/*
+	 * What firmware leaves for an OS in virtual-wire mode (MP spec 3.6.2.2):
+	 * the BSP's LINT0 takes the 8259's ExtINT, LINT1 the NMI. Linux keeps
+	 * LINT0 unmasked only if it finds it so (setup_local_APIC).
+	 */
+	g->plat[0].lapic.lvt[VLAPIC_LVT_LINT0] = LVT_DELIVERY_EXTINT;
+	g->plat[0].lapic.lvt[VLAPIC_LVT_LINT1] = LVT_DELIVERY_NMI;
 	pic_init(&g->pic);
 }
 

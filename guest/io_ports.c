@@ -62,7 +62,8 @@ static bool acpi_pm_io(struct guest *g, uint16_t port, bool in,
 			g->pm1_enable = (uint16_t)*value;
 	} else if (port == ACPI_PM1A_CNT_PORT) {
 		if (in) {
-			*value = g->pm1_control;
+			/* Always in ACPI mode: the FADT has no SMI_CMD port. */
+			*value = g->pm1_control | ACPI_PM1_CNT_SCI_EN;
 		} else {
 			g->pm1_control = (uint16_t)*value &
 					 (uint16_t)~ACPI_PM1_CNT_SLP_EN;

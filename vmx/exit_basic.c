@@ -10,6 +10,43 @@
 #include "arch/x86/lapic.h"
 #include "lib/console.h"
 
+#define CPUID_LEAF_XSAVE 0xd
+#define XSAVE_LEGACY_AND_HEADER 576
+#define XSAVEC_SUPPORTED BIT(1)
+#define XSAVE_COMPONENT_ALIGN64 BIT(1)
+
+static uint64_t read_xcr0(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/*
+ * CPUID.(0xD,1):EBX is the XSAVEC (compacted) area size for the features
+ * enabled now, i.e. the guest's XCR0, which is the CPU's since its XSETBV
+ * (KVM recomputes it the same way; SDM Vol. 1, 13.4.3). Bochs reports the
+ * standard size there, which Linux's fpu__init_system_xstate warns about.
+ */
+static uint32_t xsave_compacted_size(void)
+{
+	uint64_t xcr0 = read_xcr0();
+	uint32_t size = XSAVE_LEGACY_AND_HEADER;
+
+	for (unsigned i = 2; i < 63; i++) {
+		struct cpuid_regs c;
+
+		if (!(xcr0 & BIT(i)))
+			continue;
+		cpuid_count(CPUID_LEAF_XSAVE, i, &c);
+		if (c.ecx & XSAVE_COMPONENT_ALIGN64)
+			size = (uint32_t)ALIGN_UP(size, 64);
+		size += c.eax;
+	}
+	return size;
+}
+
 enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
 {
 	uint32_t leaf = (uint32_t)v->regs.rax, subleaf = (uint32_t)v->regs.rcx;
@@ -25,6 +62,9 @@ enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
 
 	cpuid_count(leaf, subleaf, &host);
 	guest_cpuid(&ctx, leaf, subleaf, &host, &out);
+	if (leaf == CPUID_LEAF_XSAVE && subleaf == 1 &&
+	    (out.eax & XSAVEC_SUPPORTED) && ctx.guest_osxsave)
+		out.ebx = xsave_compacted_size();
 	v->regs.rax = out.eax;
 	v->regs.rbx = out.ebx;
 	v->regs.rcx = out.ecx;

@@ -18,6 +18,8 @@ struct vcpu_stats {
 	uint64_t exits_total;
 	uint64_t io_unhandled;
 	uint64_t msr_gp_injected;
+	uint64_t irq_injected_lapic;    /* local APIC (timer, IPIs) */
+	uint64_t irq_injected_pic;      /* 8259 through LINT0 (UART) */
 };
 
 struct guest;

@@ -112,11 +112,15 @@ void vcpu_prepare_entry(struct vcpu *v)
 	pi = guest_poll_interrupts(g, v->id, now);
 	if (!(vmcs_read32(VMCS_ENTRY_INTERRUPTION_INFO) & INTR_INFO_VALID) &&
 	    !try_inject_nmi(p) && pi.vector >= 0) {
-		if (interrupts_open())
+		if (interrupts_open()) {
 			vmcs_write(VMCS_ENTRY_INTERRUPTION_INFO,
 				   INTR_INFO_VALID | INTR_TYPE_EXTERNAL |
 					   guest_ack_interrupt(g, v->id, pi));
-		else
+			if (pi.source == INTERRUPT_FROM_PIC)
+				v->stats.irq_injected_pic++;
+			else
+				v->stats.irq_injected_lapic++;
+		} else
 			want_window = true;
 	} else if (pi.vector >= 0) {
 		want_window = true;
