@@ -81,16 +81,16 @@ run: esp
 run-kvm: esp
 	tools/qemu-run $(BUILD)/esp --kvm
 
-test: all
+test: all guest
 	tests/run-tests unit qemu bochs
 
 test-unit: all
 	tests/run-tests unit
 
-test-qemu: all
+test-qemu: all guest
 	tests/run-tests qemu
 
-test-bochs: all
+test-bochs: all guest
 	tests/run-tests bochs
 
 clean:

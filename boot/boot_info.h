@@ -32,6 +32,7 @@ struct boot_info {
 	/* Wall-clock time (UEFI GetTime) and the TSC when it was read. */
 	uint64_t boot_epoch_sec;
 	uint64_t boot_tsc;
+	uint64_t hv_start_tsc;          /* when hv_main took over */
 
 	/* Host CPUs from the firmware's MP Services (0 = not available). */
 	uint32_t cpu_apic_ids[BOOT_MAX_CPUS];

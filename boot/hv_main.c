@@ -163,6 +163,7 @@ NORETURN void hv_main(struct boot_info *bi)
 {
 	struct percpu *bsp;
 
+	bi->hv_start_tsc = rdtsc();
 	hv_heap_init(bi->heap_base, bi->heap_size);
 	idt_init();
 	bsp = percpu_create(0, 0);

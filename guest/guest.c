@@ -68,6 +68,7 @@ struct guest *guest_create(const struct boot_info *bi)
 	g->kvm_features = KVM_FEATURE_CLOCKSOURCE2 |
 			  KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
 	g->start_tsc = rdtsc();
+	g->hv_start_tsc = bi->hv_start_tsc;
 	g->start_epoch_sec = bi->boot_epoch_sec +
 			     (g->start_tsc - bi->boot_tsc) / tsc_hz;
 	g->clock_scale = pvclock_scale_for(tsc_hz);
@@ -104,6 +105,7 @@ static void record_end(struct guest *g, enum guest_end_kind kind, bool clean,
 	if (__atomic_exchange_n(&g->end_claimed, true, __ATOMIC_ACQ_REL))
 		return;
 	fmt_vsnprintf(g->end_reason, sizeof(g->end_reason), fmt, ap);
+	g->end_tsc = rdtsc();
 	g->ended_cleanly = clean;
 	g->end_kind = kind;
 	__atomic_store_n(&g->ended, true, __ATOMIC_RELEASE);
@@ -191,6 +193,10 @@ void guest_report(const struct guest *g)
 	stat("frames.total", g->pool.total);
 	stat("uart.bytes_out", g->uart.bytes_out);
 	stat("uart.bytes_in", g->uart.bytes_in);
+	/* Under Bochs one TSC tick is one emulated instruction. */
+	stat("tsc.hz", tsc_hz);
+	stat("tsc.start_to_first_entry", g->first_entry_tsc - g->hv_start_tsc);
+	stat("tsc.first_entry_to_end", g->end_tsc - g->first_entry_tsc);
 	/* Interrupt wiring at the end, to tell a lost IRQ from a masked one. */
 	stat("uart.ier", g->uart.ier);
 	stat("uart.mcr", g->uart.mcr);

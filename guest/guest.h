@@ -56,6 +56,9 @@ struct guest {
 	bool is_linux;                   /* a bzImage, not a flat test guest */
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
 	uint64_t start_tsc;             /* kvmclock 0 */
+	uint64_t hv_start_tsc;          /* hv_main entered (after UEFI) */
+	uint64_t first_entry_tsc;       /* vCPU 0's first VM entry */
+	uint64_t end_tsc;               /* guest_end */
 	uint64_t start_epoch_sec;       /* wall-clock time at start_tsc */
 	struct pvclock_scale clock_scale;
 	uint16_t pm1_status, pm1_enable, pm1_control;   /* ACPI PM1a */

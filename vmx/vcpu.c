@@ -147,6 +147,8 @@ void vcpu_run(struct vcpu *v)
 	hv_info("vcpu %u runs on host cpu %u", v->id, v->host->index);
 	if (!start_vcpu(v))
 		return;
+	if (v->id == 0)
+		g->first_entry_tsc = rdtsc();
 	while (!g->ended) {
 		if (g->plat[v->id].run_state == VCPU_WAIT_FOR_SIPI &&
 		    !restart_after_init(v))

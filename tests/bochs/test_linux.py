@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""The default guest (Debian 12's stock kernel + the busybox initramfs of
+`make guest`) under apfvisor in Bochs: it must detect KVM, use kvm-clock,
+run the command given on its command line and power off cleanly, with no
+kernel warning caused by the virtual platform."""
+
+import re
+from pathlib import Path
+
+from lib import cases, expect
+
+REPO = Path(__file__).resolve().parent.parent.parent
+LINUX_CFG = REPO / "guest" / "linux.cfg"
+
+# Kernel log lines that mean apfvisor got something wrong.
+KERNEL_TROUBLE = (r"^guest: .*(WARNING:|Call Trace|unchecked MSR access|"
+                  r"BUG:|Oops|Kernel panic|ACPI BIOS (Error|Warning)|"
+                  r"clocksource: .*unstable|TSC.*unstable)")
+
+
+def linux_cfg(vcpus, command):
+    """guest/linux.cfg with another vCPU count and apfvisor.run command."""
+    text = LINUX_CFG.read_text()
+    text = re.sub(r'apfvisor\.run="[^"]*"', f'apfvisor.run="{command}"', text)
+    return text + f"\nguest.vcpus = {vcpus}\n"
+
+
+@cases(vcpus=(1, 2))
+def test_linux_boots_runs_bm_powers_off(ctx, vcpus):
+    # Two commands: bm, and arithmetic only a shell running the command
+    # line's apfvisor.run can have done.
+    run = ctx.boot_cfg(linux_cfg(vcpus, "bm -f 1 -w 1 -t 2 -m 64M; "
+                                        "echo apfvisor-marker $((6 * 7))"),
+                       cpus=vcpus, timeout=900)
+    run.expect_regex(r"^apfvisor: linux: boot protocol 2\.\d+, 6\.1\.")
+    run.expect_regex(r"^guest: \[ *[\d.]+\] Hypervisor detected: KVM$")
+    run.expect_regex(r"^guest: \[ *[\d.]+\] kvm-clock: Using msrs 4b564d01 "
+                     r"and 4b564d00$")
+    run.expect_regex(r"^guest: \[ *[\d.]+\] clocksource: kvm-clock: mask")
+    run.expect_regex(r"^guest: \[ *[\d.]+\] x2apic: enabled by BIOS")
+    run.expect_regex(rf"^guest: \[ *[\d.]+\] smp: Brought up 1 node, "
+                     rf"{vcpus} CPUs?$")
+    run.expect_line("guest: apfvisor-guest: init")
+    run.expect_line("guest: start")
+    m = run.expect_regex(r"^guest: total: (\d+)$")
+    expect(int(m[1]) > 0, f"expected bm's total above 0, got {m[1]}")
+    run.expect_line("guest: apfvisor-marker 42")
+    run.expect_line("guest: apfvisor-guest: command exited with status 0")
+    run.expect_line("apfvisor: guest powered off")
+    run.expect_absent(KERNEL_TROUBLE)
+    run.expect_stat_at_least("irq.injected_pic", 1)     # the UART's IRQ 4
+    run.expect_stat_at_least("irq.injected_lapic", 1)   # the APIC timer
+    run.expect_order(r"^guest: apfvisor-guest: init$", r"^guest: total: ",
+                     r"^apfvisor: guest powered off$", r"^apfvisor: done$")
+    run.expect_status(0)
+
