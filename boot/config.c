@@ -43,6 +43,7 @@ void config_set_defaults(struct hv_config *cfg)
 	cfg->apf = true;
 	cfg->trace = false;
 	cfg->debug_host_exception = false;
+	cfg->debug_blockdev_selftest = false;
 }
 
 static bool is_blank(char c)
@@ -271,6 +272,12 @@ static enum set_result set_debug_host_exception(struct hv_config *cfg,
 	return set_on_off(&cfg->debug_host_exception, v);
 }
 
+static enum set_result set_debug_blockdev_selftest(struct hv_config *cfg,
+						   struct slice v)
+{
+	return set_on_off(&cfg->debug_blockdev_selftest, v);
+}
+
 static const struct config_key config_keys[] = {
 	{ "guest.kernel", set_kernel, "a file path", false },
 	{ "guest.initrd", set_initrd, "a file path", false },
@@ -284,6 +291,8 @@ static const struct config_key config_keys[] = {
 	{ "trace", set_trace, "on or off", false },
 	{ "debug.host_exception", set_debug_host_exception, "on or off",
 	  false },
+	{ "debug.blockdev_selftest", set_debug_blockdev_selftest,
+	  "on or off", false },
 };
 
 static const struct config_key *find_key(struct slice name)

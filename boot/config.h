@@ -47,6 +47,12 @@ struct hv_config {
 	bool trace;                           /* trace = on|off */
 	/* debug.host_exception = on: fault in root mode on purpose (tests) */
 	bool debug_host_exception;
+	/*
+	 * debug.blockdev_selftest = on: no guest; find the swap device, run
+	 * the block driver self-test (swap/blockdev_selftest.c) and stop. Needs
+	 * no VT-x, so it runs under QEMU TCG.
+	 */
+	bool debug_blockdev_selftest;
 };
 
 /* Fills *cfg with the defaults (see config.c); every key may override. */

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The block layer under the paging daemon: one small asynchronous
+ * interface, two drivers behind it (swap/virtio_blk.c for QEMU and cloud
+ * hosts, swap/ata.c for Bochs). Requests are whole 4 KiB pages at
+ * page-aligned byte offsets; several may be in flight; completions are
+ * collected by polling (from the service CPU, or on VM exits when there
+ * is only one host CPU). No interrupts are used.
+ */
+#ifndef SWAP_BLOCKDEV_H
+#define SWAP_BLOCKDEV_H
+
+#include "lib/types.h"
+
+enum blk_op {
+	BLK_READ,
+	BLK_WRITE,
+};
+
+enum blk_status {
+	BLK_OK = 0,
+	BLK_IO_ERROR,           /* the device reported an error */
+	BLK_OUT_OF_RANGE,       /* past the end of the device */
+};
+
+struct blk_request {
+	enum blk_op op;
+	uint64_t offset;        /* bytes, multiple of 4096 */
+	uint64_t buffer_pa;     /* host-physical address of one 4 KiB page */
+	void *cookie;           /* the submitter's, returned on completion */
+};
+
+struct blk_completion {
+	void *cookie;
+	enum blk_status status;
+};
+
+struct blockdev;
+
+struct blockdev_ops {
+	/* 0, or -1 when the queue is full (retry after polling). */
+	int (*submit)(struct blockdev *dev, const struct blk_request *req);
+	/* Fills up to max completions; returns how many. Never blocks. */
+	unsigned (*poll)(struct blockdev *dev, struct blk_completion *out,
+			 unsigned max);
+};
+
+struct blockdev {
+	const struct blockdev_ops *ops;
+	const char *name;       /* "virtio-blk 00:04.0", "ata0-slave", ... */
+	uint64_t size;          /* bytes */
+	unsigned queue_depth;   /* requests that may be in flight at once */
+	void *driver;           /* the driver's own state */
+	/* counters */
+	uint64_t reads, writes, errors;
+};
+
+static inline int blk_submit(struct blockdev *dev, const struct blk_request *r)
+{
+	return dev->ops->submit(dev, r);
+}
+
+static inline unsigned blk_poll(struct blockdev *dev,
+				struct blk_completion *out, unsigned max)
+{
+	return dev->ops->poll(dev, out, max);
+}
+
+#endif
