@@ -123,3 +123,19 @@ def test_host_exception_dump(ctx):
     run.expect_line("apfvisor: done")
     run.expect_absent(r"^apfvisor: vcpu ")
     run.expect_status(1)
+
+
+def test_triple_fault(ctx):
+    run = ctx.boot_guest("triplefault", cpus=1)
+    run.expect_line("guest: triplefault: loading an empty IDT, then int3")
+    m = run.expect_regex(r"^apfvisor: vcpu 0: triple fault at rip "
+                         r"(0x[0-9a-f]+)$")
+    rip = int(m[1], 16)
+    expect(GUEST_BASE <= rip < GUEST_BASE + 0x1000,
+           f"expected the faulting rip inside the guest binary, got {rip:#x}")
+    run.expect_regex(r"^apfvisor: vmcs: exit_reason +0x2$")
+    run.expect_regex(r"^apfvisor: vmcs: guest_cr0 +0x[0-9a-f]+$")
+    run.expect_regex(r"^apfvisor: guest halted: triple fault at rip ")
+    run.expect_absent(r"^guest: triplefault: FAIL")
+    run.expect_line("apfvisor: done")
+    run.expect_status(1)
