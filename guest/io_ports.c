@@ -3,12 +3,6 @@
 #include "guest/acpi_tables.h"
 #include "guest/interrupts.h"
 
-#define PIC_MASTER_CMD 0x20
-#define PIC_MASTER_DATA 0x21
-#define PIC_SLAVE_CMD 0xa0
-#define PIC_SLAVE_DATA 0xa1
-#define PIC_ELCR_MASTER 0x4d0
-#define PIC_ELCR_SLAVE 0x4d1
 #define KBC_COMMAND 0x64
 #define KBC_PULSE_RESET 0xfe
 #define POST_CODE_PORT 0x80
@@ -17,13 +11,6 @@ static bool is_com1(uint16_t port)
 {
 	return port >= GUEST_COM1_BASE &&
 	       port < GUEST_COM1_BASE + GUEST_COM1_PORTS;
-}
-
-static bool is_pic(uint16_t port)
-{
-	return port == PIC_MASTER_CMD || port == PIC_MASTER_DATA ||
-	       port == PIC_SLAVE_CMD || port == PIC_SLAVE_DATA ||
-	       port == PIC_ELCR_MASTER || port == PIC_ELCR_SLAVE;
 }
 
 static void com1_io(struct guest *g, uint16_t port, bool in, uint32_t *value)
@@ -96,7 +83,7 @@ static bool platform_port(struct guest *g, uint16_t port, bool in,
 {
 	if (is_com1(port))
 		com1_io(g, port, in, value);
-	else if (is_pic(port))
+	else if (pic_owns_port(port))
 		pic_io(g, port, in, value);
 	else if (!acpi_pm_io(g, port, in, value) &&
 		 !reset_request(g, port, in, *value))
