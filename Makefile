@@ -75,11 +75,16 @@ usb-image: esp
 	tools/mkimg $(BUILD)/esp $(BUILD)/apfvisor-usb.img --gpt
 	@echo "write it with: dd if=$(BUILD)/apfvisor-usb.img of=/dev/sdX bs=4M"
 
-run: esp
-	tools/bochs-run $(BUILD)/esp --cpus 2
+# `make run`: the Linux guest with a shell on its console, in this terminal
+# (tools/bochs-run --interactive; Ctrl-] stops Bochs). Another guest:
+# make run CFG=tests/guests/hello.cfg
+run: CFG = guest/linux-shell.cfg
+run: guest esp
+	tools/bochs-run $(BUILD)/esp --cpus 2 --interactive
 
-run-kvm: esp
-	tools/qemu-run $(BUILD)/esp --kvm
+run-kvm: CFG = guest/linux-shell.cfg
+run-kvm: guest esp
+	tools/qemu-run $(BUILD)/esp --kvm --interactive
 
 test: all guest
 	tests/run-tests unit qemu bochs

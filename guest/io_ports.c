@@ -2,6 +2,7 @@
 #include "guest/io_ports.h"
 #include "guest/acpi_tables.h"
 #include "guest/interrupts.h"
+#include "arch/x86/cpu.h"
 
 #define KBC_COMMAND 0x64
 #define KBC_PULSE_RESET 0xfe
@@ -15,10 +16,12 @@ static bool is_com1(uint16_t port)
 
 static void com1_io(struct guest *g, uint16_t port, bool in, uint32_t *value)
 {
-	if (in)
+	if (in) {
 		*value = uart_read(&g->uart, port - GUEST_COM1_BASE);
-	else
+	} else {
 		uart_write(&g->uart, port - GUEST_COM1_BASE, (uint8_t)*value);
+		g->uart.last_out_tsc = rdtsc();
+	}
 	guest_update_irq_lines(g);
 }
 

@@ -145,6 +145,12 @@ uint8_t uart_read(struct uart *u, unsigned offset)
 	}
 }
 
+void uart_flush_idle(struct uart *u, uint64_t now, uint64_t idle_ticks)
+{
+	if (u->line_len && now - u->last_out_tsc >= idle_ticks)
+		uart_flush(u);
+}
+
 static void write_data(struct uart *u, uint8_t value)
 {
 	/* Transmission is instant: THR is empty again at once. */

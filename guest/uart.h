@@ -28,6 +28,7 @@ struct uart {
 	uart_line_sink sink;
 	uint64_t bytes_out;
 	uint64_t bytes_in;
+	uint64_t last_out_tsc;          /* when the last byte was written */
 };
 
 void uart_init(struct uart *u, uart_line_sink sink);
@@ -35,6 +36,11 @@ uint8_t uart_read(struct uart *u, unsigned offset);
 void uart_write(struct uart *u, unsigned offset, uint8_t value);
 /* Emits a partial last line, if any. */
 void uart_flush(struct uart *u);
+/*
+ * Emits a partial line that has waited idle_ticks since its last byte:
+ * a shell prompt has no newline but must still be seen.
+ */
+void uart_flush_idle(struct uart *u, uint64_t now, uint64_t idle_ticks);
 
 /* Queues a received byte; false when the FIFO is full (caller retries). */
 bool uart_receive(struct uart *u, uint8_t byte);

@@ -65,11 +65,17 @@ static bool interrupts_open(void)
 		 (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS));
 }
 
-/* Console input for the guest's COM1 comes from the host's COM1. */
+#define PROMPT_FLUSH_PER_SECOND 10
+
+/*
+ * Console input for the guest's COM1 comes from the host's COM1; a partial
+ * output line (a prompt) is shown after 100 ms without output.
+ */
 static void poll_console_input(struct guest *g)
 {
 	int c;
 
+	uart_flush_idle(&g->uart, rdtsc(), tsc_hz / PROMPT_FLUSH_PER_SECOND);
 	while (g->uart.rx_count < UART_RX_FIFO && (c = serial_read_byte()) >= 0)
 		uart_receive(&g->uart, (uint8_t)c);
 }

@@ -352,6 +352,22 @@ static void test_loopback(void **state)
 	assert_int_equal(uart_read(u, MSR), 0xb0);
 }
 
+static void test_flush_idle(void **state)
+{
+	struct uart *u = *state;
+
+	uart_write(u, THR, '$');
+	uart_write(u, THR, ' ');
+	u->last_out_tsc = 1000;
+	uart_flush_idle(u, 1050, 100);          /* not idle long enough */
+	assert_int_equal(nlines, 0);
+	uart_flush_idle(u, 1100, 100);
+	assert_int_equal(nlines, 1);
+	assert_string_equal(lines[0].text, "$ ");
+	uart_flush_idle(u, 5000, 100);          /* nothing left to flush */
+	assert_int_equal(nlines, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +385,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_interrupts, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_loopback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flush_idle, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_status_registers, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_scratch_and_mcr, setup,
