@@ -30,7 +30,7 @@ GUEST_BINS := $(GUEST_SRC:tests/guests/%.asm=$(BUILD)/guests/%.bin)
 .PHONY: all deps efi guests esp test test-unit test-qemu test-bochs run \
 	run-kvm usb-image clean
 
-all: deps efi guests unit-binaries
+all: deps efi guests unit-binaries host-tools
 
 deps:
 	@tools/install-deps
@@ -65,6 +65,7 @@ $(BUILD)/guests/%.bin: tests/guests/%.asm tests/guests/guest.inc
 	$(NASM) -f bin -w+all -Werror -Itests/guests/ $< -o $@
 
 include tests/unit/unit.mk
+include tools/tools.mk
 include guest/guest.mk
 
 # An ESP folder for CFG (a config file naming the guest files).

@@ -17,6 +17,7 @@
 #include "arch/x86/smp.h"
 #include "arch/x86/tsc.h"
 #include "guest/guest.h"
+#include "swap/blockdev_selftest.h"
 #include "vmx/vcpu_events.h"
 #include "lib/console.h"
 
@@ -179,6 +180,11 @@ NORETURN void hv_main(struct boot_info *bi)
 	discover_cpus(bi, bsp->apic_id);
 	hv_info("host TSC %llu kHz (measured against the PIT)",
 		(unsigned long long)(tsc_calibrate_hz() / 1000));
+	if (bi->cfg.debug_blockdev_selftest) {
+		/* No guest: the swap driver alone (runs without VT-x). */
+		blockdev_selftest_run(&bi->cfg);
+		platform_stop();
+	}
 	if (bi->cfg.debug_host_exception) {
 		/* Proves that a hypervisor bug ends in a dump, not a reset. */
 		hv_info("debug.host_exception: executing UD2 in the hypervisor");

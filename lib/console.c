@@ -71,10 +71,18 @@ void hv_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+static unsigned errors_printed;
+
+unsigned hv_error_count(void)
+{
+	return __atomic_load_n(&errors_printed, __ATOMIC_RELAXED);
+}
+
 void hv_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	__atomic_fetch_add(&errors_printed, 1, __ATOMIC_RELAXED);
 	va_start(ap, fmt);
 	vprint_line("apfvisor: error: ", fmt, ap);
 	va_end(ap);

@@ -24,5 +24,10 @@ void con_printf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 void hv_info(const char *fmt, ...) PRINTF_LIKE(1, 2);
 /* One line "apfvisor: error: <text>\n". */
 void hv_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/*
+ * How many error lines have been printed: lets a caller tell whether a
+ * function it called already explained a failure.
+ */
+unsigned hv_error_count(void);
 
 #endif

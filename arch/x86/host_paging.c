@@ -7,6 +7,7 @@
  * say, so device registers are never cached.
  */
 #include "arch/x86/host_paging.h"
+#include "arch/x86/cpu.h"
 #include "boot/hv_heap.h"
 #include "lib/string.h"
 
@@ -59,4 +60,34 @@ uint64_t host_paging_build(const struct boot_info *bi)
 		}
 	}
 	return pml4;
+}
+
+/* The table an entry points to, created (zeroed) when not present. */
+static uint64_t *next_table(uint64_t *entry)
+{
+	if (!(*entry & PTE_PRESENT))
+		*entry = hv_alloc_pages_low(1) | PTE_PRESENT | PTE_WRITE;
+	return table_at(*entry & ~0xfffull);
+}
+
+/*
+ * Firmware may put 64-bit PCI BARs far above RAM (OVMF: hundreds of GiB),
+ * beyond what host_paging_build mapped. Turning entries from not present
+ * to present needs no invalidation on any CPU (SDM Vol. 3A, 4.10.4.3).
+ */
+void host_paging_map_mmio(uint64_t base, uint64_t size)
+{
+	uint64_t *pml4_t = table_at(read_cr3() & ~0xfffull);
+	uint64_t end = ALIGN_UP(base + size, LARGE_PAGE_SIZE);
+
+	for (uint64_t pa = ALIGN_DOWN(base, LARGE_PAGE_SIZE); pa < end;
+	     pa += LARGE_PAGE_SIZE) {
+		uint64_t *pdpt = next_table(&pml4_t[(pa >> 39) & 511]);
+		uint64_t *pde = &next_table(&pdpt[(pa >> 30) & 511])
+					[(pa >> 21) & 511];
+
+		if (!(*pde & PTE_PRESENT))
+			*pde = pa | PTE_PRESENT | PTE_WRITE | PTE_LARGE |
+			       PTE_PCD | PTE_PWT;
+	}
 }

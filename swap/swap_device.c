@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Finding the swap device: probe the drivers swap.device allows, read the
+ * first page of what they find, and take the first device whose header
+ * checks out (swap/swap_format.c). The only I/O here is that one read.
+ */
+#include "swap/swap_device.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/tsc.h"
+#include "boot/hv_heap.h"
+#include "lib/console.h"
+#include "lib/string.h"
+#include "swap/ata.h"
+#include "swap/virtio_blk.h"
+
+/* Reading one page takes microseconds; a device silent this long is dead. */
+#define HEADER_READ_TIMEOUT_MS 10000
+/* Ticks per second assumed before tsc_calibrate_hz() has run. */
+#define UNCALIBRATED_TSC_HZ 1000000000ull
+#define ERR_LEN 160
+
+const char *swap_device_kind_name(enum swap_device_kind kind)
+{
+	switch (kind) {
+	case SWAP_DEVICE_AUTO: return "auto";
+	case SWAP_DEVICE_VIRTIO_BLK: return "virtio-blk";
+	case SWAP_DEVICE_ATA: return "ata";
+	default: return "none";
+	}
+}
+
+int blk_run_sync(struct blockdev *dev, enum blk_op op, uint64_t offset,
+		 uint64_t buffer_pa, unsigned timeout_ms)
+{
+	struct blk_request req = { .op = op, .offset = offset,
+				   .buffer_pa = buffer_pa };
+	uint64_t hz = tsc_hz ? tsc_hz : UNCALIBRATED_TSC_HZ;
+	uint64_t start = rdtsc(), limit = hz / 1000 * timeout_ms;
+	struct blk_completion c;
+
+	if (blk_submit(dev, &req))
+		return -1;
+	while (!blk_poll(dev, &c, 1)) {
+		if (rdtsc() - start > limit)
+			return -1;
+		cpu_relax();
+	}
+	return (int)c.status;
+}
+
+/*
+ * Reads and checks the header of dev. Returns 0 with *hdr filled, or -1
+ * with the reason in err. A device too small to hold a header is not read:
+ * the parser names that case from the size alone.
+ */
+static int check_device(struct blockdev *dev, uint8_t *page,
+			struct swap_header_info *hdr, char *err)
+{
+	int st = BLK_OK;
+
+	memset(page, 0, SWAP_HEADER_SIZE);
+	if (dev->size >= SWAP_HEADER_SIZE)
+		st = blk_run_sync(dev, BLK_READ, 0, (uint64_t)(uintptr_t)page,
+				  HEADER_READ_TIMEOUT_MS);
+	if (st < 0) {
+		str_copy(err, "reading the swap header timed out", ERR_LEN);
+		return -1;
+	}
+	if (st != BLK_OK) {
+		str_copy(err, "reading the swap header failed (I/O error)",
+			 ERR_LEN);
+		return -1;
+	}
+	return swap_header_parse(page, dev->size, hdr, err, ERR_LEN);
+}
+
+static void report(const struct blockdev *dev,
+		   const struct swap_header_info *hdr)
+{
+	char uuid[SWAP_UUID_STR_LEN];
+
+	swap_uuid_format(hdr->uuid, uuid);
+	hv_info("swap: %s, %llu MiB, %llu pages, uuid %s", dev->name,
+		(unsigned long long)(hdr->device_size >> 20),
+		(unsigned long long)hdr->page_count, uuid);
+}
+
+struct blockdev *swap_device_open(enum swap_device_kind kind,
+				  struct swap_header_info *hdr)
+{
+	struct blockdev *found[2];
+	char err[ARRAY_SIZE(found)][ERR_LEN];
+	unsigned n = 0, errors = hv_error_count();
+
+	if (kind == SWAP_DEVICE_NONE)
+		return NULL;
+	if (kind != SWAP_DEVICE_ATA && (found[n] = virtio_blk_probe()))
+		n++;
+	if (kind != SWAP_DEVICE_VIRTIO_BLK && (found[n] = ata_probe()))
+		n++;
+	/* A driver that rejected its device said why: "attach one" is wrong. */
+	if (!n && hv_error_count() == errors)
+		hv_error("swap: no swap device found (swap.device = %s): "
+			 "attach one (tools/*-run --swap IMAGE)",
+			 swap_device_kind_name(kind));
+	if (!n)
+		return NULL;
+	for (unsigned i = 0; i < n; i++) {
+		/* A page each: a read that timed out may still land later. */
+		uint8_t *page = (uint8_t *)(uintptr_t)hv_alloc_pages_low(1);
+
+		if (check_device(found[i], page, hdr, err[i]) == 0) {
+			report(found[i], hdr);
+			return found[i];
+		}
+	}
+	/* No device is usable: say why for each, never write to any. */
+	for (unsigned i = 0; i < n; i++)
+		hv_error("swap: %s: %s", found[i]->name, err[i]);
+	return NULL;
+}
