@@ -44,13 +44,19 @@ static inline uint32_t inl(uint16_t port)
 /* n 16-bit words from port to buf (REP INSW), e.g. an ATA PIO data block. */
 static inline void insw(uint16_t port, void *buf, size_t n)
 {
-	__asm__ volatile("rep insw" : "+D"(buf), "+c"(n) : "d"(port) : "memory");
+	__asm__ volatile("rep insw"
+			 : "+D"(buf), "+c"(n)
+			 : "d"(port)
+			 : "memory");
 }
 
 /* n 16-bit words from buf to port (REP OUTSW). */
 static inline void outsw(uint16_t port, const void *buf, size_t n)
 {
-	__asm__ volatile("rep outsw" : "+S"(buf), "+c"(n) : "d"(port) : "memory");
+	__asm__ volatile("rep outsw"
+			 : "+S"(buf), "+c"(n)
+			 : "d"(port)
+			 : "memory");
 }
 
 #endif
