@@ -117,10 +117,11 @@ static void read_wall_clock(struct boot_info *bi)
 /* Refusals that need no hardware: said before anything is allocated. */
 static EFI_STATUS check_memory_config(const struct hv_config *cfg)
 {
-	if (cfg->guest_memory > cfg->host_guest_frames) {
+	if (cfg->guest_memory > cfg->host_guest_frames &&
+	    cfg->swap_device == SWAP_DEVICE_NONE) {
 		hv_error("apfvisor.cfg: guest.memory (%llu MiB) is larger than "
-			 "host.guest_frames (%llu MiB): overcommit needs the "
-			 "paging daemon, which is not implemented yet",
+			 "host.guest_frames (%llu MiB): overcommit needs a swap "
+			 "device (swap.device = auto, virtio-blk or ata)",
 			 (unsigned long long)(cfg->guest_memory >> 20),
 			 (unsigned long long)(cfg->host_guest_frames >> 20));
 		return EFI_INVALID_PARAMETER;

@@ -19,6 +19,7 @@
 #include "guest/guest.h"
 #include "swap/blockdev_selftest.h"
 #include "vmx/vcpu_events.h"
+#include "swap/swap_daemon.h"
 #include "lib/console.h"
 
 static uint32_t cpu_apic_ids[MAX_HOST_CPUS];
@@ -90,8 +91,10 @@ static void ap_run_vcpu(struct percpu *cpu)
 /* The boot CPU's loop while APs run every vCPU. */
 static NORETURN void service_loop(struct guest *g)
 {
-	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < g->nvcpus)
+	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < g->nvcpus) {
+		swap_daemon_work(g);
 		cpu_relax();
+	}
 	finish(g);
 }
 
@@ -146,6 +149,7 @@ static NORETURN void run_guest(void *arg)
 	}
 	the_guest = g;
 	g->kick = vcpu_kick;
+	g->ept_flush = vcpu_ept_flush_all;
 	on_boot_cpu = start_vcpu_cpus(bi, g);
 	if (on_boot_cpu < 0) {
 		guest_end(g, false, "a host cpu for a vcpu did not start");

@@ -2,6 +2,7 @@
 #include "guest/guest.h"
 #include "guest/flat_loader.h"
 #include "guest/linux_loader.h"
+#include "swap/swap_daemon.h"
 #include "guest/cpuid.h"
 #include "guest/interrupts.h"
 #include "arch/x86/tsc.h"
@@ -93,6 +94,8 @@ struct guest *guest_create(const struct boot_info *bi)
 		     : !flat_loader_load(g, bi->kernel, bi->kernel_size,
 					 bi->cfg.guest_cmdline))
 		return NULL;
+	if (!swap_daemon_setup(g, bi))
+		return NULL;
 	for (unsigned i = 0; i < g->nvcpus; i++)
 		create_vcpu(g, i);
 	return g;
@@ -128,6 +131,25 @@ void guest_end_as(struct guest *g, enum guest_end_kind kind, bool clean,
 	va_start(ap, fmt);
 	record_end(g, kind, clean, fmt, ap);
 	va_end(ap);
+}
+
+int guest_write(struct guest *g, uint64_t gpa, const void *src, uint64_t len)
+{
+	/* A hypervisor write never spans more than a few pages: retry each. */
+	for (int attempt = 0; attempt < 4; attempt++) {
+		int rc;
+
+		spin_lock(&g->lock);
+		rc = guest_memory_write(&g->mem, gpa, src, len);
+		spin_unlock(&g->lock);
+		if (rc == 0)
+			return 0;
+		for (uint64_t p = ALIGN_DOWN(gpa, PAGE_SIZE); p < gpa + len;
+		     p += PAGE_SIZE)
+			if (swap_daemon_fault(g, p) != GUEST_FAULT_RESOLVED)
+				return -1;
+	}
+	return -1;
 }
 
 static void stat(const char *name, uint64_t value)
@@ -191,6 +213,7 @@ void guest_report(const struct guest *g)
 	stat("frames.in_use", frame_pool_in_use(&g->pool));
 	stat("frames.peak", g->pool.peak_in_use);
 	stat("frames.total", g->pool.total);
+	swap_daemon_report(g);
 	stat("uart.bytes_out", g->uart.bytes_out);
 	stat("uart.bytes_in", g->uart.bytes_in);
 	/* Under Bochs one TSC tick is one emulated instruction. */

@@ -52,6 +52,14 @@ struct guest {
 	struct pic pic;
 	/* Makes vCPU n look at its interrupt state soon (set by the core). */
 	void (*kick)(struct guest *g, unsigned n);
+	/*
+	 * EPT shootdown: after the daemon unmaps pages it bumps the
+	 * generation; every vCPU executes INVEPT before it enters the guest
+	 * with a newer generation than it has seen, and ept_flush (set by the
+	 * core) waits for the vCPUs in guest mode to do so.
+	 */
+	volatile uint64_t ept_generation;
+	void (*ept_flush)(struct guest *g);
 	unsigned nvcpus;
 	bool is_linux;                   /* a bzImage, not a flat test guest */
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
@@ -82,6 +90,13 @@ void guest_end(struct guest *g, bool clean, const char *fmt, ...)
 /* As guest_end, for a power-off or reset (printed as such). */
 void guest_end_as(struct guest *g, enum guest_end_kind kind, bool clean,
 		  const char *fmt, ...) PRINTF_LIKE(4, 5);
+
+/*
+ * Writes into guest RAM from the hypervisor (kvmclock, later the async-PF
+ * area), bringing the pages back first if the daemon evicted them.
+ * Returns 0, or -1 (outside RAM, or a page that cannot come back).
+ */
+int guest_write(struct guest *g, uint64_t gpa, const void *src, uint64_t len);
 
 /* Prints how the guest ended, then every counter, one per line. */
 void guest_report(const struct guest *g);

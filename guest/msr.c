@@ -59,11 +59,8 @@ static enum msr_result write_system_time(struct guest *g,
 	pvclock_fill(&ti, m->kvmclock_version, now,
 		     pvclock_ticks_to_ns(now - g->start_tsc, g->clock_scale),
 		     g->clock_scale, PVCLOCK_TSC_STABLE_BIT);
-	spin_lock(&g->lock);
-	int rc = guest_memory_write(&g->mem, value & KVMCLOCK_GPA_MASK, &ti,
-				    sizeof(ti));
-	spin_unlock(&g->lock);
-	return rc ? MSR_RAISE_GP : MSR_HANDLED;
+	return guest_write(g, value & KVMCLOCK_GPA_MASK, &ti, sizeof(ti))
+		       ? MSR_RAISE_GP : MSR_HANDLED;
 }
 
 /* The wall-clock time at kvmclock 0 (Documentation/virt/kvm/x86/msr.rst). */
@@ -74,10 +71,8 @@ static enum msr_result write_wall_clock(struct guest *g, uint64_t gpa)
 		.sec = (uint32_t)g->start_epoch_sec,
 	};
 
-	spin_lock(&g->lock);
-	int rc = guest_memory_write(&g->mem, gpa, &wc, sizeof(wc));
-	spin_unlock(&g->lock);
-	return rc ? MSR_RAISE_GP : MSR_HANDLED;
+	return guest_write(g, gpa, &wc, sizeof(wc)) ? MSR_RAISE_GP
+						    : MSR_HANDLED;
 }
 
 static bool kvmclock_offered(const struct guest *g)

@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "swap/guest_memory.h"
+/*
+ * Guest pages: set-up, the fault path and hypervisor writes. Eviction and
+ * I/O completions are in swap/guest_swap.c; both change states only through
+ * set_state (swap/guest_memory_internal.h).
+ */
+#include "swap/guest_memory_internal.h"
 #include "lib/string.h"
+
+/* meta.frame holds a frame number in 32 bits. */
+#define FRAME_PA_LIMIT (1ull << (32 + PAGE_SHIFT))
 
 void guest_memory_init(struct guest_memory *gm, uint64_t ram_size,
 		       uint8_t *state_storage, struct ept *ept,
@@ -13,11 +21,75 @@ void guest_memory_init(struct guest_memory *gm, uint64_t ram_size,
 	gm->ept = ept;
 	gm->pool = pool;
 	memset(gm->state, PAGE_UNTOUCHED, gm->npages);
+	gm->count[PAGE_UNTOUCHED] = gm->npages;
 }
 
-static uint8_t *frame_ptr(struct guest_memory *gm, uint64_t hpa)
+static bool watermarks_valid(const struct guest_memory *gm, uint64_t low,
+			     uint64_t high)
 {
-	return gm->ept->mem.phys_to_virt(gm->ept->mem.ctx, hpa);
+	return low && low <= high && high < gm->pool->total;
+}
+
+/*
+ * Default watermarks: keep 1/32 of the frames free, start at 1/64. Enough
+ * for a batch of swap-ins without the daemon running on every fault.
+ */
+static void default_watermarks(const struct guest_memory *gm, uint64_t *low,
+			       uint64_t *high)
+{
+	*high = MAX(gm->pool->total / 32, 2);
+	*low = MAX(*high / 2, 1);
+}
+
+static bool frames_fit_meta(const struct frame_pool *pool)
+{
+	for (unsigned i = 0; i < pool->nranges; i++) {
+		const struct frame_range *r = &pool->ranges[i];
+
+		if (r->base + r->frames * PAGE_SIZE > FRAME_PA_LIMIT)
+			return false;
+	}
+	return true;
+}
+
+/* meta for a page that is UNTOUCHED or RESIDENT: its frame, if any. */
+static bool init_meta(struct guest_memory *gm, uint64_t gfn)
+{
+	struct guest_page_meta *m = &gm->meta[gfn];
+	struct ept_mapping map;
+
+	*m = (struct guest_page_meta){ 0 };
+	if (gm->state[gfn] == PAGE_UNTOUCHED)
+		return true;
+	if (gm->state[gfn] != PAGE_RESIDENT ||
+	    !ept_lookup(gm->ept, gfn_gpa(gfn), &map))
+		return false;
+	m->frame = (uint32_t)(map.hpa >> PAGE_SHIFT);
+	return true;
+}
+
+int guest_memory_enable_swap(struct guest_memory *gm,
+			     const struct guest_swap_config *cfg)
+{
+	uint64_t low = cfg->low_free, high = cfg->high_free;
+
+	if (!low && !high)
+		default_watermarks(gm, &low, &high);
+	if (!cfg->meta || !cfg->slots || !cfg->io.submit ||
+	    !watermarks_valid(gm, low, high) || !frames_fit_meta(gm->pool))
+		return -1;
+	gm->meta = cfg->meta;
+	for (uint64_t gfn = 0; gfn < gm->npages; gfn++) {
+		if (!init_meta(gm, gfn)) {
+			gm->meta = NULL;
+			return -1;
+		}
+	}
+	gm->slots = cfg->slots;
+	gm->io = cfg->io;
+	gm->low_free = low;
+	gm->high_free = high;
+	return 0;
 }
 
 /* UNTOUCHED -> RESIDENT: a zeroed frame, mapped read/write/execute. */
@@ -28,30 +100,114 @@ static enum guest_fault_result zero_fill(struct guest_memory *gm, uint64_t gfn)
 	if (!frame_pool_alloc(gm->pool, &hpa))
 		return GUEST_FAULT_NO_FRAME;
 	memset(frame_ptr(gm, hpa), 0, PAGE_SIZE);
-	if (ept_map(gm->ept, gfn << PAGE_SHIFT, hpa, EPT_PAGE_4K, EPT_RWX)) {
+	if (map_frame(gm, gfn, hpa)) {
 		frame_pool_free(gm->pool, hpa);
 		return GUEST_FAULT_INTERNAL_ERROR;
 	}
-	gm->state[gfn] = PAGE_RESIDENT;
+	if (gm->meta)
+		gm->meta[gfn].frame = (uint32_t)(hpa >> PAGE_SHIFT);
+	set_state(gm, gfn, PAGE_RESIDENT);
 	gm->stats.zero_fills++;
 	return GUEST_FAULT_RESOLVED;
 }
 
-enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
-					   uint64_t gpa)
+/*
+ * A fault on a page being evicted cancels the eviction. Before its write
+ * started (the daemon is between unmapping and the flush) the frame still
+ * holds exactly the page: map it again. Once the write is in flight the
+ * frame must stay unmapped until the write is done, or the copy on disk
+ * might not be the guest's; the completion then maps it (io_done).
+ */
+static enum guest_fault_result fault_writeback(struct guest_memory *gm,
+					       uint64_t gfn)
 {
-	uint64_t gfn = gpa >> PAGE_SHIFT;
+	struct guest_page_meta *m = &gm->meta[gfn];
 
-	gm->stats.faults++;
-	if (gpa >= gm->ram_size)
-		return GUEST_FAULT_OUTSIDE_RAM;
+	if (!(m->flags & GPM_IO)) {
+		if (map_kept_frame(gm, gfn))
+			return GUEST_FAULT_INTERNAL_ERROR;
+		gm->stats.evictions_cancelled++;
+		return GUEST_FAULT_RESOLVED;
+	}
+	if (!(m->flags & GPM_CANCEL)) {
+		m->flags |= GPM_CANCEL;
+		gm->cancelled++;
+		gm->stats.evictions_cancelled++;
+	}
+	return GUEST_FAULT_WAIT_IO;
+}
+
+/* SWAPPED -> SWAPIN: a frame for the page and a read into it. */
+static enum guest_fault_result start_swapin(struct guest_memory *gm,
+					    uint64_t gfn)
+{
+	struct guest_page_meta *m = &gm->meta[gfn];
+	uint64_t hpa;
+
+	if (m->flags & GPM_LOST)
+		return GUEST_FAULT_IO_ERROR;
+	if (!frame_pool_alloc(gm->pool, &hpa))
+		return GUEST_FAULT_NO_FRAME;
+	m->frame = (uint32_t)(hpa >> PAGE_SHIFT);
+	set_state(gm, gfn, PAGE_SWAPIN);
+	gm->stats.reads_started++;
+	submit_io(gm, gfn, SWAP_IO_READ);
+	return GUEST_FAULT_SWAPIN_STARTED;
+}
+
+static enum guest_fault_result fault_page(struct guest_memory *gm,
+					  uint64_t gfn)
+{
 	switch (gm->state[gfn]) {
 	case PAGE_UNTOUCHED:
 		return zero_fill(gm, gfn);
 	case PAGE_RESIDENT:
 		return GUEST_FAULT_ALREADY_MAPPED;
+	}
+	/* Without swap no page can be in the other states. */
+	if (!gm->meta)
+		return GUEST_FAULT_INTERNAL_ERROR;
+	switch (gm->state[gfn]) {
+	case PAGE_WRITEBACK:
+		return fault_writeback(gm, gfn);
+	case PAGE_SWAPPED:
+		return start_swapin(gm, gfn);
+	case PAGE_SWAPIN:
+		/* Without I/O in flight only after a failed map_kept_frame. */
+		if (gm->meta[gfn].flags & GPM_IO)
+			return GUEST_FAULT_WAIT_IO;
+		return map_kept_frame(gm, gfn) ? GUEST_FAULT_INTERNAL_ERROR :
+						 GUEST_FAULT_RESOLVED;
 	default:
 		return GUEST_FAULT_INTERNAL_ERROR;
+	}
+}
+
+enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
+					   uint64_t gpa)
+{
+	enum guest_fault_result r;
+
+	gm->stats.faults++;
+	if (gpa >= gm->ram_size)
+		return GUEST_FAULT_OUTSIDE_RAM;
+	r = fault_page(gm, gpa >> PAGE_SHIFT);
+	if (r == GUEST_FAULT_WAIT_IO)
+		gm->stats.wait_io++;
+	else if (r == GUEST_FAULT_NO_FRAME)
+		gm->stats.no_frame++;
+	return r;
+}
+
+/*
+ * A write that does not go through EPT sets no dirty bit, so the daemon
+ * could not tell that the swap copy went stale: drop it now.
+ */
+static void written_by_host(struct guest_memory *gm, uint64_t gfn)
+{
+	if (gm->meta && (gm->meta[gfn].flags & GPM_SWAP_VALID)) {
+		release_slot(gm, gfn);
+		gm->stats.slots_freed_dirty++;
 	}
 }
 
@@ -72,7 +228,8 @@ int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 			return -1;
 		if (!ept_lookup(gm->ept, gpa, &m))
 			return -1;
-		memcpy(frame_ptr(gm, m.hpa) + off, from, chunk);
+		written_by_host(gm, gpa >> PAGE_SHIFT);
+		memcpy((uint8_t *)frame_ptr(gm, m.hpa) + off, from, chunk);
 		gpa += chunk;
 		from += chunk;
 		len -= chunk;
@@ -80,10 +237,75 @@ int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 	return 0;
 }
 
+void release_slot(struct guest_memory *gm, uint64_t gfn)
+{
+	struct guest_page_meta *m = &gm->meta[gfn];
+
+	if (m->flags & GPM_SLOT) {
+		swap_slots_free(gm->slots, m->slot);
+		gm->swap_full = false;
+	}
+	m->flags &= (uint8_t)~(GPM_SLOT | GPM_SWAP_VALID);
+}
+
+/*
+ * The id carries the page and a tag that changes with every submission, so
+ * a completion reported twice, or for an attempt already given up, is
+ * recognised instead of being taken for the current one.
+ */
+void submit_io(struct guest_memory *gm, uint64_t gfn, enum swap_io_op op)
+{
+	struct guest_page_meta *m = &gm->meta[gfn];
+	struct swap_io io = {
+		.op = op,
+		.slot = m->slot,
+		.gfn = gfn,
+		.frame_pa = meta_frame_pa(m),
+	};
+
+	m->io_tag++;
+	m->flags |= GPM_IO;
+	gm->io_in_flight++;
+	io.id = gfn << 16 | m->io_tag;
+	gm->io.submit(gm->io.ctx, &io);
+}
+
+bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa)
+{
+	return gm->meta && gpa < gm->ram_size &&
+	       (gm->meta[gpa >> PAGE_SHIFT].flags & GPM_IO);
+}
+
 enum guest_page_state guest_memory_page_state(const struct guest_memory *gm,
 					      uint64_t gpa)
 {
 	return (enum guest_page_state)gm->state[gpa >> PAGE_SHIFT];
+}
+
+static bool has_frame(enum guest_page_state s)
+{
+	return s == PAGE_RESIDENT || s == PAGE_WRITEBACK || s == PAGE_SWAPIN;
+}
+
+bool guest_memory_page_info(const struct guest_memory *gm, uint64_t gfn,
+			    struct guest_page_info *out)
+{
+	struct ept_mapping map;
+
+	if (gfn >= gm->npages)
+		return false;
+	*out = (struct guest_page_info){ .state = gm->state[gfn] };
+	if (gm->meta) {
+		const struct guest_page_meta *m = &gm->meta[gfn];
+
+		out->flags = m->flags;
+		out->slot = m->slot;
+		if (has_frame(out->state))
+			out->frame_pa = meta_frame_pa(m);
+	} else if (ept_lookup(gm->ept, gfn_gpa(gfn), &map)) {
+		out->frame_pa = map.hpa;
+	}
+	return true;
 }
 
 const char *guest_fault_result_name(enum guest_fault_result r)
@@ -93,6 +315,87 @@ const char *guest_fault_result_name(enum guest_fault_result r)
 	case GUEST_FAULT_OUTSIDE_RAM: return "outside guest RAM";
 	case GUEST_FAULT_NO_FRAME: return "no free host frame";
 	case GUEST_FAULT_ALREADY_MAPPED: return "page already mapped";
+	case GUEST_FAULT_WAIT_IO: return "waiting for swap I/O";
+	case GUEST_FAULT_SWAPIN_STARTED: return "swap-in started";
+	case GUEST_FAULT_IO_ERROR: return "swap read failed";
 	default: return "internal error";
 	}
+}
+
+#define STAT(name, field) { name, offsetof(struct guest_memory_stats, field) }
+
+static const struct {
+	const char *name;
+	size_t offset;
+} swap_stats[] = {
+	STAT("swap.outs", swap_outs),
+	STAT("swap.ins", swap_ins),
+	STAT("swap.zero_pages_skipped", zero_pages_skipped),
+	STAT("swap.clean_drops", clean_drops),
+	STAT("swap.evictions_cancelled", evictions_cancelled),
+	STAT("swap.evictions_aborted", evictions_aborted),
+	STAT("swap.slots_freed_dirty", slots_freed_dirty),
+	STAT("swap.writes_started", writes_started),
+	STAT("swap.reads_started", reads_started),
+	STAT("swap.io_errors", io_errors),
+	STAT("swap.io_retries", io_retries),
+	STAT("swap.write_failures", write_failures),
+	STAT("swap.read_failures", read_failures),
+	STAT("swap.stale_completions", stale_completions),
+	STAT("swap.full_events", swap_full_events),
+	STAT("swap.wait_io", wait_io),
+	STAT("swap.no_frame", no_frame),
+	STAT("swap.clock_scanned", clock_scanned),
+	STAT("swap.clock_referenced", clock_referenced),
+	STAT("swap.flushes", flushes),
+};
+
+void guest_memory_each_stat(const struct guest_memory *gm,
+			    void (*fn)(void *ctx, const char *name,
+				       uint64_t value),
+			    void *ctx)
+{
+	static const char *const pages[GUEST_PAGE_STATES] = {
+		"pages.untouched", "pages.resident", "pages.writeback",
+		"pages.swapped", "pages.swapin",
+	};
+	char name[64];
+
+	if (!gm->meta)
+		return;
+	for (unsigned i = 0; i < ARRAY_SIZE(swap_stats); i++)
+		fn(ctx, swap_stats[i].name,
+		   *(const uint64_t *)((const char *)&gm->stats +
+				       swap_stats[i].offset));
+	fn(ctx, "swap.slots_in_use", gm->slots->in_use);
+	fn(ctx, "swap.slots_peak", gm->slots->peak);
+	fn(ctx, "swap.slots_total", gm->slots->nslots);
+	for (unsigned i = 0; i < GUEST_PAGE_STATES; i++)
+		fn(ctx, pages[i], gm->count[i]);
+	for (unsigned from = 0; from < GUEST_PAGE_STATES; from++) {
+		for (unsigned to = 0; to < GUEST_PAGE_STATES; to++) {
+			if (!gm->stats.transitions[from][to])
+				continue;
+			str_copy(name, pages[from], sizeof(name));
+			str_copy(name + strlen(name), "_to_",
+				 sizeof(name) - strlen(name));
+			str_copy(name + strlen(name),
+				 guest_page_state_name(to),
+				 sizeof(name) - strlen(name));
+			fn(ctx, name, gm->stats.transitions[from][to]);
+		}
+	}
+}
+
+const char *guest_page_state_name(enum guest_page_state s)
+{
+	static const char *const names[GUEST_PAGE_STATES] = {
+		[PAGE_UNTOUCHED] = "untouched",
+		[PAGE_RESIDENT] = "resident",
+		[PAGE_WRITEBACK] = "writeback",
+		[PAGE_SWAPPED] = "swapped",
+		[PAGE_SWAPIN] = "swapin",
+	};
+
+	return (unsigned)s < GUEST_PAGE_STATES ? names[s] : "invalid";
 }

@@ -1,37 +1,146 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Guest RAM: the state of every guest page and the one place where it
- * changes (DESIGN.md, "Guest pages"). Today a page is UNTOUCHED until its
- * first access, which maps a zeroed frame from the pool (RESIDENT); the
- * paging daemon adds WRITEBACK, SWAPPED and SWAPIN. Pure C over struct
- * ept_memory, so tests/unit can drive it without hardware. The caller holds
- * the guest lock.
+ * changes (DESIGN.md, "Guest pages"). A page is UNTOUCHED until its first
+ * access, which maps a zeroed frame from the pool (RESIDENT). With swap
+ * enabled (guest_memory_enable_swap) the paging daemon evicts pages
+ * (WRITEBACK, then SWAPPED) and faults read them back (SWAPIN). Pure C over
+ * struct ept_memory, so tests/unit can drive it without hardware; I/O leaves
+ * through the caller's swap_io_ops and comes back via guest_memory_io_done.
+ * The caller holds the guest lock around every call.
+ *
+ * Transitions (each counted in stats.transitions[from][to]):
+ *   UNTOUCHED -> RESIDENT    first touch: zero-filled frame
+ *   RESIDENT  -> WRITEBACK   chosen by CLOCK: unmapped, frame kept
+ *   WRITEBACK -> RESIDENT    eviction cancelled by a fault before the write
+ *                            started; or, after the write: it had been
+ *                            cancelled, it failed, or the swap area is full
+ *   WRITEBACK -> SWAPPED     write done (or clean: valid copy, no write)
+ *   WRITEBACK -> UNTOUCHED   all-zero page: frame freed, nothing written
+ *   SWAPPED   -> SWAPIN      fault: read started into a fresh frame
+ *   SWAPIN    -> RESIDENT    read done: mapped, swap copy still valid
+ *   SWAPIN    -> SWAPPED     read failed for good: the page is lost
  */
 #ifndef SWAP_GUEST_MEMORY_H
 #define SWAP_GUEST_MEMORY_H
 
 #include "ept/ept.h"
 #include "swap/frame_pool.h"
+#include "swap/swap_slots.h"
 
 enum guest_page_state {
 	PAGE_UNTOUCHED = 0,     /* never accessed: zero-fill on first touch */
 	PAGE_RESIDENT,          /* backed by a frame, mapped in EPT */
-	PAGE_WRITEBACK,         /* chosen for eviction, write to swap in flight */
+	PAGE_WRITEBACK,         /* chosen for eviction: unmapped, frame kept */
 	PAGE_SWAPPED,           /* only on the swap device */
 	PAGE_SWAPIN,            /* read from swap in flight */
 };
+#define GUEST_PAGE_STATES 5
 
 enum guest_fault_result {
 	GUEST_FAULT_RESOLVED,           /* mapped: resume the guest */
 	GUEST_FAULT_OUTSIDE_RAM,        /* gpa is not guest RAM */
-	GUEST_FAULT_NO_FRAME,           /* pool empty and nothing to evict */
+	/*
+	 * The pool is empty. With swap: run guest_memory_evict_step, then
+	 * retry; fatal only when that frees nothing and no I/O is in flight.
+	 */
+	GUEST_FAULT_NO_FRAME,
 	GUEST_FAULT_ALREADY_MAPPED,     /* EPT permissions, not presence */
 	GUEST_FAULT_INTERNAL_ERROR,     /* EPT table allocation failed */
+	/*
+	 * An I/O of this page is in flight (its swap-in, or a write whose
+	 * eviction this fault has just cancelled): retry the access once
+	 * guest_memory_io_busy() is false.
+	 */
+	GUEST_FAULT_WAIT_IO,
+	/*
+	 * A swap-in was started. Either wait as for WAIT_IO (synchronous) or
+	 * resume the guest with an async "page not present".
+	 */
+	GUEST_FAULT_SWAPIN_STARTED,
+	/* The page could not be read back from swap: stop the guest. */
+	GUEST_FAULT_IO_ERROR,
 };
+
+enum swap_io_op {
+	SWAP_IO_READ,           /* slot -> frame */
+	SWAP_IO_WRITE,          /* frame -> slot */
+};
+
+/* One page of I/O for the caller to carry out (on swap/blockdev.h). */
+struct swap_io {
+	enum swap_io_op op;
+	uint32_t slot;
+	uint64_t gfn;
+	uint64_t frame_pa;      /* host-physical, 4 KiB */
+	uint64_t id;            /* pass to guest_memory_io_done */
+};
+
+struct swap_io_ops {
+	/*
+	 * Starts one I/O. It cannot fail: the caller queues what the device
+	 * cannot take yet. The completion is reported later, never from
+	 * inside submit.
+	 */
+	void (*submit)(void *ctx, const struct swap_io *io);
+	/*
+	 * Called once per eviction batch, after the victims were unmapped
+	 * and before their frames are read or freed: returns once no CPU
+	 * can use a stale translation (INVEPT here, plus IPIs to the other
+	 * vCPU CPUs). It may drop and retake the guest lock; faults meanwhile
+	 * are handled. NULL when there is nothing to flush (tests).
+	 */
+	void (*flush)(void *ctx);
+	void *ctx;
+};
+
+/*
+ * Per-page swap metadata, one per guest page, allocated by the caller: 12
+ * bytes, i.e. 0.3% of guest RAM. frame is a host frame number (pa >> 12).
+ */
+struct guest_page_meta {
+	uint32_t slot;          /* valid with GPM_SLOT */
+	uint32_t frame;         /* valid while RESIDENT, WRITEBACK, SWAPIN */
+	uint16_t io_tag;        /* tells the current I/O from stale ones */
+	uint8_t flags;          /* GPM_* */
+	uint8_t tries;          /* failed attempts of the current I/O */
+};
+
+#define GPM_SLOT        BIT(0)  /* owns meta.slot */
+#define GPM_SWAP_VALID  BIT(1)  /* the slot holds the page's contents */
+#define GPM_IO          BIT(2)  /* an I/O of the page is in flight */
+#define GPM_CANCEL      BIT(3)  /* WRITEBACK: stay resident after the write */
+#define GPM_LOST        BIT(4)  /* SWAPPED: the slot could not be read */
+
+/* Attempts of one I/O before it is given up. */
+#define GUEST_IO_TRIES 3
+/* Victims unmapped per flush. */
+#define GUEST_EVICT_BATCH 32
 
 struct guest_memory_stats {
 	uint64_t faults;                /* EPT violations seen */
 	uint64_t zero_fills;            /* UNTOUCHED -> RESIDENT */
+	uint64_t swap_outs;             /* writes done: -> SWAPPED */
+	uint64_t swap_ins;              /* reads done: SWAPIN -> RESIDENT */
+	uint64_t zero_pages_skipped;    /* all-zero victims: -> UNTOUCHED */
+	uint64_t clean_drops;           /* valid swap copy: no write */
+	uint64_t evictions_cancelled;   /* a fault on a WRITEBACK page */
+	uint64_t evictions_aborted;     /* no slot for the victim */
+	uint64_t slots_freed_dirty;     /* swap copy stale: slot released */
+	uint64_t writes_started;        /* first attempts only */
+	uint64_t reads_started;
+	uint64_t io_errors;             /* failed completions */
+	uint64_t io_retries;            /* failed I/Os submitted again */
+	uint64_t write_failures;        /* given up: page stays resident */
+	uint64_t read_failures;         /* given up: page lost */
+	uint64_t stale_completions;     /* io_done with an unknown id */
+	uint64_t swap_full_events;      /* eviction stopped: no free slot */
+	uint64_t wait_io;               /* faults answered WAIT_IO */
+	uint64_t no_frame;              /* faults answered NO_FRAME */
+	uint64_t clock_scanned;         /* resident pages the hand passed */
+	uint64_t clock_referenced;      /* ... spared: accessed bit was set */
+	uint64_t flushes;
+	uint64_t transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
 };
 
 struct guest_memory {
@@ -41,6 +150,49 @@ struct guest_memory {
 	struct ept *ept;
 	struct frame_pool *pool;
 	struct guest_memory_stats stats;
+	uint64_t count[GUEST_PAGE_STATES];      /* pages in each state */
+	/* Swap: all zero until guest_memory_enable_swap. */
+	struct guest_page_meta *meta;
+	struct swap_slots *slots;
+	struct swap_io_ops io;
+	uint64_t low_free, high_free;   /* watermarks, in frames */
+	uint64_t hand;                  /* CLOCK: next gfn to look at */
+	uint64_t cancelled;             /* WRITEBACK pages with GPM_CANCEL */
+	uint64_t io_in_flight;
+	uint64_t batch[GUEST_EVICT_BATCH];
+	bool evicting;                  /* an evict step is under way */
+	bool swap_full;                 /* the last slot allocation failed */
+	bool swap_full_reported;
+};
+
+struct guest_swap_config {
+	struct guest_page_meta *meta;   /* npages entries, any contents */
+	struct swap_slots *slots;       /* initialised, all free */
+	struct swap_io_ops io;
+	/*
+	 * Evict when free frames fall below low_free, until high_free are
+	 * free (frames under writeback count as free). Both 0: defaults.
+	 */
+	uint64_t low_free, high_free;
+};
+
+struct guest_evict_result {
+	unsigned victims;               /* pages unmapped for eviction */
+	unsigned writes;                /* writes started */
+	unsigned clean_drops;
+	unsigned zero_pages;
+	unsigned cancelled;             /* by a fault during the flush */
+	unsigned aborted;               /* put back: no free slot */
+	bool swap_full;                 /* stopped for want of a slot */
+	bool report_swap_full;          /* first time for this guest */
+};
+
+/* What a page looks like from outside (tests, debug dumps). */
+struct guest_page_info {
+	enum guest_page_state state;
+	uint8_t flags;                  /* GPM_*, 0 without swap */
+	uint32_t slot;                  /* with GPM_SLOT */
+	uint64_t frame_pa;              /* 0 when the page has no frame */
 };
 
 /* state_storage holds ram_size / 4 KiB bytes. */
@@ -48,17 +200,68 @@ void guest_memory_init(struct guest_memory *gm, uint64_t ram_size,
 		       uint8_t *state_storage, struct ept *ept,
 		       struct frame_pool *pool);
 
+/*
+ * Turns on eviction. Pages already resident stay so; every other page must
+ * be UNTOUCHED. Returns 0, or -1 (bad watermarks, a page in another state,
+ * a frame above 2^44 that meta.frame cannot hold).
+ */
+int guest_memory_enable_swap(struct guest_memory *gm,
+			     const struct guest_swap_config *cfg);
+
 /* An EPT violation at gpa: bring the page in. */
 enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
 					   uint64_t gpa);
 
-/* Copies len bytes into guest RAM at gpa, making the pages resident. */
+/*
+ * Copies len bytes into guest RAM at gpa, making untouched pages resident;
+ * -1 when a page is outside RAM, cannot get a frame or is not resident.
+ * The write bypasses EPT, so it invalidates the pages' swap copies itself.
+ */
 int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 		       uint64_t len);
+
+/* True when free frames are below the low watermark. */
+bool guest_memory_needs_eviction(const struct guest_memory *gm);
+
+/*
+ * The paging daemon's step: evicts until free frames (counting writes in
+ * flight) reach the high watermark, at most max_pages victims, in batches
+ * of GUEST_EVICT_BATCH (one flush each). Returns the frames freed or being
+ * freed: 0 means no progress (nothing evictable, swap full, or another step
+ * is under way). res may be NULL.
+ */
+unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
+				 struct guest_evict_result *res);
+
+/*
+ * The I/O with this id has finished. A failed I/O is submitted again up to
+ * GUEST_IO_TRIES attempts in all. Returns 0; -1 for an id that is not in
+ * flight (stale or bogus: ignored, counted); -2 when the page could not be
+ * mapped again (EPT failure: stop the guest).
+ */
+int guest_memory_io_done(struct guest_memory *gm, uint64_t id, bool ok);
+
+/* True while an I/O of the page at gpa is in flight. */
+bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa);
 
 enum guest_page_state guest_memory_page_state(const struct guest_memory *gm,
 					      uint64_t gpa);
 
+/* Fills *out for the page with number gfn; false when outside RAM. */
+bool guest_memory_page_info(const struct guest_memory *gm, uint64_t gfn,
+			    struct guest_page_info *out);
+
 const char *guest_fault_result_name(enum guest_fault_result r);
+const char *guest_page_state_name(enum guest_page_state s);
+
+/*
+ * Calls fn with every swap counter under its stat name ("swap.outs", ...),
+ * then the pages in each state ("pages.resident", ...) and every transition
+ * that happened ("pages.resident_to_writeback", ...). Nothing without swap.
+ */
+void guest_memory_each_stat(const struct guest_memory *gm,
+			    void (*fn)(void *ctx, const char *name,
+				       uint64_t value),
+			    void *ctx);
 
 #endif

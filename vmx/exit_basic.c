@@ -6,6 +6,7 @@
 #include "arch/x86/platform.h"
 #include "guest/cpuid.h"
 #include "guest/guest.h"
+#include "swap/swap_daemon.h"
 #include "vmx/vcpu_events.h"
 #include "arch/x86/lapic.h"
 #include "lib/console.h"
@@ -112,12 +113,15 @@ enum exit_action handle_interrupt_window(struct vcpu *v,
 	return EXIT_RESUME;
 }
 
-/* The APIC timer is due, or it is time to poll input: see vcpu_events.c. */
+/*
+ * The APIC timer is due, or it is time to poll input (vcpu_events.c) and,
+ * without a service CPU, to run the paging daemon.
+ */
 enum exit_action handle_preemption_timer(struct vcpu *v,
 					 const struct vmx_exit *e)
 {
-	(void)v;
 	(void)e;
+	swap_daemon_work(v->guest);
 	return EXIT_RESUME;
 }
 

@@ -7,6 +7,7 @@
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"
 #include "guest/guest.h"
+#include "swap/swap_daemon.h"
 #include "lib/console.h"
 
 #define EPT_QUAL_READ BIT(0)
@@ -26,11 +27,9 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 	uint64_t gpa = vmcs_read(VMCS_GUEST_PHYSICAL_ADDRESS);
 	enum guest_fault_result r;
 
-	spin_lock(&g->lock);
-	r = guest_memory_fault(&g->mem, gpa);
-	spin_unlock(&g->lock);
-	if (r == GUEST_FAULT_RESOLVED)
-		return EXIT_RESUME;
+	r = swap_daemon_fault(g, gpa);
+	if (r == GUEST_FAULT_RESOLVED || g->ended)
+		return g->ended ? EXIT_STOP : EXIT_RESUME;
 	if (r == GUEST_FAULT_OUTSIDE_RAM) {
 		guest_end(g, false,
 			  "access outside guest RAM: gpa 0x%016llx %s, rip 0x%llx",

@@ -154,8 +154,10 @@ void vcpu_run(struct vcpu *v)
 		    !restart_after_init(v))
 			return;
 		vcpu_prepare_entry(v);
+		vcpu_enter_guest_mode(v);
 		int rc = vmx_run(&v->regs, v->launched);
 
+		__atomic_store_n(&v->in_guest, false, __ATOMIC_RELEASE);
 		if (rc != VMX_RUN_EXITED) {
 			report_entry_failure(v, rc);
 			return;

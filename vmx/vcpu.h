@@ -33,6 +33,8 @@ struct vcpu {
 	struct guest *guest;
 	struct percpu *host;
 	uint64_t vmcs_pa;
+	volatile bool in_guest;         /* between VM entry and exit */
+	volatile uint64_t ept_seen;     /* ept_generation flushed up to */
 	struct vcpu_stats stats;
 };
 

@@ -17,6 +17,7 @@
 #include "arch/x86/tsc.h"
 #include "guest/guest.h"
 #include "guest/interrupts.h"
+#include "swap/swap_daemon.h"
 
 #define POLL_INTERVALS_PER_SECOND 100
 #define NMI_VECTOR 2
@@ -145,6 +146,8 @@ void vcpu_block_until_event(struct vcpu *v)
 	while (!g->ended) {
 		struct pending_interrupt pi;
 
+		swap_daemon_work(g);
+
 		spin_lock(&g->lock);
 		if (v->id == 0)
 			poll_console_input(g);
@@ -186,4 +189,45 @@ void vcpu_kick(struct guest *g, unsigned n)
 	/* A vCPU in guest mode leaves it on the IPI (external-interrupt exit). */
 	if (v && v->host && v->host != this_cpu())
 		lapic_send_fixed(v->host->apic_id, HV_KICK_VECTOR);
+}
+
+/*
+ * Dekker-style with vcpu_ept_flush_all: the vCPU publishes in_guest before
+ * it reads the generation, the flusher publishes the generation before it
+ * reads in_guest (both sequentially consistent). So either this vCPU sees
+ * the new generation and flushes, or the flusher sees it in guest mode and
+ * waits for it.
+ */
+void vcpu_enter_guest_mode(struct vcpu *v)
+{
+	uint64_t gen;
+
+	__atomic_store_n(&v->in_guest, true, __ATOMIC_SEQ_CST);
+	gen = __atomic_load_n(&v->guest->ept_generation, __ATOMIC_SEQ_CST);
+	if (v->ept_seen != gen) {
+		invept(INVEPT_SINGLE_CONTEXT, ept_pointer(&v->guest->ept));
+		__atomic_store_n(&v->ept_seen, gen, __ATOMIC_RELEASE);
+	}
+}
+
+void vcpu_ept_flush_all(struct guest *g)
+{
+	uint64_t gen = __atomic_load_n(&g->ept_generation, __ATOMIC_SEQ_CST);
+
+	spin_unlock(&g->lock);
+	for (unsigned n = 0; n < g->nvcpus; n++) {
+		struct vcpu *v = g->vcpus[n];
+		bool kicked = false;
+
+		if (!v || v->host == this_cpu())
+			continue;       /* this CPU flushes before it enters */
+		while (__atomic_load_n(&v->in_guest, __ATOMIC_SEQ_CST) &&
+		       __atomic_load_n(&v->ept_seen, __ATOMIC_ACQUIRE) < gen) {
+			if (!kicked)
+				vcpu_kick(g, n);
+			kicked = true;
+			cpu_relax();
+		}
+	}
+	spin_lock(&g->lock);
 }

@@ -77,12 +77,12 @@ def test_bad_value_names_line(ctx):
     run.expect_status(1)
 
 
-def test_overcommit_refused_without_paging_daemon(ctx):
+def test_overcommit_refused_without_swap_device(ctx):
     run = ctx.boot_cfg("guest.kernel = hello.bin\nguest.memory = 64M\n"
                        "host.guest_frames = 16M\n", timeout=120)
     run.expect_line("apfvisor: error: apfvisor.cfg: guest.memory (64 MiB) is "
                     "larger than host.guest_frames (16 MiB): overcommit needs "
-                    "the paging daemon, which is not implemented yet")
+                    "a swap device (swap.device = auto, virtio-blk or ata)")
     run.expect_line("apfvisor: exiting to firmware with status "
                     "EFI_INVALID_PARAMETER")
     run.expect_status(1)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * swap/guest_memory.c: first-touch zero fill, page states, faults outside
- * RAM, pool exhaustion, EPT table failure, writes across pages, counters.
+ * RAM, pool exhaustion, EPT table failure, writes across pages, counters;
+ * and that without swap enabled the swap side stays out of the way.
+ * (With swap: test_guest_swap*.c and test_guest_memory_model.c.)
  * EPT tables and guest frames are both fake physical memory (ept_fake.h),
  * with phys != virt; the frames start out as garbage.
  */
@@ -373,6 +375,78 @@ static void test_result_names(void **state)
 			    "page already mapped");
 	assert_string_equal(guest_fault_result_name(GUEST_FAULT_INTERNAL_ERROR),
 			    "internal error");
+	assert_string_equal(guest_fault_result_name(GUEST_FAULT_WAIT_IO),
+			    "waiting for swap I/O");
+	assert_string_equal(guest_fault_result_name(GUEST_FAULT_SWAPIN_STARTED),
+			    "swap-in started");
+	assert_string_equal(guest_fault_result_name(GUEST_FAULT_IO_ERROR),
+			    "swap read failed");
+	assert_string_equal(guest_fault_result_name(
+				    (enum guest_fault_result)99),
+			    "internal error");
+	assert_string_equal(guest_page_state_name(PAGE_UNTOUCHED), "untouched");
+	assert_string_equal(guest_page_state_name(PAGE_RESIDENT), "resident");
+	assert_string_equal(guest_page_state_name(PAGE_WRITEBACK), "writeback");
+	assert_string_equal(guest_page_state_name(PAGE_SWAPPED), "swapped");
+	assert_string_equal(guest_page_state_name(PAGE_SWAPIN), "swapin");
+	assert_string_equal(guest_page_state_name(
+				    (enum guest_page_state)GUEST_PAGE_STATES),
+			    "invalid");
+}
+
+/* Zero fills are transitions too: counted per state and per transition. */
+static void test_state_counts(void **state)
+{
+	struct gm_fixture *g = gm_new(state, 4);
+	const struct guest_memory_stats *st = &g->gm.stats;
+
+	assert_int_equal(g->gm.count[PAGE_UNTOUCHED], RAM_PAGES);
+	assert_int_equal(guest_memory_fault(&g->gm, 0x1000),
+			 GUEST_FAULT_RESOLVED);
+	assert_int_equal(guest_memory_write(&g->gm, 0x2000, "x", 1), 0);
+	assert_int_equal(g->gm.count[PAGE_UNTOUCHED], RAM_PAGES - 2);
+	assert_int_equal(g->gm.count[PAGE_RESIDENT], 2);
+	assert_int_equal(st->transitions[PAGE_UNTOUCHED][PAGE_RESIDENT], 2);
+	for (unsigned a = 0; a < GUEST_PAGE_STATES; a++)
+		for (unsigned b = 0; b < GUEST_PAGE_STATES; b++)
+			if (a != PAGE_UNTOUCHED || b != PAGE_RESIDENT)
+				assert_int_equal(st->transitions[a][b], 0);
+}
+
+/* Without swap: no eviction, no I/O, page info from the EPT itself. */
+static void test_no_swap(void **state)
+{
+	struct gm_fixture *g = gm_new(state, 2);
+	struct guest_evict_result res;
+	struct guest_page_info info;
+	uint64_t hpa;
+
+	assert_int_equal(guest_memory_fault(&g->gm, 0x0000),
+			 GUEST_FAULT_RESOLVED);
+	assert_int_equal(guest_memory_fault(&g->gm, 0x1000),
+			 GUEST_FAULT_RESOLVED);
+	assert_null(g->gm.meta);
+	assert_false(guest_memory_needs_eviction(&g->gm));
+	assert_int_equal(guest_memory_evict_step(&g->gm, 100, &res), 0);
+	assert_int_equal(res.victims, 0);
+	assert_int_equal(guest_memory_page_state(&g->gm, 0), PAGE_RESIDENT);
+	assert_false(guest_memory_io_busy(&g->gm, 0));
+	assert_int_equal(guest_memory_io_done(&g->gm, 0, true), -1);
+	assert_int_equal(g->gm.stats.stale_completions, 1);
+
+	mapped_frame(g, 0x1000, &hpa);
+	assert_true(guest_memory_page_info(&g->gm, 1, &info));
+	assert_int_equal(info.state, PAGE_RESIDENT);
+	assert_int_equal(info.frame_pa, hpa);
+	assert_int_equal(info.flags, 0);
+	assert_true(guest_memory_page_info(&g->gm, 2, &info));
+	assert_int_equal(info.state, PAGE_UNTOUCHED);
+	assert_int_equal(info.frame_pa, 0);
+	assert_false(guest_memory_page_info(&g->gm, RAM_PAGES, &info));
+	/* The pool is empty and stays so: nothing is evicted. */
+	assert_int_equal(guest_memory_fault(&g->gm, 0x2000),
+			 GUEST_FAULT_NO_FRAME);
+	assert_int_equal(g->gm.stats.no_frame, 1);
 }
 
 int main(void)
@@ -391,6 +465,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_write_across_pages, teardown),
 		cmocka_unit_test_teardown(test_write_errors, teardown),
 		cmocka_unit_test(test_result_names),
+		cmocka_unit_test_teardown(test_state_counts, teardown),
+		cmocka_unit_test_teardown(test_no_swap, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

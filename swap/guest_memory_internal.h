@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Helpers shared by swap/guest_memory.c (faults, writes) and
+ * swap/guest_swap.c (eviction, I/O completions). Not for other callers:
+ * every state change goes through set_state here.
+ */
+#ifndef SWAP_GUEST_MEMORY_INTERNAL_H
+#define SWAP_GUEST_MEMORY_INTERNAL_H
+
+#include "swap/guest_memory.h"
+
+/* The one place where a page changes state; counts the transition. */
+static inline void set_state(struct guest_memory *gm, uint64_t gfn,
+			     enum guest_page_state to)
+{
+	enum guest_page_state from = gm->state[gfn];
+
+	gm->stats.transitions[from][to]++;
+	gm->count[from]--;
+	gm->count[to]++;
+	gm->state[gfn] = (uint8_t)to;
+}
+
+static inline uint64_t gfn_gpa(uint64_t gfn)
+{
+	return gfn << PAGE_SHIFT;
+}
+
+static inline uint64_t meta_frame_pa(const struct guest_page_meta *m)
+{
+	return (uint64_t)m->frame << PAGE_SHIFT;
+}
+
+static inline void *frame_ptr(const struct guest_memory *gm, uint64_t pa)
+{
+	return gm->ept->mem.phys_to_virt(gm->ept->mem.ctx, pa);
+}
+
+/* Maps gfn to frame pa read/write/execute; 0 or ept_map's error. */
+static inline int map_frame(struct guest_memory *gm, uint64_t gfn, uint64_t pa)
+{
+	return ept_map(gm->ept, gfn_gpa(gfn), pa, EPT_PAGE_4K, EPT_RWX);
+}
+
+/*
+ * -> RESIDENT with the frame the page kept while unmapped (WRITEBACK, or
+ * SWAPIN once read). The mapping cannot fail in practice: the page was
+ * mapped before, so its tables exist. Should it fail, the page stays as it
+ * was with no I/O in flight, and the next fault on it tries again.
+ */
+static inline int map_kept_frame(struct guest_memory *gm, uint64_t gfn)
+{
+	if (map_frame(gm, gfn, meta_frame_pa(&gm->meta[gfn])))
+		return -1;
+	set_state(gm, gfn, PAGE_RESIDENT);
+	return 0;
+}
+
+/* The page's swap copy is stale or unwanted: give its slot back. */
+void release_slot(struct guest_memory *gm, uint64_t gfn);
+
+/* Hands one I/O of gfn to the caller, with a fresh id. */
+void submit_io(struct guest_memory *gm, uint64_t gfn, enum swap_io_op op);
+
+#endif

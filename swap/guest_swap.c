@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The paging daemon's side of guest pages: choosing victims (CLOCK over the
+ * EPT accessed bits), deciding what each needs (nothing, or a write), and
+ * finishing I/O. Faults are in swap/guest_memory.c.
+ *
+ * An eviction has two halves around one flush per batch. First the victims
+ * are unmapped (RESIDENT -> WRITEBACK): the dirty bit read atomically with
+ * the unmap is final, since a CPU holding a translation with the bit clear
+ * must update the entry to set it (SDM Vol. 3C, "Accessed and Dirty Flags
+ * for EPT"), finds it not present, and exits. Then, after the flush, no
+ * CPU can write the frames through a stale translation any more, so the
+ * contents can be judged (all zero?) and written, and frames freed.
+ *
+ * The swap copy of a page goes stale when the guest writes the page. A
+ * write through a present EPT entry gives no exit, only the dirty bit, so
+ * the rule is: the page's slot is freed when the daemon finds the dirty bit
+ * set while the copy is valid - as the CLOCK hand passes the page, or when
+ * it unmaps it - and a later eviction writes it to a new slot. The bit is
+ * never cleared on a mapped page (that would need a flush to be reliable):
+ * every mapping of a page with a valid copy starts with the bit clear (a
+ * swap-in, or the end of a cancelled write). Writes by the hypervisor do not
+ * set the bit; guest_memory_write frees the slot itself.
+ */
+#include "swap/guest_memory_internal.h"
+
+/* Free frames, counting those that writes in flight will free. */
+static uint64_t free_frames(const struct guest_memory *gm)
+{
+	return gm->pool->nfree + gm->count[PAGE_WRITEBACK] - gm->cancelled;
+}
+
+bool guest_memory_needs_eviction(const struct guest_memory *gm)
+{
+	return gm->meta && free_frames(gm) < gm->low_free;
+}
+
+static bool frame_is_zero(const struct guest_memory *gm, uint64_t pa)
+{
+	const uint64_t *w = frame_ptr(gm, pa);
+
+	for (unsigned i = 0; i < PAGE_SIZE / sizeof(*w); i++)
+		if (w[i])
+			return false;
+	return true;
+}
+
+static void check_dirty(struct guest_memory *gm, uint64_t gfn, bool dirty)
+{
+	if (dirty && (gm->meta[gfn].flags & GPM_SWAP_VALID)) {
+		release_slot(gm, gfn);
+		gm->stats.slots_freed_dirty++;
+	}
+}
+
+/*
+ * While the swap area is full, a page that would need a write cannot go.
+ * The contents are only peeked at here (the guest may still change them);
+ * the real check comes after the flush.
+ */
+static bool unevictable_now(const struct guest_memory *gm, uint64_t gfn)
+{
+	const struct guest_page_meta *m = &gm->meta[gfn];
+
+	return gm->swap_full && !(m->flags & GPM_SWAP_VALID) &&
+	       !frame_is_zero(gm, meta_frame_pa(m));
+}
+
+/*
+ * CLOCK: the hand passes the pages in gfn order. A resident page whose
+ * accessed bit is set loses it and is spared this time round; one whose
+ * bit is clear is the victim. The bits cleared here reach the other CPUs'
+ * TLBs with the batch's flush, so the next round sees fresh accesses.
+ */
+static bool clock_victim(struct guest_memory *gm, uint64_t *scan_left,
+			 uint64_t *victim)
+{
+	while (*scan_left) {
+		uint64_t gfn = gm->hand;
+		struct ept_mapping map;
+
+		gm->hand = gfn + 1 == gm->npages ? 0 : gfn + 1;
+		(*scan_left)--;
+		if (gm->state[gfn] != PAGE_RESIDENT ||
+		    !ept_lookup(gm->ept, gfn_gpa(gfn), &map))
+			continue;
+		gm->stats.clock_scanned++;
+		check_dirty(gm, gfn, map.dirty);
+		if (map.accessed &&
+		    ept_test_and_clear_accessed(gm->ept, gfn_gpa(gfn))) {
+			gm->stats.clock_referenced++;
+			continue;
+		}
+		if (unevictable_now(gm, gfn))
+			continue;
+		*victim = gfn;
+		return true;
+	}
+	return false;
+}
+
+/* RESIDENT -> WRITEBACK: out of the guest's reach; the frame stays. */
+static bool unmap_victim(struct guest_memory *gm, uint64_t gfn)
+{
+	struct ept_mapping old;
+
+	if (ept_unmap(gm->ept, gfn_gpa(gfn), &old))
+		return false;
+	check_dirty(gm, gfn, old.dirty);
+	set_state(gm, gfn, PAGE_WRITEBACK);
+	return true;
+}
+
+static unsigned select_batch(struct guest_memory *gm, unsigned want,
+			     uint64_t *scan_left)
+{
+	unsigned n = 0;
+	uint64_t gfn;
+
+	while (n < want && clock_victim(gm, scan_left, &gfn))
+		if (unmap_victim(gm, gfn))
+			gm->batch[n++] = gfn;
+	return n;
+}
+
+static void drop_frame(struct guest_memory *gm, uint64_t gfn,
+		       enum guest_page_state to)
+{
+	frame_pool_free(gm->pool, meta_frame_pa(&gm->meta[gfn]));
+	set_state(gm, gfn, to);
+}
+
+static void note_swap_full(struct guest_memory *gm,
+			   struct guest_evict_result *res)
+{
+	if (!gm->swap_full) {
+		gm->swap_full = true;
+		gm->stats.swap_full_events++;
+	}
+	res->swap_full = true;
+	if (!gm->swap_full_reported) {
+		gm->swap_full_reported = true;
+		res->report_swap_full = true;
+	}
+}
+
+/* A write to a fresh slot, or, with none free, the page goes back. */
+static void start_write(struct guest_memory *gm, uint64_t gfn,
+			struct guest_evict_result *res)
+{
+	struct guest_page_meta *m = &gm->meta[gfn];
+
+	if (!swap_slots_alloc(gm->slots, &m->slot)) {
+		note_swap_full(gm, res);
+		map_kept_frame(gm, gfn);
+		gm->stats.evictions_aborted++;
+		res->aborted++;
+		return;
+	}
+	m->flags |= GPM_SLOT;
+	gm->stats.writes_started++;
+	res->writes++;
+	submit_io(gm, gfn, SWAP_IO_WRITE);
+}
+
+/* After the flush: what a victim needs. */
+static void finish_victim(struct guest_memory *gm, uint64_t gfn,
+			  struct guest_evict_result *res)
+{
+	struct guest_page_meta *m = &gm->meta[gfn];
+
+	if (gm->state[gfn] != PAGE_WRITEBACK) {
+		/* A fault during the flush took the page back. */
+		res->cancelled++;
+	} else if (m->flags & GPM_SWAP_VALID) {
+		drop_frame(gm, gfn, PAGE_SWAPPED);
+		gm->stats.clean_drops++;
+		res->clean_drops++;
+	} else if (frame_is_zero(gm, meta_frame_pa(m))) {
+		release_slot(gm, gfn);
+		drop_frame(gm, gfn, PAGE_UNTOUCHED);
+		gm->stats.zero_pages_skipped++;
+		res->zero_pages++;
+	} else {
+		start_write(gm, gfn, res);
+	}
+}
+
+static void flush(struct guest_memory *gm)
+{
+	gm->stats.flushes++;
+	if (gm->io.flush)
+		gm->io.flush(gm->io.ctx);
+}
+
+/* One batch; false when there was nothing left to evict. */
+static bool evict_batch(struct guest_memory *gm, unsigned want,
+			uint64_t *scan_left, struct guest_evict_result *res)
+{
+	unsigned n = select_batch(gm, want, scan_left);
+
+	if (!n)
+		return false;
+	res->victims += n;
+	flush(gm);
+	for (unsigned i = 0; i < n; i++)
+		finish_victim(gm, gm->batch[i], res);
+	return true;
+}
+
+/* Victims for the next batch: 0 once the high watermark is reached. */
+static unsigned batch_size(const struct guest_memory *gm, unsigned budget)
+{
+	uint64_t free = free_frames(gm);
+
+	if (free >= gm->high_free)
+		return 0;
+	return (unsigned)MIN(MIN(budget, GUEST_EVICT_BATCH),
+			     gm->high_free - free);
+}
+
+unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
+				 struct guest_evict_result *res)
+{
+	struct guest_evict_result r = { 0 };
+	/* Two turns of the hand: the first may only clear accessed bits. */
+	uint64_t scan_left = 2 * gm->npages;
+	unsigned want;
+
+	if (gm->meta && !gm->evicting) {
+		gm->evicting = true;
+		while (!r.swap_full &&
+		       (want = batch_size(gm, max_pages - r.victims)) &&
+		       evict_batch(gm, want, &scan_left, &r))
+			;
+		gm->evicting = false;
+	}
+	if (res)
+		*res = r;
+	return r.writes + r.clean_drops + r.zero_pages;
+}
+
+/* A write has ended (ok or given up): the page leaves WRITEBACK. */
+static int write_done(struct guest_memory *gm, uint64_t gfn, bool ok)
+{
+	struct guest_page_meta *m = &gm->meta[gfn];
+	bool cancelled = m->flags & GPM_CANCEL;
+
+	if (cancelled) {
+		m->flags &= (uint8_t)~GPM_CANCEL;
+		gm->cancelled--;
+	}
+	if (ok) {
+		m->flags |= GPM_SWAP_VALID;
+	} else {
+		release_slot(gm, gfn);
+		gm->stats.write_failures++;
+	}
+	if (ok && !cancelled) {
+		drop_frame(gm, gfn, PAGE_SWAPPED);
+		gm->stats.swap_outs++;
+		return 0;
+	}
+	return map_kept_frame(gm, gfn) ? -2 : 0;
+}
+
+/*
+ * A read has ended. A page whose read failed is never mapped: its frame
+ * may hold part of the slot, or nothing. It stays SWAPPED, marked lost,
+ * and every fault on it answers GUEST_FAULT_IO_ERROR.
+ */
+static int read_done(struct guest_memory *gm, uint64_t gfn, bool ok)
+{
+	struct guest_page_meta *m = &gm->meta[gfn];
+
+	if (!ok) {
+		m->flags |= GPM_LOST;
+		drop_frame(gm, gfn, PAGE_SWAPPED);
+		gm->stats.read_failures++;
+		return 0;
+	}
+	gm->stats.swap_ins++;
+	return map_kept_frame(gm, gfn) ? -2 : 0;
+}
+
+int guest_memory_io_done(struct guest_memory *gm, uint64_t id, bool ok)
+{
+	uint64_t gfn = id >> 16;
+	struct guest_page_meta *m;
+
+	if (!gm->meta || gfn >= gm->npages ||
+	    !(gm->meta[gfn].flags & GPM_IO) ||
+	    gm->meta[gfn].io_tag != (uint16_t)id) {
+		gm->stats.stale_completions++;
+		return -1;
+	}
+	m = &gm->meta[gfn];
+	m->flags &= (uint8_t)~GPM_IO;
+	gm->io_in_flight--;
+	if (!ok) {
+		gm->stats.io_errors++;
+		if (++m->tries < GUEST_IO_TRIES) {
+			gm->stats.io_retries++;
+			submit_io(gm, gfn, gm->state[gfn] == PAGE_WRITEBACK ?
+				  SWAP_IO_WRITE : SWAP_IO_READ);
+			return 0;
+		}
+	}
+	m->tries = 0;
+	if (gm->state[gfn] == PAGE_WRITEBACK)
+		return write_done(gm, gfn, ok);
+	return read_done(gm, gfn, ok);
+}
