@@ -28,7 +28,7 @@ GUEST_SRC  := $(wildcard tests/guests/*.asm)
 GUEST_BINS := $(GUEST_SRC:tests/guests/%.asm=$(BUILD)/guests/%.bin)
 
 .PHONY: all deps efi guests esp test test-unit test-qemu test-bochs run \
-	run-kvm usb-image clean
+	run-kvm usb-image clean bench bench-swap
 
 all: deps efi guests unit-binaries host-tools
 
@@ -98,6 +98,13 @@ test-qemu: all guest
 
 test-bochs: all guest
 	tests/run-tests bochs
+
+# Benchmarks report figures measured side by side in one run (cycles =
+# emulated instructions under Bochs), never wall-clock seconds.
+bench: bench-swap
+
+bench-swap: all guest
+	tools/bench-swap
 
 clean:
 	rm -rf $(BUILD)

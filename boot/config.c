@@ -44,6 +44,7 @@ void config_set_defaults(struct hv_config *cfg)
 	cfg->trace = false;
 	cfg->debug_host_exception = false;
 	cfg->debug_blockdev_selftest = false;
+	cfg->bench_swap = false;
 }
 
 static bool is_blank(char c)
@@ -278,6 +279,11 @@ static enum set_result set_debug_blockdev_selftest(struct hv_config *cfg,
 	return set_on_off(&cfg->debug_blockdev_selftest, v);
 }
 
+static enum set_result set_bench_swap(struct hv_config *cfg, struct slice v)
+{
+	return set_on_off(&cfg->bench_swap, v);
+}
+
 static const struct config_key config_keys[] = {
 	{ "guest.kernel", set_kernel, "a file path", false },
 	{ "guest.initrd", set_initrd, "a file path", false },
@@ -293,6 +299,7 @@ static const struct config_key config_keys[] = {
 	  false },
 	{ "debug.blockdev_selftest", set_debug_blockdev_selftest,
 	  "on or off", false },
+	{ "bench.swap", set_bench_swap, "on or off", false },
 };
 
 static const struct config_key *find_key(struct slice name)

@@ -53,6 +53,12 @@ struct hv_config {
 	 * no VT-x, so it runs under QEMU TCG.
 	 */
 	bool debug_blockdev_selftest;
+	/*
+	 * bench.swap = on: measure the swap device first (the block self-
+	 * test), then run the guest; the daemon prints its per-page costs
+	 * beside the device's at the end (make bench-swap).
+	 */
+	bool bench_swap;
 };
 
 /* Fills *cfg with the defaults (see config.c); every key may override. */

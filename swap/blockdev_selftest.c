@@ -241,5 +241,10 @@ void blockdev_selftest_run(const struct hv_config *cfg)
 	hv_info("blockdev selftest: writes %llu ms, reads %llu ms",
 		(unsigned long long)ticks_ms(wticks),
 		(unsigned long long)ticks_ms(rticks));
+	if (t.pages)
+		hv_info("blockdev selftest: writes %llu cycles/page, reads %llu "
+			"cycles/page (%u in flight)",
+			(unsigned long long)(wticks / t.pages),
+			(unsigned long long)(rticks / t.pages), t.nbuf);
 	hv_info("blockdev selftest: %s", pass ? "PASS" : "FAIL");
 }

@@ -27,6 +27,9 @@ struct swap_daemon_stats {
 	uint64_t shootdowns;            /* EPT flushes with IPIs */
 	uint64_t evict_steps;
 	uint64_t already_mapped;        /* faults on pages mapped meanwhile */
+	uint64_t victims;               /* eviction candidates taken */
+	uint64_t evict_tsc;             /* time in eviction steps */
+	uint64_t io_tsc;                /* time harvesting completions */
 };
 
 /*
