@@ -66,3 +66,19 @@ def test_linux_guest_memory_too_small(ctx):
     run.expect_absent(r"^apfvisor: vcpu ")
     run.expect_line("apfvisor: done")
     run.expect_status(1)
+
+
+def test_linux_console_input(ctx):
+    """Typing on the host console reaches the guest's shell (host COM1 ->
+    apfvisor -> the guest UART's receive FIFO and IRQ 4), and the shell's
+    prompt shows although it ends no line."""
+    cfg = (REPO / "guest" / "linux-shell.cfg").read_text()
+    run = ctx.boot_cfg(cfg, cpus=1, timeout=900, converse=[
+        (r"^guest: / #\s*$", "echo typed-$((6 * 7))\n"),
+        (r"^guest: .*typed-42$", "poweroff -f\n"),
+    ])
+    run.expect_line("guest: apfvisor-guest: init")
+    run.expect_regex(r"^guest: .*typed-42$")
+    run.expect_line("apfvisor: guest powered off")
+    run.expect_stat_at_least("uart.bytes_in", len("echo typed-$((6 * 7))\n"))
+    run.expect_status(0)

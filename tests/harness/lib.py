@@ -214,7 +214,7 @@ class Context:
         return self._boot(cfg, "inline config", **opts)
 
     def _boot(self, cfg, what, cpus=1, megs=None, timeout=None, swap=None,
-              efi=None, extra=()):
+              efi=None, extra=(), converse=()):
         self.boots += 1
         label = f"boot {self.boots} ({what}, {cpus} cpu{'s' * (cpus > 1)})"
         efi = Path(efi) if efi else EFI
@@ -242,8 +242,12 @@ class Context:
                          Path(cfg).read_text().splitlines()) +
                  "### " + " ".join(cmd))
         start = time.monotonic()
-        r = subprocess.run(cmd, stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True, errors="replace")
+        if converse:
+            r = self._converse(cmd + ["--interactive"], converse)
+        else:
+            r = subprocess.run(cmd, stdin=subprocess.DEVNULL,
+                               capture_output=True, text=True,
+                               errors="replace")
         wall = time.monotonic() - start
         lines = r.stdout.splitlines()
         self.log(r.stdout)
@@ -253,6 +257,28 @@ class Context:
         for img in (self.workdir / f"run{self.boots}").glob("*.img"):
             img.unlink()
         return Run(label, r.returncode, lines, r.stderr, wall)
+
+
+    @staticmethod
+    def _converse(cmd, converse):
+        """Runs cmd with a pipe as its console input: for each
+        (pattern, text) in converse, in order, waits for a console line
+        matching pattern (re.search) and then types text. The run script's
+        own --timeout bounds the whole run."""
+        p = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, errors="replace", bufsize=1)
+        out, steps = [], list(converse)
+        for line in p.stdout:
+            out.append(line)
+            if steps and re.search(steps[0][0], line):
+                p.stdin.write(steps.pop(0)[1])
+                p.stdin.flush()
+        p.stdin.close()
+        err = p.stderr.read()
+        p.wait()
+        return subprocess.CompletedProcess(cmd, p.returncode, "".join(out),
+                                           err)
 
 
 # ---------------------------------------------------------------- raw runs
