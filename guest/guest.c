@@ -152,11 +152,6 @@ int guest_write(struct guest *g, uint64_t gpa, const void *src, uint64_t len)
 	return -1;
 }
 
-static void stat(const char *name, uint64_t value)
-{
-	hv_info("stat %s %llu", name, (unsigned long long)value);
-}
-
 /* Core exit reasons are always listed, the others when they occurred. */
 static bool always_listed(unsigned reason)
 {
@@ -178,7 +173,7 @@ static void report_vcpu_exits(const struct guest *g)
 			continue;
 		fmt_snprintf(name, sizeof(name), "exit.%s",
 			     vmx_exit_reason_name(r));
-		stat(name, n);
+		hv_stat(name, n);
 	}
 }
 
@@ -202,31 +197,31 @@ void guest_report(const struct guest *g)
 		lapic += g->vcpus[i]->stats.irq_injected_lapic;
 		pic += g->vcpus[i]->stats.irq_injected_pic;
 	}
-	stat("exits.total", total);
-	stat("io.unhandled", unhandled_io);
-	stat("msr.gp_injected", gp);
-	stat("irq.injected_lapic", lapic);
-	stat("irq.injected_pic", pic);
-	stat("ept.violations", g->mem.stats.faults);
-	stat("ept.zero_fills", g->mem.stats.zero_fills);
-	stat("ept.tables", g->ept.tables);
-	stat("frames.in_use", frame_pool_in_use(&g->pool));
-	stat("frames.peak", g->pool.peak_in_use);
-	stat("frames.total", g->pool.total);
+	hv_stat("exits.total", total);
+	hv_stat("io.unhandled", unhandled_io);
+	hv_stat("msr.gp_injected", gp);
+	hv_stat("irq.injected_lapic", lapic);
+	hv_stat("irq.injected_pic", pic);
+	hv_stat("ept.violations", g->mem.stats.faults);
+	hv_stat("ept.zero_fills", g->mem.stats.zero_fills);
+	hv_stat("ept.tables", g->ept.tables);
+	hv_stat("frames.in_use", frame_pool_in_use(&g->pool));
+	hv_stat("frames.peak", g->pool.peak_in_use);
+	hv_stat("frames.total", g->pool.total);
 	swap_daemon_report(g);
-	stat("uart.bytes_out", g->uart.bytes_out);
-	stat("uart.bytes_in", g->uart.bytes_in);
+	hv_stat("uart.bytes_out", g->uart.bytes_out);
+	hv_stat("uart.bytes_in", g->uart.bytes_in);
 	/* Under Bochs one TSC tick is one emulated instruction. */
-	stat("tsc.hz", tsc_hz);
-	stat("tsc.start_to_first_entry", g->first_entry_tsc - g->hv_start_tsc);
-	stat("tsc.first_entry_to_end", g->end_tsc - g->first_entry_tsc);
+	hv_stat("tsc.hz", tsc_hz);
+	hv_stat("tsc.start_to_first_entry", g->first_entry_tsc - g->hv_start_tsc);
+	hv_stat("tsc.first_entry_to_end", g->end_tsc - g->first_entry_tsc);
 	/* Interrupt wiring at the end, to tell a lost IRQ from a masked one. */
-	stat("uart.ier", g->uart.ier);
-	stat("uart.mcr", g->uart.mcr);
-	stat("pic.master_imr", g->pic.chip[0].imr);
-	stat("pic.master_irr", g->pic.chip[0].irr);
-	stat("pic.master_isr", g->pic.chip[0].isr);
-	stat("pic.master_base", g->pic.chip[0].base);
-	stat("lapic0.lint0", g->plat[0].lapic.lvt[VLAPIC_LVT_LINT0]);
-	stat("lapic0.svr", g->plat[0].lapic.svr);
+	hv_stat("uart.ier", g->uart.ier);
+	hv_stat("uart.mcr", g->uart.mcr);
+	hv_stat("pic.master_imr", g->pic.chip[0].imr);
+	hv_stat("pic.master_irr", g->pic.chip[0].irr);
+	hv_stat("pic.master_isr", g->pic.chip[0].isr);
+	hv_stat("pic.master_base", g->pic.chip[0].base);
+	hv_stat("lapic0.lint0", g->plat[0].lapic.lvt[VLAPIC_LVT_LINT0]);
+	hv_stat("lapic0.svr", g->plat[0].lapic.svr);
 }

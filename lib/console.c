@@ -87,3 +87,8 @@ void hv_error(const char *fmt, ...)
 	vprint_line("apfvisor: error: ", fmt, ap);
 	va_end(ap);
 }
+
+void hv_stat(const char *name, uint64_t value)
+{
+	hv_info("stat %s %llu", name, (unsigned long long)value);
+}

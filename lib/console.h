@@ -22,6 +22,8 @@ void con_printf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 
 /* One line "apfvisor: <text>\n". */
 void hv_info(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/* One counter line "apfvisor: stat <name> <value>\n". */
+void hv_stat(const char *name, uint64_t value);
 /* One line "apfvisor: error: <text>\n". */
 void hv_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
 /*

@@ -214,11 +214,6 @@ bool swap_daemon_setup(struct guest *g, const struct boot_info *bi)
 	return true;
 }
 
-static void stat(const char *name, uint64_t value)
-{
-	hv_info("stat %s %llu", name, (unsigned long long)value);
-}
-
 static uint64_t per(uint64_t total, uint64_t n)
 {
 	return n ? total / n : 0;
@@ -257,24 +252,24 @@ void swap_daemon_report(const struct guest *g)
 
 	if (!d->dev)
 		return;
-	stat("swap.outs", s->swap_outs);
-	stat("swap.ins", s->swap_ins);
-	stat("swap.zero_pages_skipped", s->zero_pages_skipped);
-	stat("swap.clean_drops", s->clean_drops);
-	stat("swap.evictions_cancelled", s->evictions_cancelled);
-	stat("swap.slots_in_use", d->slots.in_use);
-	stat("swap.slots_peak", d->slots.peak);
-	stat("swap.shootdowns", d->stats.shootdowns);
-	stat("swap.io_errors", s->io_errors);
-	stat("swap.full_events", s->swap_full_events);
-	stat("swap.waits", d->stats.waits);
-	stat("swap.faults_already_mapped", d->stats.already_mapped);
-	stat("swap.wait_tsc", d->stats.wait_tsc);
-	stat("swap.submitted", d->stats.submitted);
-	stat("swap.completed", d->stats.completed);
-	stat("swap.victims", d->stats.victims);
-	stat("swap.evict_tsc", d->stats.evict_tsc);
-	stat("swap.io_tsc", d->stats.io_tsc);
+	hv_stat("swap.outs", s->swap_outs);
+	hv_stat("swap.ins", s->swap_ins);
+	hv_stat("swap.zero_pages_skipped", s->zero_pages_skipped);
+	hv_stat("swap.clean_drops", s->clean_drops);
+	hv_stat("swap.evictions_cancelled", s->evictions_cancelled);
+	hv_stat("swap.slots_in_use", d->slots.in_use);
+	hv_stat("swap.slots_peak", d->slots.peak);
+	hv_stat("swap.shootdowns", d->stats.shootdowns);
+	hv_stat("swap.io_errors", s->io_errors);
+	hv_stat("swap.full_events", s->swap_full_events);
+	hv_stat("swap.waits", d->stats.waits);
+	hv_stat("swap.faults_already_mapped", d->stats.already_mapped);
+	hv_stat("swap.wait_tsc", d->stats.wait_tsc);
+	hv_stat("swap.submitted", d->stats.submitted);
+	hv_stat("swap.completed", d->stats.completed);
+	hv_stat("swap.victims", d->stats.victims);
+	hv_stat("swap.evict_tsc", d->stats.evict_tsc);
+	hv_stat("swap.io_tsc", d->stats.io_tsc);
 	if (g->cfg->bench_swap)
 		report_bench(d, s);
 }
