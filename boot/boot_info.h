@@ -8,15 +8,11 @@
 #define BOOT_BOOT_INFO_H
 
 #include "boot/config.h"
+#include "arch/x86/host_paging.h"
 #include "swap/frame_pool.h"
 
 #define BOOT_MAX_RAM_RANGES 128
 #define BOOT_MAX_CPUS 64
-
-struct phys_range {
-	uint64_t base;
-	uint64_t size;
-};
 
 struct boot_info {
 	struct hv_config cfg;

@@ -23,17 +23,11 @@
 #define BOOT_CONFIG_H
 
 #include "lib/types.h"
+#include "swap/swap_params.h"
 
 #define CONFIG_PATH_MAX 128
 #define CONFIG_CMDLINE_MAX 1024
 #define CONFIG_ERROR_MAX 160
-
-enum swap_device_kind {
-	SWAP_DEVICE_NONE,
-	SWAP_DEVICE_AUTO,
-	SWAP_DEVICE_VIRTIO_BLK,
-	SWAP_DEVICE_ATA,
-};
 
 struct hv_config {
 	char guest_kernel[CONFIG_PATH_MAX];   /* guest.kernel (required) */

@@ -7,7 +7,7 @@
  * boot CPU runs the vCPU itself.
  */
 #include "boot/boot_info.h"
-#include "boot/hv_heap.h"
+#include "lib/heap.h"
 #include "arch/x86/acpi.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/host_paging.h"
@@ -16,14 +16,20 @@
 #include "arch/x86/platform.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/tsc.h"
-#include "guest/guest.h"
+#include "guest/flat_loader.h"
+#include "guest/vm.h"
 #include "swap/blockdev_selftest.h"
-#include "vmx/vcpu_events.h"
 #include "swap/swap_daemon.h"
+#include "vmx/vcpu.h"
 #include "lib/console.h"
+#include "lib/counters.h"
+
+/* The service CPU polls the host console for guest input this often. */
+#define CONSOLE_POLLS_PER_SECOND 1000
 
 static uint32_t cpu_apic_ids[MAX_HOST_CPUS];
-static struct guest *the_guest;
+static struct vm *the_vm;
+static struct vcpu *the_vcpus;
 static volatile unsigned vcpus_done;
 
 static NORETURN void call_on_stack(uint64_t top, void (*fn)(void *), void *arg)
@@ -69,12 +75,21 @@ static void discover_cpus(const struct boot_info *bi, uint32_t bsp_apic_id)
 	host_cpu_count = MIN(n, MAX_HOST_CPUS);
 }
 
-static NORETURN void finish(struct guest *g)
+static void print_stat(void *ctx, const char *name, uint64_t value)
 {
-	spin_lock(&g->lock);
-	uart_flush(&g->uart);
-	spin_unlock(&g->lock);
-	guest_report(g);
+	(void)ctx;
+	hv_stat(name, value);
+}
+
+static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
+{
+	spin_lock(&vm->dev_lock);
+	uart_flush(&vm->uart);
+	spin_unlock(&vm->dev_lock);
+	vm_report_end(vm);
+	counters_each(print_stat, NULL);
+	if (bi->cfg.bench_swap)
+		swap_daemon_report_bench(vm->swap);
 	platform_stop();
 }
 
@@ -83,27 +98,45 @@ static unsigned vcpu_cpu_base;
 
 static void ap_run_vcpu(struct percpu *cpu)
 {
-	vcpu_run(the_guest->vcpus[cpu->index - vcpu_cpu_base]);
+	vcpu_run(&the_vcpus[cpu->index - vcpu_cpu_base]);
 	__atomic_fetch_add(&vcpus_done, 1, __ATOMIC_RELEASE);
 	cpu_halt_forever();
 }
 
-/* The boot CPU's loop while APs run every vCPU. */
-static NORETURN void service_loop(struct guest *g)
+/* The boot CPU's loop while APs run every vCPU: the daemon, the console. */
+static NORETURN void service_loop(struct vm *vm, const struct boot_info *bi)
 {
-	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < g->nvcpus) {
-		swap_daemon_work(g);
-		cpu_relax();
+	uint64_t next_poll = 0;
+
+	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < vm->nvcpus) {
+		uint64_t now = rdtsc();
+
+		swap_daemon_work(vm->swap);
+		if (now >= next_poll) {
+			vm_poll_console(vm);
+			next_poll = now + tsc_hz / CONSOLE_POLLS_PER_SECOND;
+		}
+		spin_pause();
 	}
-	finish(g);
+	finish(vm, bi);
 }
 
-static bool enough_host_cpus(const struct guest *g)
+/*
+ * The vCPUs the guest gets: every one configured for Linux, one for a
+ * flat test guest (guest/vm.c says so when more were asked for).
+ */
+static unsigned guest_vcpus(const struct boot_info *bi)
 {
-	if (host_cpu_count >= g->nvcpus)
+	return image_is_linux_bzimage(bi->kernel, bi->kernel_size)
+		       ? bi->cfg.guest_vcpus : 1;
+}
+
+static bool enough_host_cpus(unsigned nvcpus)
+{
+	if (host_cpu_count >= nvcpus)
 		return true;
 	hv_error("guest.vcpus = %u needs %u host cpus; this machine has %u",
-		 g->nvcpus, g->nvcpus, host_cpu_count);
+		 nvcpus, nvcpus, host_cpu_count);
 	return false;
 }
 
@@ -112,14 +145,14 @@ static bool enough_host_cpus(const struct guest *g)
  * APs 1..n run vCPUs 0..n-1; otherwise the boot CPU runs vCPU 0 itself.
  * Returns how many vCPUs the boot CPU must run (0 or 1), or -1.
  */
-static int start_vcpu_cpus(const struct boot_info *bi, struct guest *g)
+static int start_vcpu_cpus(const struct boot_info *bi, struct vm *vm)
 {
 	uint32_t bsp_id = this_cpu()->apic_id;
 	unsigned next_ap = 0;
 
-	vcpu_cpu_base = host_cpu_count > g->nvcpus ? 1 : 0;
+	vcpu_cpu_base = host_cpu_count > vm->nvcpus ? 1 : 0;
 	smp_init(bi->trampoline_pa, read_cr3());
-	for (unsigned id = vcpu_cpu_base; id < g->nvcpus + vcpu_cpu_base;
+	for (unsigned id = vcpu_cpu_base; id < vm->nvcpus + vcpu_cpu_base;
 	     id++) {
 		struct percpu *ap;
 
@@ -137,31 +170,56 @@ static int start_vcpu_cpus(const struct boot_info *bi, struct guest *g)
 	return vcpu_cpu_base ? 0 : 1;
 }
 
+static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
+{
+	*spec = (struct vm_spec){
+		.kernel = bi->kernel,
+		.kernel_size = bi->kernel_size,
+		.kernel_name = bi->cfg.guest_kernel,
+		.initrd = bi->initrd,
+		.initrd_size = bi->initrd_size,
+		.cmdline = bi->cfg.guest_cmdline,
+		.memory = bi->cfg.guest_memory,
+		.vcpus = bi->cfg.guest_vcpus,
+		.frames = bi->guest_frames,
+		.nframe_ranges = bi->n_guest_frame_ranges,
+		.epoch_sec = bi->boot_epoch_sec,
+		.epoch_tsc = bi->boot_tsc,
+		.hv_start_tsc = bi->hv_start_tsc,
+		.swap = { .device = bi->cfg.swap_device,
+			  .bench = bi->cfg.bench_swap },
+		.service_cpu = host_cpu_count > guest_vcpus(bi),
+	};
+}
+
 static NORETURN void run_guest(void *arg)
 {
 	const struct boot_info *bi = arg;
-	struct guest *g = guest_create(bi);
+	struct vm_spec spec;
+	struct vm *vm = NULL;
 	int on_boot_cpu;
 
-	if (!g || !enough_host_cpus(g)) {
+	fill_spec(bi, &spec);
+	if (enough_host_cpus(guest_vcpus(bi)))
+		vm = vm_create(&spec);
+	if (!vm) {
 		hv_error("the guest could not be built; stopping");
 		platform_stop();
 	}
-	the_guest = g;
-	g->kick = vcpu_kick;
-	g->ept_flush = vcpu_ept_flush_all;
-	on_boot_cpu = start_vcpu_cpus(bi, g);
+	the_vm = vm;
+	the_vcpus = vcpus_create(vm);
+	on_boot_cpu = start_vcpu_cpus(bi, vm);
 	if (on_boot_cpu < 0) {
-		guest_end(g, false, "a host cpu for a vcpu did not start");
+		vm_end(vm, false, "a host cpu for a vcpu did not start");
 		platform_stop();
 	}
 	if (!on_boot_cpu)
-		service_loop(g);
-	vcpu_run(g->vcpus[0]);
-	/* The APs' vCPUs see g->ended and stop on their next exit. */
-	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < g->nvcpus - 1)
-		cpu_relax();
-	finish(g);
+		service_loop(vm, bi);
+	vcpu_run(&the_vcpus[0]);
+	/* The APs' vCPUs got VCPU_REQ_STOP and stop on their next exit. */
+	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < vm->nvcpus - 1)
+		spin_pause();
+	finish(vm, bi);
 }
 
 NORETURN void hv_main(struct boot_info *bi)
@@ -169,11 +227,12 @@ NORETURN void hv_main(struct boot_info *bi)
 	struct percpu *bsp;
 
 	bi->hv_start_tsc = rdtsc();
+	console_set_fatal_stop(platform_stop);
 	hv_heap_init(bi->heap_base, bi->heap_size);
 	idt_init();
 	bsp = percpu_create(0, 0);
 	percpu_activate(bsp);
-	write_cr3(host_paging_build(bi));
+	write_cr3(host_paging_build(bi->ram, bi->n_ram, bi->phys_top));
 	lapic_init();
 	bsp->apic_id = lapic_id();
 	bsp->online = true;
@@ -186,11 +245,11 @@ NORETURN void hv_main(struct boot_info *bi)
 		(unsigned long long)(tsc_calibrate_hz() / 1000));
 	if (bi->cfg.debug_blockdev_selftest) {
 		/* No guest: the swap driver alone (runs without VT-x). */
-		blockdev_selftest_run(&bi->cfg);
+		blockdev_selftest_run(bi->cfg.swap_device);
 		platform_stop();
 	}
 	if (bi->cfg.bench_swap)
-		blockdev_selftest_run(&bi->cfg);  /* the device's own rate */
+		blockdev_selftest_run(bi->cfg.swap_device);  /* the device's own rate */
 	if (bi->cfg.debug_host_exception) {
 		/* Proves that a hypervisor bug ends in a dump, not a reset. */
 		hv_info("debug.host_exception: executing UD2 in the hypervisor");

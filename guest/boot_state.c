@@ -16,12 +16,12 @@ static const uint64_t boot_gdt[6] = {
 
 static uint64_t table[PT_ENTRIES];
 
-static bool write_table(struct guest *g, uint64_t gpa)
+static bool write_table(struct vm *g, uint64_t gpa)
 {
-	return guest_memory_write(&g->mem, gpa, table, sizeof(table)) == 0;
+	return vm_write_ram(g, gpa, table, sizeof(table)) == 0;
 }
 
-bool boot_state_write(struct guest *g)
+bool boot_state_write(struct vm *g)
 {
 	memset(table, 0, sizeof(table));
 	table[0] = BOOT_PDPT | PTE_P_W;
@@ -39,7 +39,7 @@ bool boot_state_write(struct guest *g)
 		if (!write_table(g, BOOT_PD0 + pd * PAGE_SIZE))
 			return false;
 	}
-	return guest_memory_write(&g->mem, BOOT_GDT, boot_gdt,
+	return vm_write_ram(g, BOOT_GDT, boot_gdt,
 				  sizeof(boot_gdt)) == 0;
 }
 

@@ -9,7 +9,7 @@
 #ifndef GUEST_BOOT_STATE_H
 #define GUEST_BOOT_STATE_H
 
-#include "guest/guest.h"
+#include "guest/vm.h"
 
 #define BOOT_STATE_BASE 0x1000ull
 #define BOOT_PML4 0x1000ull
@@ -22,7 +22,7 @@
 #define BOOT_TR_SELECTOR 0x20
 
 /* Writes the tables; false when guest memory could not take them. */
-bool boot_state_write(struct guest *g);
+bool boot_state_write(struct vm *g);
 
 /* Long mode, paging on with the tables above, interrupts off. */
 void boot_state_long_mode_entry(struct vcpu_entry_state *e, uint64_t rip,

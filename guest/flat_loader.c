@@ -18,7 +18,7 @@ bool image_is_linux_bzimage(const void *image, uint64_t size)
 	return magic == LINUX_HEADER_MAGIC;
 }
 
-bool flat_loader_load(struct guest *g, const void *image, uint64_t size,
+bool flat_loader_load(struct vm *g, const void *image, uint64_t size,
 		      const char *cmdline)
 {
 	uint64_t ram = g->mem.ram_size;
@@ -33,9 +33,9 @@ bool flat_loader_load(struct guest *g, const void *image, uint64_t size,
 		return false;
 	}
 	if (!boot_state_write(g) ||
-	    guest_memory_write(&g->mem, FLAT_CMDLINE, cmdline,
+	    vm_write_ram(g, FLAT_CMDLINE, cmdline,
 			       strlen(cmdline) + 1) ||
-	    guest_memory_write(&g->mem, FLAT_LOAD_ADDRESS, image, size)) {
+	    vm_write_ram(g, FLAT_LOAD_ADDRESS, image, size)) {
 		hv_error("not enough host frames to load the test guest");
 		return false;
 	}

@@ -8,12 +8,12 @@
 #ifndef GUEST_FLAT_LOADER_H
 #define GUEST_FLAT_LOADER_H
 
-#include "guest/guest.h"
+#include "guest/vm.h"
 
 #define FLAT_LOAD_ADDRESS 0x200000ull
 
 /* Prints an error line and returns false when the image cannot be loaded. */
-bool flat_loader_load(struct guest *g, const void *image, uint64_t size,
+bool flat_loader_load(struct vm *g, const void *image, uint64_t size,
 		      const char *cmdline);
 
 /* True when the image carries the Linux boot protocol header ("HdrS"). */

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/interrupts.h"
-#include "guest/guest.h"
+#include "guest/vm.h"
 #include "guest/vlapic.h"
 
 #define LVT_DELIVERY_NMI (4u << VLAPIC_LVT_DM_SHIFT)
 #define LVT_DELIVERY_EXTINT (VLAPIC_LVT_DM_EXTINT << VLAPIC_LVT_DM_SHIFT)
 
-void guest_interrupts_init(struct guest *g, uint64_t tsc_hz)
+void guest_interrupts_init(struct vm *g, uint64_t tsc_hz)
 {
-	for (unsigned i = 0; i < GUEST_MAX_VCPUS; i++)
+	for (unsigned i = 0; i < VM_MAX_VCPUS; i++)
 		vlapic_init(&g->plat[i].lapic, i, i == 0, tsc_hz);
 	/*
 	 * What firmware leaves for an OS in virtual-wire mode (MP spec 3.6.2.2):
@@ -20,7 +20,7 @@ void guest_interrupts_init(struct guest *g, uint64_t tsc_hz)
 	pic_init(&g->pic);
 }
 
-void guest_update_irq_lines(struct guest *g)
+void guest_update_irq_lines(struct vm *g)
 {
 	pic_set_irq(&g->pic, GUEST_COM1_IRQ, uart_irq_line(&g->uart));
 }
@@ -29,13 +29,13 @@ void guest_update_irq_lines(struct guest *g)
  * The 8259's output reaches the BSP's LINT0 only (MP spec virtual-wire
  * mode, which Linux uses when the MADT lists no I/O APIC).
  */
-static bool pic_reaches(struct guest *g, unsigned vcpu)
+static bool pic_reaches(struct vm *g, unsigned vcpu)
 {
 	return vcpu == 0 &&
 	       vlapic_accepts_pic_interrupts(&g->plat[0].lapic);
 }
 
-struct pending_interrupt guest_poll_interrupts(struct guest *g, unsigned vcpu,
+struct pending_interrupt guest_poll_interrupts(struct vm *g, unsigned vcpu,
 					       uint64_t now)
 {
 	struct vlapic *a = &g->plat[vcpu].lapic;
@@ -51,7 +51,7 @@ struct pending_interrupt guest_poll_interrupts(struct guest *g, unsigned vcpu,
 	return p;
 }
 
-uint8_t guest_ack_interrupt(struct guest *g, unsigned vcpu,
+uint8_t guest_ack_interrupt(struct vm *g, unsigned vcpu,
 			    struct pending_interrupt p)
 {
 	/* The INTA cycle decides (a vanished request gives IRQ 7's vector). */
@@ -61,41 +61,43 @@ uint8_t guest_ack_interrupt(struct guest *g, unsigned vcpu,
 	return (uint8_t)p.vector;
 }
 
-uint64_t guest_timer_deadline(struct guest *g, unsigned vcpu)
+uint64_t guest_timer_deadline(struct vm *g, unsigned vcpu)
 {
 	return vlapic_timer_deadline(&g->plat[vcpu].lapic);
 }
 
-static void deliver_to(struct guest *g, unsigned n, const struct vlapic_ipi *ipi)
+static void deliver_to(struct vm *g, unsigned n, const struct vlapic_ipi *ipi)
 {
 	struct vcpu_platform *p = &g->plat[n];
 
 	switch (ipi->mode) {
 	case VLAPIC_IPI_FIXED:
 		vlapic_accept(&p->lapic, ipi->vector);
+		vm_request(g, n, VCPU_REQ_EVENT);
 		break;
 	case VLAPIC_IPI_NMI:
-		p->nmi_pending = true;
+		vm_request(g, n, VCPU_REQ_NMI);
 		break;
 	case VLAPIC_IPI_INIT:
 		/* The BSP ignores INIT here; an AP waits for a SIPI again. */
 		if (n != 0) {
 			vlapic_init_signal(&p->lapic);
-			p->sipi_vector = -1;
-			p->run_state = VCPU_WAIT_FOR_SIPI;
+			vm_request(g, n, VCPU_REQ_INIT);
 		}
 		break;
 	case VLAPIC_IPI_SIPI:
-		/* Only a CPU waiting for one takes a SIPI (SDM Vol. 3A 9.4.4). */
-		if (p->run_state == VCPU_WAIT_FOR_SIPI)
-			p->sipi_vector = ipi->vector;
+		/*
+		 * Only a CPU waiting for one takes a SIPI (SDM Vol. 3A 9.4.4):
+		 * the target decides when it takes the request, after an
+		 * INIT that came with it.
+		 */
+		p->sipi_vector = ipi->vector;
+		vm_request(g, n, VCPU_REQ_SIPI);
 		break;
 	}
-	if (g->kick)
-		g->kick(g, n);
 }
 
-void guest_deliver_ipi(struct guest *g, const struct vlapic_ipi *ipi)
+void guest_deliver_ipi(struct vm *g, const struct vlapic_ipi *ipi)
 {
 	for (unsigned n = 0; n < g->nvcpus; n++)
 		if (vlapic_ipi_targets(&g->plat[n].lapic, ipi))

@@ -4,14 +4,14 @@
  * (guest/vlapic.c, x2APIC mode, timer included), the legacy 8259 pair
  * (guest/pic8259.c) that carries the UART's IRQ 4 to the boot vCPU's LINT0
  * in virtual-wire mode, and IPIs between vCPUs. Pure C: vmx/ asks what to
- * inject and kicks the vCPUs this code names. The caller holds g->lock.
+ * inject and kicks the vCPUs this code names. The caller holds g->dev_lock.
  */
 #ifndef GUEST_INTERRUPTS_H
 #define GUEST_INTERRUPTS_H
 
 #include "lib/types.h"
 
-struct guest;
+struct vm;
 
 enum interrupt_source {
 	INTERRUPT_FROM_LAPIC,
@@ -24,34 +24,34 @@ struct pending_interrupt {
 };
 
 /* Resets every vCPU's APIC (vCPU 0 is the BSP) and the PICs. */
-void guest_interrupts_init(struct guest *g, uint64_t tsc_hz);
+void guest_interrupts_init(struct vm *g, uint64_t tsc_hz);
 
 /*
  * Brings device inputs up to date at time now: the APIC timer of vcpu,
  * the UART's IRQ line into the PIC. Returns what vcpu should take next.
  */
-struct pending_interrupt guest_poll_interrupts(struct guest *g, unsigned vcpu,
+struct pending_interrupt guest_poll_interrupts(struct vm *g, unsigned vcpu,
 					       uint64_t now);
 
 /*
  * vcpu takes the interrupt now (IRR -> ISR in the APIC, or the PIC's INTA
  * cycle); returns the vector to inject.
  */
-uint8_t guest_ack_interrupt(struct guest *g, unsigned vcpu,
+uint8_t guest_ack_interrupt(struct vm *g, unsigned vcpu,
 			    struct pending_interrupt p);
 
 /* TSC value at which vcpu's APIC timer fires next (UINT64_MAX: never). */
-uint64_t guest_timer_deadline(struct guest *g, unsigned vcpu);
+uint64_t guest_timer_deadline(struct vm *g, unsigned vcpu);
 
 /*
  * Routes an IPI from an ICR write to every destination vCPU: fixed
  * interrupts into their APIC, NMI, INIT and SIPI into their run state.
- * Each destination is kicked (g->kick) so it notices.
+ * Each destination hears of it through its request word (vm_request).
  */
 struct vlapic_ipi;
-void guest_deliver_ipi(struct guest *g, const struct vlapic_ipi *ipi);
+void guest_deliver_ipi(struct vm *g, const struct vlapic_ipi *ipi);
 
 /* Reevaluates the device lines after a device register changed. */
-void guest_update_irq_lines(struct guest *g);
+void guest_update_irq_lines(struct vm *g);
 
 #endif

@@ -14,7 +14,7 @@ static bool is_com1(uint16_t port)
 	       port < GUEST_COM1_BASE + GUEST_COM1_PORTS;
 }
 
-static void com1_io(struct guest *g, uint16_t port, bool in, uint32_t *value)
+static void com1_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
 {
 	if (in) {
 		*value = uart_read(&g->uart, port - GUEST_COM1_BASE);
@@ -25,7 +25,7 @@ static void com1_io(struct guest *g, uint16_t port, bool in, uint32_t *value)
 	guest_update_irq_lines(g);
 }
 
-static void pic_io(struct guest *g, uint16_t port, bool in, uint32_t *value)
+static void pic_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
 {
 	if (in)
 		*value = pic_read(&g->pic, port);
@@ -37,7 +37,7 @@ static void pic_io(struct guest *g, uint16_t port, bool in, uint32_t *value)
  * ACPI fixed hardware (guest/acpi_tables.c): PM1a status/enable are kept,
  * PM1a control takes SCI_EN and the S5 sleep request (power-off).
  */
-static bool acpi_pm_io(struct guest *g, uint16_t port, bool in,
+static bool acpi_pm_io(struct vm *g, uint16_t port, bool in,
 		       uint32_t *value)
 {
 	if (port == ACPI_PM1A_STS_PORT) {
@@ -58,7 +58,7 @@ static bool acpi_pm_io(struct guest *g, uint16_t port, bool in,
 			g->pm1_control = (uint16_t)*value &
 					 (uint16_t)~ACPI_PM1_CNT_SLP_EN;
 			if (acpi_pm1_cnt_is_poweroff((uint16_t)*value))
-				guest_end_as(g, GUEST_END_POWER_OFF, true,
+				vm_end_as(g, VM_END_POWER_OFF, true,
 					     "ACPI S5");
 		}
 	} else {
@@ -67,21 +67,21 @@ static bool acpi_pm_io(struct guest *g, uint16_t port, bool in,
 	return true;
 }
 
-static bool reset_request(struct guest *g, uint16_t port, bool in,
+static bool reset_request(struct vm *g, uint16_t port, bool in,
 			  uint32_t value)
 {
 	if (in)
 		return false;
 	if ((port == ACPI_RESET_PORT && (value & 0x04)) ||
 	    (port == KBC_COMMAND && value == KBC_PULSE_RESET)) {
-		guest_end_as(g, GUEST_END_RESET, true, "reset through port 0x%x",
+		vm_end_as(g, VM_END_RESET, true, "reset through port 0x%x",
 			     port);
 		return true;
 	}
 	return false;
 }
 
-static bool platform_port(struct guest *g, uint16_t port, bool in,
+static bool platform_port(struct vm *g, uint16_t port, bool in,
 			  uint32_t *value)
 {
 	if (is_com1(port))
@@ -94,24 +94,22 @@ static bool platform_port(struct guest *g, uint16_t port, bool in,
 	return true;
 }
 
-void guest_port_io(struct guest *g, struct vcpu *v, uint16_t port,
-		   unsigned size, bool in, uint32_t *value)
+bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
+		   uint32_t *value)
 {
 	bool handled;
 
 	if (port == GUEST_TEST_EXIT_PORT && !in) {
-		spin_lock(&g->lock);
+		spin_lock(&g->dev_lock);
 		uart_flush(&g->uart);
-		spin_unlock(&g->lock);
-		guest_end(g, *value == 0, "test-exit code %u", *value);
-		return;
+		spin_unlock(&g->dev_lock);
+		vm_end(g, *value == 0, "test-exit code %u", *value);
+		return true;
 	}
-	spin_lock(&g->lock);
+	spin_lock(&g->dev_lock);
 	handled = platform_port(g, port, in, value);
-	spin_unlock(&g->lock);
-	if (handled)
-		return;
-	v->stats.io_unhandled++;
-	if (in)
+	spin_unlock(&g->dev_lock);
+	if (!handled && in)
 		*value = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
+	return handled;
 }

@@ -10,12 +10,12 @@
 #ifndef GUEST_IO_PORTS_H
 #define GUEST_IO_PORTS_H
 
-#include "guest/guest.h"
+#include "guest/vm.h"
 
 #define GUEST_TEST_EXIT_PORT 0xf4
 
 /* size is 1, 2 or 4 bytes; *value is read (OUT) or written (IN). */
-void guest_port_io(struct guest *g, struct vcpu *v, uint16_t port,
-		   unsigned size, bool in, uint32_t *value);
+bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
+		   uint32_t *value);
 
 #endif

@@ -26,10 +26,10 @@ static void reserved_areas(struct linux_reserved *r)
 	};
 }
 
-static bool write(struct guest *g, uint64_t gpa, const void *src,
+static bool write(struct vm *g, uint64_t gpa, const void *src,
 		  uint64_t len, const char *what)
 {
-	if (guest_memory_write(&g->mem, gpa, src, len) == 0)
+	if (vm_write_ram(g, gpa, src, len) == 0)
 		return true;
 	hv_error("cannot write the %s (%llu bytes at gpa 0x%llx) into guest "
 		 "memory: not enough host frames", what,
@@ -37,7 +37,7 @@ static bool write(struct guest *g, uint64_t gpa, const void *src,
 	return false;
 }
 
-static bool write_acpi_tables(struct guest *g, uint64_t *rsdp)
+static bool write_acpi_tables(struct vm *g, uint64_t *rsdp)
 {
 	struct acpi_build_result r;
 
@@ -64,25 +64,25 @@ static void print_plan(const struct bzimage_info *k,
 		(unsigned long long)l->cmdline_addr);
 }
 
-static bool plan(const struct boot_info *bi, const struct linux_reserved *r,
+static bool plan(const struct vm_spec *spec, const struct linux_reserved *r,
 		 struct bzimage_info *k, struct linux_layout *l)
 {
 	char err[ERR_MAX];
 
-	if (linux_parse_bzimage(bi->kernel, bi->kernel_size, k, err,
+	if (linux_parse_bzimage(spec->kernel, spec->kernel_size, k, err,
 				sizeof(err)) ||
-	    linux_plan_layout(k, bi->cfg.guest_memory, bi->initrd_size,
-			      strlen(bi->cfg.guest_cmdline), r, l, err,
+	    linux_plan_layout(k, spec->memory, spec->initrd_size,
+			      strlen(spec->cmdline), r, l, err,
 			      sizeof(err))) {
-		hv_error("guest.kernel '%s': %s", bi->cfg.guest_kernel, err);
+		hv_error("guest.kernel '%s': %s", spec->kernel_name, err);
 		return false;
 	}
 	return true;
 }
 
-bool linux_loader_load(struct guest *g, const struct boot_info *bi)
+bool linux_loader_load(struct vm *g, const struct vm_spec *spec)
 {
-	const uint8_t *img = bi->kernel;
+	const uint8_t *img = spec->kernel;
 	struct linux_reserved reserved;
 	struct bzimage_info k;
 	struct linux_layout l;
@@ -90,20 +90,20 @@ bool linux_loader_load(struct guest *g, const struct boot_info *bi)
 	unsigned n;
 
 	reserved_areas(&reserved);
-	if (!plan(bi, &reserved, &k, &l))
+	if (!plan(spec, &reserved, &k, &l))
 		return false;
 	print_plan(&k, &l);
-	n = linux_build_e820(bi->cfg.guest_memory, &reserved, e820,
+	n = linux_build_e820(spec->memory, &reserved, e820,
 			     ARRAY_SIZE(e820));
 	if (!boot_state_write(g) || !write_acpi_tables(g, &rsdp) ||
 	    !write(g, l.kernel_addr, img + k.kernel_offset, k.kernel_size,
 		   "kernel") ||
-	    (bi->initrd_size && !write(g, l.initrd_addr, bi->initrd,
-				       bi->initrd_size, "initrd")) ||
-	    !write(g, l.cmdline_addr, bi->cfg.guest_cmdline,
+	    (spec->initrd_size && !write(g, l.initrd_addr, spec->initrd,
+				       spec->initrd_size, "initrd")) ||
+	    !write(g, l.cmdline_addr, spec->cmdline,
 		   l.cmdline_len + 1, "command line"))
 		return false;
-	linux_build_boot_params(img, bi->kernel_size, &k, &l, e820, n, rsdp,
+	linux_build_boot_params(img, spec->kernel_size, &k, &l, e820, n, rsdp,
 				zero_page);
 	if (!write(g, l.boot_params_addr, zero_page, sizeof(zero_page),
 		   "zero page"))

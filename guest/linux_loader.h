@@ -8,12 +8,12 @@
 #ifndef GUEST_LINUX_LOADER_H
 #define GUEST_LINUX_LOADER_H
 
-#include "guest/guest.h"
+#include "guest/vm.h"
 
 /* Guest-physical home of the ACPI tables (the old BIOS area). */
 #define LINUX_ACPI_TABLES_GPA 0xe0000ull
 
 /* Prints one "apfvisor: error:" line and returns false on failure. */
-bool linux_loader_load(struct guest *g, const struct boot_info *bi);
+bool linux_loader_load(struct vm *g, const struct vm_spec *spec);
 
 #endif

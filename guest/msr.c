@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/msr.h"
 #include "guest/cpuid.h"
-#include "guest/guest.h"
+#include "guest/vm.h"
 #include "guest/interrupts.h"
 #include "guest/kvmclock.h"
 #include "arch/x86/cpu.h"
@@ -46,7 +46,7 @@ static int fixed_mtrr_index(uint32_t msr)
  * even when done. One record per enable: the TSC is invariant and never
  * offset, so it stays valid.
  */
-static enum msr_result write_system_time(struct guest *g,
+static enum msr_result write_system_time(struct vm *g,
 					 struct vcpu_msrs *m, uint64_t value)
 {
 	struct pvclock_vcpu_time_info ti;
@@ -57,55 +57,55 @@ static enum msr_result write_system_time(struct guest *g,
 		return MSR_HANDLED;
 	m->kvmclock_version += 2;
 	pvclock_fill(&ti, m->kvmclock_version, now,
-		     pvclock_ticks_to_ns(now - g->start_tsc, g->clock_scale),
-		     g->clock_scale, PVCLOCK_TSC_STABLE_BIT);
-	return guest_write(g, value & KVMCLOCK_GPA_MASK, &ti, sizeof(ti))
+		     pvclock_ticks_to_ns(now - g->clock.start_tsc, g->clock.scale),
+		     g->clock.scale, PVCLOCK_TSC_STABLE_BIT);
+	return vm_write_ram(g, value & KVMCLOCK_GPA_MASK, &ti, sizeof(ti))
 		       ? MSR_RAISE_GP : MSR_HANDLED;
 }
 
 /* The wall-clock time at kvmclock 0 (Documentation/virt/kvm/x86/msr.rst). */
-static enum msr_result write_wall_clock(struct guest *g, uint64_t gpa)
+static enum msr_result write_wall_clock(struct vm *g, uint64_t gpa)
 {
 	struct pvclock_wall_clock wc = {
 		.version = 2,
-		.sec = (uint32_t)g->start_epoch_sec,
+		.sec = (uint32_t)g->clock.start_epoch_sec,
 	};
 
-	return guest_write(g, gpa, &wc, sizeof(wc)) ? MSR_RAISE_GP
+	return vm_write_ram(g, gpa, &wc, sizeof(wc)) ? MSR_RAISE_GP
 						    : MSR_HANDLED;
 }
 
-static bool kvmclock_offered(const struct guest *g)
+static bool kvmclock_offered(const struct vm *g)
 {
 	return g->kvm_features & KVM_FEATURE_CLOCKSOURCE2;
 }
 
-static enum msr_result lapic_rdmsr(struct guest *g, unsigned vcpu,
+static enum msr_result lapic_rdmsr(struct vm *g, unsigned vcpu,
 				   uint32_t msr, uint64_t *value)
 {
 	int rc;
 
-	spin_lock(&g->lock);
+	spin_lock(&g->dev_lock);
 	rc = vlapic_rdmsr(&g->plat[vcpu].lapic, msr, rdtsc(), value);
-	spin_unlock(&g->lock);
+	spin_unlock(&g->dev_lock);
 	return rc == VLAPIC_GP ? MSR_RAISE_GP : MSR_HANDLED;
 }
 
-static enum msr_result lapic_wrmsr(struct guest *g, unsigned vcpu,
+static enum msr_result lapic_wrmsr(struct vm *g, unsigned vcpu,
 				   uint32_t msr, uint64_t value)
 {
 	struct vlapic_ipi ipi;
 	int rc;
 
-	spin_lock(&g->lock);
+	spin_lock(&g->dev_lock);
 	rc = vlapic_wrmsr(&g->plat[vcpu].lapic, msr, value, rdtsc(), &ipi);
 	if (rc != VLAPIC_GP && (rc & VLAPIC_WR_IPI))
 		guest_deliver_ipi(g, &ipi);
-	spin_unlock(&g->lock);
+	spin_unlock(&g->dev_lock);
 	return rc == VLAPIC_GP ? MSR_RAISE_GP : MSR_HANDLED;
 }
 
-enum msr_result guest_rdmsr(struct guest *g, unsigned vcpu, uint32_t msr,
+enum msr_result guest_rdmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 			    uint64_t *value)
 {
 	struct vcpu_msrs *m = &g->plat[vcpu].msrs;
@@ -137,7 +137,7 @@ enum msr_result guest_rdmsr(struct guest *g, unsigned vcpu, uint32_t msr,
 	}
 }
 
-enum msr_result guest_wrmsr(struct guest *g, unsigned vcpu, uint32_t msr,
+enum msr_result guest_wrmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 			    uint64_t value)
 {
 	struct vcpu_msrs *m = &g->plat[vcpu].msrs;

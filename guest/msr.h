@@ -28,7 +28,7 @@ enum msr_result {
 	MSR_RAISE_GP,
 };
 
-struct guest;
+struct vm;
 
 /* Per-vCPU MSR state that lives outside the VMCS. */
 struct vcpu_msrs {
@@ -42,9 +42,9 @@ struct vcpu_msrs {
 void vcpu_msrs_init(struct vcpu_msrs *m);
 
 /* Local APIC MSRs go to vcpu's guest/vlapic.c (under g->lock). */
-enum msr_result guest_rdmsr(struct guest *g, unsigned vcpu, uint32_t msr,
+enum msr_result guest_rdmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 			    uint64_t *value);
-enum msr_result guest_wrmsr(struct guest *g, unsigned vcpu, uint32_t msr,
+enum msr_result guest_wrmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 			    uint64_t value);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "lib/console.h"
 #include "lib/format.h"
-#include "arch/x86/spinlock.h"
+#include "lib/spinlock.h"
 
 #define CONSOLE_LINE_MAX 512
 
@@ -91,4 +91,25 @@ void hv_error(const char *fmt, ...)
 void hv_stat(const char *name, uint64_t value)
 {
 	hv_info("stat %s %llu", name, (unsigned long long)value);
+}
+
+static NORETURN void (*fatal_stop)(void);
+
+void console_set_fatal_stop(NORETURN void (*stop)(void))
+{
+	fatal_stop = stop;
+}
+
+NORETURN void hv_fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	__atomic_fetch_add(&errors_printed, 1, __ATOMIC_RELAXED);
+	va_start(ap, fmt);
+	vprint_line("apfvisor: error: ", fmt, ap);
+	va_end(ap);
+	if (fatal_stop)
+		fatal_stop();
+	for (;;)
+		__asm__ volatile("cli; hlt");
 }

@@ -32,4 +32,13 @@ void hv_error(const char *fmt, ...) PRINTF_LIKE(1, 2);
  */
 unsigned hv_error_count(void);
 
+/*
+ * How the hypervisor stops after an error it cannot go on from; boot/
+ * installs the platform's stop (all CPUs halt). Kept here so that every
+ * layer can stop without including the layers above it.
+ */
+void console_set_fatal_stop(NORETURN void (*stop)(void));
+/* One error line, then the installed stop (or a halt loop without one). */
+NORETURN void hv_fatal(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
 #endif

@@ -12,7 +12,7 @@
 #include "swap/blockdev_selftest.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
-#include "boot/hv_heap.h"
+#include "lib/heap.h"
 #include "lib/console.h"
 #include "lib/string.h"
 #include "swap/swap_device.h"
@@ -212,18 +212,18 @@ static void setup(struct selftest *t)
 	t->nonce = (uint32_t)(rdtsc() ^ (rdtsc() >> 32)) | 1;
 }
 
-void blockdev_selftest_run(const struct hv_config *cfg)
+void blockdev_selftest_run(enum swap_device_kind kind)
 {
 	static struct selftest t;
 	uint64_t wticks, rticks;
 	bool pass;
 
-	if (cfg->swap_device == SWAP_DEVICE_NONE) {
+	if (kind == SWAP_DEVICE_NONE) {
 		hv_error("blockdev selftest: swap.device = none: no device to "
 			 "test");
 		return;
 	}
-	t.dev = swap_device_open(cfg->swap_device, &t.hdr);
+	t.dev = swap_device_open(kind, &t.hdr);
 	if (!t.dev)
 		return;
 	setup(&t);

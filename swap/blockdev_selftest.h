@@ -8,10 +8,10 @@
 #ifndef SWAP_BLOCKDEV_SELFTEST_H
 #define SWAP_BLOCKDEV_SELFTEST_H
 
-#include "boot/config.h"
+#include "swap/swap_params.h"
 
 /*
- * Opens the device of cfg->swap_device (swap_device_open prints why when
+ * Opens the swap device of that kind (swap_device_open prints why when
  * there is none), then prints
  *   "apfvisor: blockdev selftest: wrote N pages, read N pages,
  *    mismatches M, errors E"
@@ -19,6 +19,6 @@
  * are written, never the header page (which is read back and checked at
  * the end).
  */
-void blockdev_selftest_run(const struct hv_config *cfg);
+void blockdev_selftest_run(enum swap_device_kind kind);
 
 #endif

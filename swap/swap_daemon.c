@@ -2,169 +2,278 @@
 #include "swap/swap_daemon.h"
 #include "swap/swap_device.h"
 #include "swap/swap_format.h"
+#include "swap/swap_io_queue.h"
 #include "swap/swap_slots.h"
-#include "boot/hv_heap.h"
-#include "guest/guest.h"
 #include "lib/console.h"
+#include "lib/counters.h"
+#include "lib/format.h"
+#include "lib/heap.h"
 #include "lib/string.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
 
 #define EVICT_PAGES_PER_STEP 256
 #define COMPLETIONS_PER_POLL 32
-/* A page that does not come in within this many seconds is an error. */
-#define SWAP_WAIT_LIMIT_S 30u
+/* Steps that freed nothing, with no I/O in flight, before "stuck". */
+#define STUCK_STEPS 3
 
-struct swap_daemon {
-	struct guest *g;
-	struct blockdev *dev;
-	struct swap_header_info hdr;
-	struct swap_slots slots;
-	struct swap_io queue[SWAP_QUEUE_MAX];   /* not yet taken by the device */
-	unsigned head, count;
-	struct swap_daemon_stats stats;
+#define SWAP_DAEMON_COUNTERS(X)                                              \
+	X(struct swap_daemon_stats, submitted, "swap.submitted")              \
+	X(struct swap_daemon_stats, completed, "swap.completed")              \
+	X(struct swap_daemon_stats, queue_full, "swap.device_queue_full")     \
+	X(struct swap_daemon_stats, waits, "swap.waits")                      \
+	X(struct swap_daemon_stats, wait_tsc, "swap.wait_tsc")                \
+	X(struct swap_daemon_stats, frame_waits, "swap.frame_waits")          \
+	X(struct swap_daemon_stats, evict_steps, "swap.evict_steps")          \
+	X(struct swap_daemon_stats, shootdowns, "swap.shootdowns")            \
+	X(struct swap_daemon_stats, victims, "swap.victims")                  \
+	X(struct swap_daemon_stats, evict_tsc, "swap.evict_tsc")              \
+	X(struct swap_daemon_stats, io_tsc, "swap.io_tsc")                    \
+	X(struct swap_daemon_stats, already_mapped,                          \
+	  "swap.faults_already_mapped")                                        \
+	X(struct swap_daemon_stats, page_resident_events,                    \
+	  "swap.page_resident_events")                                         \
+	X(struct swap_daemon_stats, overdue_requests, "swap.overdue_requests")
+
+struct swap_daemon_stats {
+	SWAP_DAEMON_COUNTERS(COUNTER_FIELD)
 };
 
-static struct swap_daemon the_daemon;
+static const struct counter_def daemon_counter_defs[] = {
+	SWAP_DAEMON_COUNTERS(COUNTER_DEF)
+};
 
+struct swap_daemon {
+	struct swap_daemon_config cfg;
+	struct guest_memory *mem;
+	struct spinlock *lock;
+	struct blockdev *dev;                   /* NULL: no swap */
+	struct swap_header_info hdr;
+	struct swap_slots slots;
+	struct swap_io_queue io;
+	/* Per guest page: the vCPUs waiting for its I/O (bit n = vCPU n). */
+	uint64_t *waiters;
+	unsigned stuck_steps;
+	volatile bool stuck;                    /* reported: nothing can go */
+	struct swap_daemon_stats stats;
+	struct counter_source daemon_counters, memory_counters, queue_counters;
+};
+
+bool swap_daemon_has_swap(const struct swap_daemon *d)
+{
+	return d->dev != NULL;
+}
+
+bool swap_daemon_has_service_cpu(const struct swap_daemon *d)
+{
+	return d->cfg.service_cpu;
+}
+
+static void fatal(struct swap_daemon *d, const char *fmt, ...)
+{
+	char line[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	hv_error("%s", line);
+	if (d->cfg.ops.fatal)
+		d->cfg.ops.fatal(d->cfg.ops.ctx, line);
+}
+
+/* guest_memory's I/O leaves here: into the daemon's queues. */
 static void queue_io(void *ctx, const struct swap_io *io)
 {
 	struct swap_daemon *d = ctx;
 
-	if (d->count == SWAP_QUEUE_MAX) {
-		/*
-		 * Eviction leaves SWAP_QUEUE_RESERVE entries free, and each
-		 * vCPU waits for one page at a time: a full queue is a bug.
-		 * Dropping the I/O would lose data, so the guest stops.
-		 */
-		hv_error("swap: I/O queue overflow (%u requests)", d->count);
-		guest_end(d->g, false, "swap: I/O queue overflow");
-		return;
-	}
-	d->queue[(d->head + d->count) % SWAP_QUEUE_MAX] = *io;
-	d->count++;
+	if (!swap_io_queue_add(&d->io, io))
+		fatal(d, "swap: I/O queue overflow (%u requests): stopping "
+		      "rather than losing a page", swap_io_queue_waiting(&d->io));
 }
 
-/* Hands queued I/O to the device until its queue is full. */
-static void submit_queued(struct swap_daemon *d)
+static void flush_translations(void *ctx)
 {
-	while (d->count) {
-		const struct swap_io *io = &d->queue[d->head];
-		struct blk_request r = {
-			.op = io->op == SWAP_IO_READ ? BLK_READ : BLK_WRITE,
-			.offset = swap_slot_offset(io->slot),
-			.buffer_pa = io->frame_pa,
-			.cookie = (void *)(uintptr_t)io->id,
-		};
+	struct swap_daemon *d = ctx;
 
-		if (blk_submit(d->dev, &r)) {
-			d->stats.queue_full++;
-			return;
-		}
-		d->stats.submitted++;
-		d->head = (d->head + 1) % SWAP_QUEUE_MAX;
-		d->count--;
-	}
+	d->stats.shootdowns++;
+	if (d->cfg.ops.flush_translations)
+		d->cfg.ops.flush_translations(d->cfg.ops.ctx);
 }
 
-static void harvest(struct guest *g, struct swap_daemon *d)
+/*
+ * The page's I/O ended. If it is settled (no retry in flight) and vCPUs
+ * wait for it, they hear so once.
+ */
+static void settle(struct swap_daemon *d, uint64_t gfn)
+{
+	uint64_t gpa = gfn << PAGE_SHIFT;
+	uint64_t waiters = d->waiters[gfn];
+
+	if (!waiters || guest_memory_io_busy(d->mem, gpa))
+		return;
+	__atomic_store_n(&d->waiters[gfn], 0, __ATOMIC_RELEASE);
+	d->stats.page_resident_events++;
+	if (d->cfg.ops.page_resident)
+		d->cfg.ops.page_resident(d->cfg.ops.ctx, gpa, waiters,
+					 guest_memory_page_state(d->mem, gpa) ==
+						 PAGE_RESIDENT);
+}
+
+static void harvest(struct swap_daemon *d)
 {
 	struct blk_completion done[COMPLETIONS_PER_POLL];
 	uint64_t t0 = rdtsc();
 	unsigned n = blk_poll(d->dev, done, COMPLETIONS_PER_POLL);
 
 	for (unsigned i = 0; i < n; i++) {
+		struct swap_io io;
+
+		if (!swap_io_queue_complete(&d->io, done[i].cookie, &io))
+			continue;       /* not ours: counted by the queue */
 		d->stats.completed++;
-		if (guest_memory_io_done(&g->mem, (uint64_t)(uintptr_t)done[i].cookie,
+		if (guest_memory_io_done(d->mem, io.id,
 					 done[i].status == BLK_OK) == -2)
-			guest_end(g, false, "swap: a page could not be mapped "
-				  "again after its I/O");
+			fatal(d, "swap: the page at gpa 0x%llx could not be "
+			      "mapped again after its I/O",
+			      (unsigned long long)(io.gfn << PAGE_SHIFT));
+		settle(d, io.gfn);
 	}
 	d->stats.io_tsc += rdtsc() - t0;
 }
 
-/*
- * Before an evicted page's frame is reused, no vCPU may still hold its
- * translation: every vCPU in guest mode is kicked out and flushes
- * (INVEPT) before it enters again (vmx/vcpu_events.c). Called with g->lock
- * held; drops it while waiting so that the vCPUs can take it.
- */
-static void shootdown(void *ctx)
+static void submit_queued(struct swap_daemon *d)
 {
-	struct guest *g = ((struct swap_daemon *)ctx)->g;
+	struct swap_io io;
+	void *cookie;
 
-	the_daemon.stats.shootdowns++;
-	__atomic_fetch_add(&g->ept_generation, 1, __ATOMIC_SEQ_CST);
-	if (g->ept_flush)
-		g->ept_flush(g);
+	while (swap_io_queue_next(&d->io, &io, &cookie)) {
+		struct blk_request r = {
+			.op = io.op == SWAP_IO_READ ? BLK_READ : BLK_WRITE,
+			.offset = swap_slot_offset(io.slot),
+			.buffer_pa = io.frame_pa,
+			.cookie = cookie,
+		};
+
+		if (blk_submit(d->dev, &r)) {
+			d->stats.queue_full++;
+			swap_io_queue_unsubmit(&d->io);
+			return;
+		}
+		swap_io_queue_submitted(&d->io, rdtsc());
+		d->stats.submitted++;
+	}
 }
 
-void swap_daemon_work(struct guest *g)
+/*
+ * A request the device has not completed in time is reported once; one
+ * that stays stuck four times as long stops the guest (with the page
+ * named) instead of leaving its vCPU waiting forever. It is not submitted
+ * a second time: the device may still transfer into the frame.
+ */
+static void check_deadlines(struct swap_daemon *d)
 {
-	struct swap_daemon *d = &the_daemon;
+	struct swap_io io;
+	uint64_t age;
+	bool first;
 
+	if (!swap_io_queue_oldest_overdue(&d->io, rdtsc(),
+					  SWAP_IO_DEADLINE_S * tsc_hz, &io, &age,
+					  &first))
+		return;
+	if (first) {
+		d->stats.overdue_requests++;
+		hv_error("swap: %s: the %s of gpa 0x%llx (slot %u) has not "
+			 "completed after %u s", d->dev->name,
+			 io.op == SWAP_IO_READ ? "read" : "write",
+			 (unsigned long long)(io.gfn << PAGE_SHIFT), io.slot,
+			 SWAP_IO_DEADLINE_S);
+	}
+	if (age > 4ull * SWAP_IO_DEADLINE_S * tsc_hz && !d->stuck) {
+		d->stuck = true;
+		fatal(d, "swap: %s: gave up on the %s of gpa 0x%llx after "
+		      "%u s", d->dev->name,
+		      io.op == SWAP_IO_READ ? "read" : "write",
+		      (unsigned long long)(io.gfn << PAGE_SHIFT),
+		      4 * SWAP_IO_DEADLINE_S);
+	}
+}
+
+/*
+ * Nothing can be evicted (every resident page needs a write and the swap
+ * area is full) and no I/O will free a frame: say so once and stop the
+ * guest rather than let its vCPUs wait for a frame forever.
+ */
+static void note_progress(struct swap_daemon *d, unsigned freed)
+{
+	struct guest_memory *gm = d->mem;
+
+	if (freed || gm->io_in_flight || gm->pool->nfree) {
+		d->stuck_steps = 0;
+		return;
+	}
+	if (++d->stuck_steps < STUCK_STEPS || d->stuck)
+		return;
+	d->stuck = true;
+	fatal(d, "swap: out of memory: the swap area is full (%llu of %llu "
+	      "slots in use) and no resident page can be evicted; the guest "
+	      "needs more than host.guest_frames + the swap area",
+	      (unsigned long long)d->slots.in_use,
+	      (unsigned long long)d->slots.nslots);
+}
+
+static void evict(struct swap_daemon *d)
+{
+	struct guest_evict_result res;
+	uint64_t t0 = rdtsc();
+	unsigned freed;
+
+	d->stats.evict_steps++;
+	freed = guest_memory_evict_step(d->mem, EVICT_PAGES_PER_STEP, &res);
+	d->stats.evict_tsc += rdtsc() - t0;
+	d->stats.victims += res.victims;
+	if (res.report_swap_full)
+		hv_error("swap: the swap area is full (%llu pages): eviction "
+			 "stops until slots are freed",
+			 (unsigned long long)d->hdr.page_count);
+	note_progress(d, freed);
+}
+
+/* Called with the lock held. */
+static void work_locked(struct swap_daemon *d)
+{
+	harvest(d);
+	if (guest_memory_needs_eviction(d->mem) &&
+	    swap_io_queue_room_for_writes(&d->io) >= EVICT_PAGES_PER_STEP)
+		evict(d);
+	submit_queued(d);
+	check_deadlines(d);
+}
+
+void swap_daemon_work(struct swap_daemon *d)
+{
 	if (!d->dev)
 		return;
-	spin_lock(&g->lock);
-	harvest(g, d);
-	if (guest_memory_needs_eviction(&g->mem) &&
-	    d->count + EVICT_PAGES_PER_STEP + SWAP_QUEUE_RESERVE <=
-		    SWAP_QUEUE_MAX) {
-		struct guest_evict_result res;
-
-		uint64_t t0 = rdtsc();
-
-		d->stats.evict_steps++;
-		guest_memory_evict_step(&g->mem, EVICT_PAGES_PER_STEP, &res);
-		d->stats.evict_tsc += rdtsc() - t0;
-		d->stats.victims += res.victims;
-		if (res.report_swap_full)
-			hv_error("swap: the swap area is full (%llu pages): "
-				 "eviction stops until slots are freed",
-				 (unsigned long long)d->hdr.page_count);
-	}
-	submit_queued(d);
-	spin_unlock(&g->lock);
+	spin_lock(d->lock);
+	work_locked(d);
+	spin_unlock(d->lock);
 }
 
-/*
- * The synchronous fault path (no async page faults yet): the vCPU helps
- * the daemon along until the page at gpa is resident or cannot be.
- */
-enum guest_fault_result swap_daemon_fault(struct guest *g, uint64_t gpa)
+enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
+					 unsigned vcpu)
 {
-	struct swap_daemon *d = &the_daemon;
 	enum guest_fault_result r;
-	uint64_t start = 0;
 
-	for (;;) {
-		spin_lock(&g->lock);
-		r = guest_memory_fault(&g->mem, gpa);
-		spin_unlock(&g->lock);
-		if (r != GUEST_FAULT_SWAPIN_STARTED && r != GUEST_FAULT_WAIT_IO &&
-		    r != GUEST_FAULT_NO_FRAME)
-			break;
-		if (!d->dev || g->ended)
-			break;
-		if (!start) {
-			start = rdtsc();
-			d->stats.waits++;
-		} else if (rdtsc() - start > SWAP_WAIT_LIMIT_S * tsc_hz) {
-			hv_error("swap: waited %u s for the page at gpa 0x%llx "
-				 "(%s): giving up", SWAP_WAIT_LIMIT_S,
-				 (unsigned long long)gpa,
-				 guest_fault_result_name(r));
-			break;
-		}
-		swap_daemon_work(g);
-		cpu_relax();
-	}
-	if (start)
-		d->stats.wait_tsc += rdtsc() - start;
+	spin_lock(d->lock);
+	r = guest_memory_fault(d->mem, gpa);
+	if ((r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) &&
+	    vcpu < SWAP_MAX_WAITERS)
+		d->waiters[gpa >> PAGE_SHIFT] |= BIT(vcpu);
+	spin_unlock(d->lock);
 	/*
-	 * Mapped meanwhile: by the completion this vCPU waited for (a
-	 * cancelled eviction), or by another vCPU faulting on the same page.
-	 * All guest mappings are RWX, so the access will now succeed.
+	 * Mapped meanwhile: by the completion this vCPU waited for, or by
+	 * another vCPU faulting on the same page. All guest mappings are
+	 * RWX, so the access will now succeed.
 	 */
 	if (r == GUEST_FAULT_ALREADY_MAPPED) {
 		d->stats.already_mapped++;
@@ -173,45 +282,146 @@ enum guest_fault_result swap_daemon_fault(struct guest *g, uint64_t gpa)
 	return r;
 }
 
-static bool wants_swap(const struct boot_info *bi)
+static bool still_waiting(const struct swap_daemon *d, uint64_t gpa,
+			  unsigned vcpu)
 {
-	return bi->cfg.swap_device != SWAP_DEVICE_NONE ||
-	       bi->cfg.guest_memory > bi->cfg.host_guest_frames;
+	return vcpu < SWAP_MAX_WAITERS &&
+	       (__atomic_load_n(&d->waiters[gpa >> PAGE_SHIFT],
+				__ATOMIC_ACQUIRE) & BIT(vcpu));
 }
 
-bool swap_daemon_setup(struct guest *g, const struct boot_info *bi)
+/* One round of waiting: the daemon's work when nobody else runs it. */
+static void wait_round(struct swap_daemon *d)
 {
-	struct swap_daemon *d = &the_daemon;
-	enum swap_device_kind kind = bi->cfg.swap_device;
+	if (!d->cfg.service_cpu)
+		swap_daemon_work(d);
+	spin_pause();
+}
+
+enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
+					unsigned vcpu, const volatile bool *stop)
+{
+	enum guest_fault_result r = swap_fault_begin(d, gpa, vcpu);
+	uint64_t start = 0;
+
+	while (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO ||
+	       r == GUEST_FAULT_NO_FRAME) {
+		if (!d->dev || d->stuck || *stop)
+			break;
+		if (!start) {
+			start = rdtsc();
+			d->stats.waits++;
+			if (r == GUEST_FAULT_NO_FRAME)
+				d->stats.frame_waits++;
+		}
+		if (r == GUEST_FAULT_NO_FRAME) {
+			/*
+			 * Wait for the daemon to free frames; others may take
+			 * them first, so this vCPU simply tries again (it is
+			 * never stopped while the daemon makes progress).
+			 */
+			do
+				wait_round(d);
+			while (!__atomic_load_n(&d->mem->pool->nfree,
+						__ATOMIC_RELAXED) &&
+			       !d->stuck && !*stop);
+		} else {
+			while (still_waiting(d, gpa, vcpu) && !d->stuck && !*stop)
+				wait_round(d);
+		}
+		r = swap_fault_begin(d, gpa, vcpu);
+	}
+	if (start)
+		d->stats.wait_tsc += rdtsc() - start;
+	return r;
+}
+
+static bool wants_swap(const struct swap_daemon_config *cfg)
+{
+	return cfg->params.device != SWAP_DEVICE_NONE ||
+	       cfg->mem->ram_size > cfg->host_frames;
+}
+
+static void each_memory_counter(const void *obj, counter_fn fn, void *ctx)
+{
+	guest_memory_each_stat(obj, fn, ctx);
+}
+
+static void each_queue_counter(const void *obj, counter_fn fn, void *ctx)
+{
+	const struct swap_io_queue *q = obj;
+
+	fn(ctx, "swap.reads_ahead_of_writes", q->reads_ahead_of_writes);
+	fn(ctx, "swap.unknown_completions", q->unknown_completions);
+}
+
+static void register_counters(struct swap_daemon *d)
+{
+	d->daemon_counters = (struct counter_source){
+		.defs = daemon_counter_defs,
+		.ndefs = ARRAY_SIZE(daemon_counter_defs),
+		.obj = &d->stats,
+	};
+	d->memory_counters = (struct counter_source){
+		.each = each_memory_counter,
+		.obj = d->mem,
+	};
+	d->queue_counters = (struct counter_source){
+		.each = each_queue_counter,
+		.obj = &d->io,
+	};
+	counters_register(&d->memory_counters);
+	counters_register(&d->daemon_counters);
+	counters_register(&d->queue_counters);
+}
+
+static bool open_swap(struct swap_daemon *d)
+{
+	const struct swap_daemon_config *cfg = &d->cfg;
 	struct guest_swap_config sc;
 	uint32_t nslots;
 
-	if (!wants_swap(bi))
-		return true;
-	if (kind == SWAP_DEVICE_NONE) {
+	if (cfg->params.device == SWAP_DEVICE_NONE) {
 		hv_error("guest.memory (%llu MiB) is larger than "
 			 "host.guest_frames (%llu MiB) and swap.device = none",
-			 (unsigned long long)(bi->cfg.guest_memory >> 20),
-			 (unsigned long long)(bi->cfg.host_guest_frames >> 20));
+			 (unsigned long long)(d->mem->ram_size >> 20),
+			 (unsigned long long)(cfg->host_frames >> 20));
 		return false;
 	}
-	d->dev = swap_device_open(kind, &d->hdr);
+	d->dev = swap_device_open(cfg->params.device, &d->hdr);
 	if (!d->dev)
 		return false;
 	nslots = (uint32_t)MIN(d->hdr.page_count, UINT32_MAX);
 	swap_slots_init(&d->slots, hv_alloc(swap_slots_storage_words(nslots) *
 					    sizeof(uint64_t)), nslots);
+	swap_io_queue_init(&d->io, MIN(d->dev->queue_depth,
+				       SWAP_IO_IN_FLIGHT_MAX));
+	d->waiters = hv_alloc(d->mem->npages * sizeof(uint64_t));
 	sc = (struct guest_swap_config){
-		.meta = hv_alloc(g->mem.npages * sizeof(struct guest_page_meta)),
+		.meta = hv_alloc(d->mem->npages * sizeof(struct guest_page_meta)),
 		.slots = &d->slots,
-		.io = { queue_io, shootdown, d },
+		.io = { queue_io, flush_translations, d },
 	};
-	d->g = g;
-	if (guest_memory_enable_swap(&g->mem, &sc)) {
+	if (guest_memory_enable_swap(d->mem, &sc)) {
 		hv_error("swap: cannot enable eviction for this guest");
 		return false;
 	}
 	return true;
+}
+
+struct swap_daemon *swap_daemon_create(const struct swap_daemon_config *cfg)
+{
+	struct swap_daemon *d = hv_alloc(sizeof(*d));
+
+	d->cfg = *cfg;
+	d->mem = cfg->mem;
+	d->lock = cfg->lock;
+	if (!wants_swap(cfg))
+		return d;
+	if (!open_swap(d))
+		return NULL;
+	register_counters(d);
+	return d;
 }
 
 static uint64_t per(uint64_t total, uint64_t n)
@@ -219,16 +429,12 @@ static uint64_t per(uint64_t total, uint64_t n)
 	return n ? total / n : 0;
 }
 
-/*
- * make bench-swap's figures, in TSC cycles (= emulated instructions under
- * Bochs): what a vCPU waits per swap-in, and the daemon's root-mode time
- * per page written (victim selection, unmap, shootdown, zero check,
- * submission, and the driver's work in polling), beside the device rate
- * the block self-test measured at the start of the same run.
- */
-static void report_bench(const struct swap_daemon *d,
-			 const struct guest_memory_stats *s)
+void swap_daemon_report_bench(const struct swap_daemon *d)
 {
+	const struct guest_memory_stats *s = &d->mem->stats;
+
+	if (!d->dev)
+		return;
 	hv_info("bench: swap-in %llu cycles/page (vCPU wait, %llu swap-ins)",
 		(unsigned long long)per(d->stats.wait_tsc, s->swap_ins),
 		(unsigned long long)s->swap_ins);
@@ -243,33 +449,4 @@ static void report_bench(const struct swap_daemon *d,
 					d->stats.victims),
 		(unsigned long long)per(100 * s->clean_drops, d->stats.victims),
 		(unsigned long long)per(100 * s->swap_outs, d->stats.victims));
-}
-
-void swap_daemon_report(const struct guest *g)
-{
-	const struct swap_daemon *d = &the_daemon;
-	const struct guest_memory_stats *s = &g->mem.stats;
-
-	if (!d->dev)
-		return;
-	hv_stat("swap.outs", s->swap_outs);
-	hv_stat("swap.ins", s->swap_ins);
-	hv_stat("swap.zero_pages_skipped", s->zero_pages_skipped);
-	hv_stat("swap.clean_drops", s->clean_drops);
-	hv_stat("swap.evictions_cancelled", s->evictions_cancelled);
-	hv_stat("swap.slots_in_use", d->slots.in_use);
-	hv_stat("swap.slots_peak", d->slots.peak);
-	hv_stat("swap.shootdowns", d->stats.shootdowns);
-	hv_stat("swap.io_errors", s->io_errors);
-	hv_stat("swap.full_events", s->swap_full_events);
-	hv_stat("swap.waits", d->stats.waits);
-	hv_stat("swap.faults_already_mapped", d->stats.already_mapped);
-	hv_stat("swap.wait_tsc", d->stats.wait_tsc);
-	hv_stat("swap.submitted", d->stats.submitted);
-	hv_stat("swap.completed", d->stats.completed);
-	hv_stat("swap.victims", d->stats.victims);
-	hv_stat("swap.evict_tsc", d->stats.evict_tsc);
-	hv_stat("swap.io_tsc", d->stats.io_tsc);
-	if (g->cfg->bench_swap)
-		report_bench(d, s);
 }

@@ -1,54 +1,103 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The paging daemon: connects guest memory's eviction and swap-in
- * decisions (swap/guest_memory.c) to the swap device (swap/blockdev.h). Its
- * work runs under the guest lock, on the service CPU when there is one and
- * otherwise on VM exits (the preemption timer guarantees at least 100 per
- * second), and in any vCPU that waits for a page.
+ * decisions (swap/guest_memory.c) to the swap device (swap/blockdev.h).
+ * It is an object made from the guest's memory, the lock that guards it and
+ * a table of callbacks into the layers above (flush translations, fatal
+ * error, page resident); it knows nothing of vCPUs beyond their numbers.
+ *
+ * Who runs its work: with a service CPU (more host CPUs than vCPUs) only
+ * that CPU evicts and moves I/O (swap_daemon_work in its loop); without
+ * one, the vCPUs do, on VM exits and while they wait.
+ *
+ * The fault path is split: swap_fault_begin never blocks (the page is
+ * mapped, or its swap-in is under way and the vCPU is registered as a
+ * waiter, or it cannot be had now), and swap_fault_wait blocks until the
+ * page is settled, for the callers for which waiting is right (a
+ * synchronous EPT violation, a hypervisor write into guest RAM). When an
+ * I/O of a page with waiters ends for good, ops.page_resident names the
+ * page and the set of vCPUs that waited for it, once.
  */
 #ifndef SWAP_SWAP_DAEMON_H
 #define SWAP_SWAP_DAEMON_H
 
+#include "lib/spinlock.h"
 #include "swap/guest_memory.h"
+#include "swap/swap_params.h"
 
-struct guest;
-struct boot_info;
+#define SWAP_MAX_WAITERS 64             /* vCPU numbers 0..63 */
 
-#define SWAP_QUEUE_MAX 1024
-/* Queue room kept for swap-ins and retries when eviction adds writes. */
-#define SWAP_QUEUE_RESERVE 128
-
-struct swap_daemon_stats {
-	uint64_t submitted;
-	uint64_t completed;
-	uint64_t queue_full;            /* device queue full: kept for later */
-	uint64_t wait_tsc;              /* vCPUs waiting for their page */
-	uint64_t waits;
-	uint64_t shootdowns;            /* EPT flushes with IPIs */
-	uint64_t evict_steps;
-	uint64_t already_mapped;        /* faults on pages mapped meanwhile */
-	uint64_t victims;               /* eviction candidates taken */
-	uint64_t evict_tsc;             /* time in eviction steps */
-	uint64_t io_tsc;                /* time harvesting completions */
+struct swap_daemon_ops {
+	/*
+	 * Returns once no vCPU can use a translation of a page unmapped
+	 * before the call. Called with the memory lock held; it must not
+	 * take it (a vCPU enters the guest without it).
+	 */
+	void (*flush_translations)(void *ctx);
+	/* The guest cannot go on: stop it (reason is one line). */
+	void (*fatal)(void *ctx, const char *reason);
+	/*
+	 * The page at gpa is settled (resident, or lost when !resident) and
+	 * waiters (bit n = vCPU n) had waited for it. Called with the
+	 * memory lock held, from whichever CPU harvested the completion.
+	 */
+	void (*page_resident)(void *ctx, uint64_t gpa, uint64_t waiters,
+			      bool resident);
+	void *ctx;
 };
 
+struct swap_daemon_config {
+	struct guest_memory *mem;
+	struct spinlock *lock;          /* guards mem, and the daemon */
+	struct swap_params params;
+	struct swap_daemon_ops ops;
+	bool service_cpu;               /* a CPU of its own runs the work */
+	uint64_t host_frames;           /* bytes the guest may occupy */
+};
+
+struct swap_daemon;
+
 /*
- * Opens the swap device and turns on eviction when the configuration asks
- * for swap or overcommits; prints one error line and returns false when
- * the guest cannot run (overcommit without a usable swap device).
+ * Without swap (no swap device asked for, no overcommit) the daemon only
+ * serves faults on untouched pages. Otherwise it opens the device and turns
+ * eviction on. Returns NULL after one error line when the guest cannot run
+ * (overcommit without a usable swap device). Registers its counters.
  */
-bool swap_daemon_setup(struct guest *g, const struct boot_info *bi);
+struct swap_daemon *swap_daemon_create(const struct swap_daemon_config *cfg);
 
-/* Moves I/O along and evicts when frames run low. Takes g->lock. */
-void swap_daemon_work(struct guest *g);
+/* True when pages can be evicted (a swap device is in use). */
+bool swap_daemon_has_swap(const struct swap_daemon *d);
+
+/* True when a CPU of its own runs the daemon's work (and the console). */
+bool swap_daemon_has_service_cpu(const struct swap_daemon *d);
+
+/* Moves I/O along and evicts when frames run low. Takes the lock. */
+void swap_daemon_work(struct swap_daemon *d);
 
 /*
- * An EPT violation at gpa, handled synchronously: returns once the page is
- * resident (RESOLVED) or cannot be (the other results).
+ * An EPT violation (or a hypervisor access) of vCPU vcpu at gpa; takes the
+ * lock, never blocks. GUEST_FAULT_SWAPIN_STARTED and GUEST_FAULT_WAIT_IO
+ * register vcpu as a waiter for the page (ALREADY_MAPPED is reported as
+ * RESOLVED).
  */
-enum guest_fault_result swap_daemon_fault(struct guest *g, uint64_t gpa);
+enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
+					 unsigned vcpu);
 
-/* Prints the daemon's counters as "stat" lines. */
-void swap_daemon_report(const struct guest *g);
+/*
+ * Blocks until the page at gpa is resident (RESOLVED) or cannot be (the
+ * other results); runs the daemon's work meanwhile when it has no CPU of
+ * its own. Starts with swap_fault_begin. stop is polled: when it becomes
+ * true the wait ends with GUEST_FAULT_NO_FRAME.
+ */
+enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
+					unsigned vcpu, const volatile bool *stop);
+
+/*
+ * make bench-swap's figures, in TSC cycles (= emulated instructions under
+ * Bochs): what a vCPU waits per swap-in, and the daemon's root-mode time
+ * per page written, beside the device's rate that the block self-test
+ * measured at the start of the same run.
+ */
+void swap_daemon_report_bench(const struct swap_daemon *d);
 
 #endif

@@ -7,7 +7,7 @@
 #include "swap/swap_device.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
-#include "boot/hv_heap.h"
+#include "lib/heap.h"
 #include "lib/console.h"
 #include "lib/string.h"
 #include "swap/ata.h"

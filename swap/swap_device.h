@@ -7,7 +7,7 @@
 #ifndef SWAP_SWAP_DEVICE_H
 #define SWAP_SWAP_DEVICE_H
 
-#include "boot/config.h"
+#include "swap/swap_params.h"
 #include "swap/blockdev.h"
 #include "swap/swap_format.h"
 

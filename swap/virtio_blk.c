@@ -11,7 +11,7 @@
  * data pages are the caller's. Only VIRTIO_F_VERSION_1 is negotiated.
  */
 #include "swap/virtio_blk.h"
-#include "boot/hv_heap.h"
+#include "lib/heap.h"
 #include "lib/console.h"
 #include "lib/format.h"
 #include "swap/virtio_pci.h"

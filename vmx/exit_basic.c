@@ -5,7 +5,7 @@
 #include "arch/x86/exceptions.h"
 #include "arch/x86/platform.h"
 #include "guest/cpuid.h"
-#include "guest/guest.h"
+#include "guest/vm.h"
 #include "swap/swap_daemon.h"
 #include "vmx/vcpu_events.h"
 #include "arch/x86/lapic.h"
@@ -53,7 +53,7 @@ enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
 	uint32_t leaf = (uint32_t)v->regs.rax, subleaf = (uint32_t)v->regs.rcx;
 	struct cpuid_regs host, out;
 
-	struct guest *g = v->guest;
+	struct vm *g = v->guest;
 	const struct cpuid_context ctx = {
 		.vcpu_id = v->id,
 		.nvcpus = g->nvcpus,
@@ -121,7 +121,8 @@ enum exit_action handle_preemption_timer(struct vcpu *v,
 					 const struct vmx_exit *e)
 {
 	(void)e;
-	swap_daemon_work(v->guest);
+	if (!swap_daemon_has_service_cpu(v->guest->swap))
+		swap_daemon_work(v->guest->swap);
 	return EXIT_RESUME;
 }
 
@@ -140,7 +141,7 @@ enum exit_action handle_triple_fault(struct vcpu *v, const struct vmx_exit *e)
 	hv_info("vcpu %u: triple fault at rip 0x%llx", v->id,
 		(unsigned long long)e->guest_rip);
 	vmcs_dump();
-	guest_end(v->guest, false, "triple fault at rip 0x%llx",
+	vm_end(v->guest, false, "triple fault at rip 0x%llx",
 		  (unsigned long long)e->guest_rip);
 	return EXIT_STOP;
 }

@@ -9,7 +9,7 @@
 #include "vmx/vmx_ops.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/exceptions.h"
-#include "guest/guest.h"
+#include "guest/vm.h"
 
 /* Exit qualification for control-register accesses (Table 28-3). */
 #define CR_QUAL_NUMBER(q) ((q) & 0xf)

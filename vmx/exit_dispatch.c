@@ -3,7 +3,7 @@
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vcpu_events.h"
-#include "guest/guest.h"
+#include "guest/vm.h"
 #include "lib/console.h"
 
 static const exit_handler_fn exit_handlers[VMX_EXIT_REASON_MAX] = {
@@ -113,7 +113,7 @@ enum exit_action handle_unexpected(struct vcpu *v, const struct vmx_exit *e)
 		 (unsigned long long)e->qualification,
 		 (unsigned long long)e->guest_rip);
 	vmcs_dump();
-	guest_end(v->guest, false, "unexpected VM exit %s (reason %u) at rip 0x%llx",
+	vm_end(v->guest, false, "unexpected VM exit %s (reason %u) at rip 0x%llx",
 		  vmx_exit_reason_name(e->reason), e->reason,
 		  (unsigned long long)e->guest_rip);
 	return EXIT_STOP;

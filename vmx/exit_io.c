@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* I/O instruction exits (qualification: SDM Vol. 3C, Table 28-5). */
 #include "vmx/exit_handlers.h"
-#include "guest/guest.h"
+#include "guest/vm.h"
 #include "guest/io_ports.h"
 
 #define IO_QUAL_SIZE_MASK 0x7ull        /* size - 1 */
@@ -18,13 +18,14 @@ enum exit_action handle_io(struct vcpu *v, const struct vmx_exit *e)
 	uint32_t value = (uint32_t)v->regs.rax & mask;
 
 	if (e->qualification & IO_QUAL_STRING) {
-		guest_end(v->guest, false,
+		vm_end(v->guest, false,
 			  "string I/O (INS/OUTS) on port 0x%x at rip 0x%llx is "
 			  "not supported", port,
 			  (unsigned long long)e->guest_rip);
 		return EXIT_STOP;
 	}
-	guest_port_io(v->guest, v, port, size, in, &value);
+	if (!guest_port_io(v->guest, port, size, in, &value))
+		v->stats.io_unhandled++;
 	if (in) {
 		/* A 32-bit IN zero-extends into RAX; 8/16-bit keep the rest. */
 		if (size == 4)

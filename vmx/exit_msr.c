@@ -10,7 +10,7 @@
 #include "vmx/vmx_ops.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/exceptions.h"
-#include "guest/guest.h"
+#include "guest/vm.h"
 
 /* EFER bits a guest may set (SDM Vol. 3A, 2.2.1): SCE, LME, LMA, NXE. */
 #define EFER_GUEST_WRITABLE (EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE)

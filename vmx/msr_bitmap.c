@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "vmx/msr_bitmap.h"
-#include "boot/hv_heap.h"
+#include "lib/heap.h"
 #include "lib/string.h"
 
 #define MSR_LOW_LAST 0x1fffu

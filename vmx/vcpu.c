@@ -8,8 +8,11 @@
 #include "vmx/vcpu_events.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/platform.h"
-#include "guest/guest.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/tsc.h"
 #include "lib/console.h"
+#include "lib/format.h"
+#include "lib/heap.h"
 
 /* vmx/vmx_entry.asm: 0 after a VM exit, else the entry failed. */
 extern int vmx_run(struct guest_regs *regs, int launched);
@@ -69,36 +72,91 @@ static void report_entry_failure(struct vcpu *v, int rc)
 		 err == 7 ? ": invalid control fields" :
 		 err == 8 ? ": invalid host-state fields" : "");
 	vmcs_dump();
-	guest_end(v->guest, false, "VM entry failed (VM-instruction error %llu)",
+	vm_end(v->guest, false, "VM entry failed (VM-instruction error %llu)",
 		  (unsigned long long)err);
+}
+
+static const struct counter_def vcpu_counter_defs[] = {
+	VCPU_COUNTERS(COUNTER_DEF)
+};
+
+/* Core exit reasons are always listed, the others when they occurred. */
+static bool always_listed(unsigned reason)
+{
+	return reason == VMX_EXIT_CPUID || reason == VMX_EXIT_HLT ||
+	       reason == VMX_EXIT_IO || reason == VMX_EXIT_EPT_VIOLATION ||
+	       reason == VMX_EXIT_RDMSR || reason == VMX_EXIT_WRMSR;
+}
+
+static void each_exit_counter(const void *obj, counter_fn fn, void *ctx)
+{
+	const struct vcpu *vcpus = obj;
+	char name[48];
+
+	for (unsigned r = 0; r < VMX_EXIT_REASON_MAX; r++) {
+		uint64_t n = 0;
+
+		for (unsigned i = 0; i < vcpus[0].guest->nvcpus; i++)
+			n += vcpus[i].stats.exits[r];
+		if (!n && !always_listed(r))
+			continue;
+		fmt_snprintf(name, sizeof(name), "exit.%s",
+			     vmx_exit_reason_name(r));
+		fn(ctx, name, n);
+	}
+}
+
+struct vcpu *vcpus_create(struct vm *vm)
+{
+	static struct counter_source exits, totals;
+	struct vcpu *vcpus = hv_alloc(vm->nvcpus * sizeof(*vcpus));
+
+	for (unsigned id = 0; id < vm->nvcpus; id++) {
+		struct vcpu *v = &vcpus[id];
+
+		v->id = id;
+		v->vpid = (uint16_t)(id + 1);   /* VPID 0 is the host's */
+		v->guest = vm;
+		v->plat = &vm->plat[id];
+	}
+	exits = (struct counter_source){ .each = each_exit_counter,
+					 .obj = vcpus };
+	totals = (struct counter_source){
+		.defs = vcpu_counter_defs,
+		.ndefs = ARRAY_SIZE(vcpu_counter_defs),
+		.instances = vm->nvcpus,
+		.stride = sizeof(struct vcpu),
+		.obj = &vcpus[0].stats,
+	};
+	counters_register(&exits);
+	counters_register(&totals);
+	vm->kick = vcpu_kick;
+	vm->kick_ctx = vcpus;
+	return vcpus;
 }
 
 /*
  * An AP waits for its SIPI (SDM Vol. 3A, 9.4.4) in the hypervisor, not in
  * the VMX wait-for-SIPI activity state: the BSP's ICR write lands in
- * guest/interrupts.c, which records the vector. False if the guest ended.
+ * guest/interrupts.c, which sends a VCPU_REQ_SIPI. False if the guest ended.
  */
 static bool wait_for_sipi(struct vcpu *v, struct vcpu_entry_state *s)
 {
-	struct vcpu_platform *p = &v->guest->plat[v->id];
-
-	while (!v->guest->ended) {
-		int vector = p->sipi_vector;
-
-		if (vector >= 0) {
-			p->sipi_vector = -1;
-			p->run_state = VCPU_RUNNABLE;
-			vcpu_sipi_entry_state((uint8_t)vector, s);
-			return true;
-		}
-		cpu_relax();
+	while (!v->sipi_pending) {
+		if (!vcpu_take_requests(v))
+			return false;
+		if (!v->sipi_pending)
+			spin_pause();
 	}
-	return false;
+	v->sipi_pending = false;
+	v->plat->run_state = VCPU_RUNNABLE;
+	vcpu_sipi_entry_state(v->plat->sipi_vector, s);
+	return true;
 }
 
 static bool start_vcpu(struct vcpu *v)
 {
-	struct guest *g = v->guest;
+	struct vm *g = v->guest;
 	struct vcpu_entry_state sipi;
 	const struct vcpu_entry_state *s = &g->entry;
 
@@ -110,8 +168,8 @@ static bool start_vcpu(struct vcpu *v)
 			sipi.real_mode_cs << 4);
 	}
 	if (!vmcs_setup(v, ept_pointer(&g->ept), s)) {
-		guest_end(g, false, "VMX could not be started on host cpu %u",
-			  v->host->index);
+		vm_end(g, false, "VMX could not be started on host cpu %u",
+		       v->host->index);
 		return false;
 	}
 	if (v->id == 0) {
@@ -133,31 +191,65 @@ static bool restart_after_init(struct vcpu *v)
 	return true;
 }
 
+/*
+ * Enters guest mode unless a request arrived meanwhile (then false: take
+ * it first). The sender sets its bit before it looks whether we are in
+ * guest mode to kick us, and we say we are before we look at the bits:
+ * so either we see the bit here or the sender sees us and kicks.
+ */
+static bool enter_guest_mode(struct vcpu *v)
+{
+	struct ept_shootdown *tlb = &v->guest->tlb;
+	uint64_t gen;
+
+	if (ept_client_enter(tlb, v->id, &gen)) {
+		if (!invept(INVEPT_SINGLE_CONTEXT, ept_pointer(&v->guest->ept))) {
+			hv_error("vcpu %u: INVEPT failed: stale guest "
+				 "translations could survive", v->id);
+			vm_end(v->guest, false, "INVEPT failed on vcpu %u",
+			       v->id);
+			ept_client_exit(tlb, v->id);
+			return false;
+		}
+		ept_client_flushed(tlb, v->id, gen);
+		v->stats.invept++;
+	}
+	if (vm_has_requests(v->guest, v->id)) {
+		ept_client_exit(tlb, v->id);
+		v->stats.entries_retried++;
+		return false;
+	}
+	return true;
+}
+
 void vcpu_run(struct vcpu *v)
 {
-	struct guest *g = v->guest;
+	struct vm *g = v->guest;
 
 	v->host = this_cpu();
 	v->host->vcpu = v;
 	if (!vmx_cpu_on(v->host)) {
-		guest_end(g, false, "VMX could not be started on host cpu %u",
-			  v->host->index);
+		vm_end(g, false, "VMX could not be started on host cpu %u",
+		       v->host->index);
 		return;
 	}
 	hv_info("vcpu %u runs on host cpu %u", v->id, v->host->index);
 	if (!start_vcpu(v))
 		return;
 	if (v->id == 0)
-		g->first_entry_tsc = rdtsc();
-	while (!g->ended) {
-		if (g->plat[v->id].run_state == VCPU_WAIT_FOR_SIPI &&
+		g->tsc.first_entry = rdtsc();
+	for (;;) {
+		if (!vcpu_take_requests(v))
+			return;
+		if (v->plat->run_state == VCPU_WAIT_FOR_SIPI &&
 		    !restart_after_init(v))
 			return;
 		vcpu_prepare_entry(v);
-		vcpu_enter_guest_mode(v);
+		if (!enter_guest_mode(v))
+			continue;
 		int rc = vmx_run(&v->regs, v->launched);
 
-		__atomic_store_n(&v->in_guest, false, __ATOMIC_RELEASE);
+		ept_client_exit(&g->tlb, v->id);
 		if (rc != VMX_RUN_EXITED) {
 			report_entry_failure(v, rc);
 			return;

@@ -3,8 +3,9 @@
 #ifndef VMX_VCPU_H
 #define VMX_VCPU_H
 
-#include "lib/types.h"
+#include "lib/counters.h"
 #include "vmx/exit_reasons.h"
+#include "guest/vm.h"
 
 /* Saved by vmx/vmx_entry.asm; the offsets there must match. */
 struct guest_regs {
@@ -13,16 +14,24 @@ struct guest_regs {
 	uint64_t cr2;
 };
 
+/* Per-vCPU counters; the registry prints their sum over the vCPUs. */
+#define VCPU_COUNTERS(X)                                                     \
+	X(struct vcpu_stats, exits_total, "exits.total")                      \
+	X(struct vcpu_stats, io_unhandled, "io.unhandled")                    \
+	X(struct vcpu_stats, msr_gp_injected, "msr.gp_injected")              \
+	X(struct vcpu_stats, irq_injected_lapic, "irq.injected_lapic")        \
+	X(struct vcpu_stats, irq_injected_pic, "irq.injected_pic")            \
+	X(struct vcpu_stats, nmi_injected, "nmi.injected")                    \
+	X(struct vcpu_stats, requests_handled, "vcpu.requests_handled")       \
+	X(struct vcpu_stats, entries_retried, "vcpu.entries_retried")         \
+	X(struct vcpu_stats, invept, "vcpu.invept")                           \
+	X(struct vcpu_stats, nmi_reblocked, "ept.nmi_reblocked_after_iret")
+
 struct vcpu_stats {
 	uint64_t exits[VMX_EXIT_REASON_MAX];
-	uint64_t exits_total;
-	uint64_t io_unhandled;
-	uint64_t msr_gp_injected;
-	uint64_t irq_injected_lapic;    /* local APIC (timer, IPIs) */
-	uint64_t irq_injected_pic;      /* 8259 through LINT0 (UART) */
+	VCPU_COUNTERS(COUNTER_FIELD)
 };
 
-struct guest;
 struct percpu;
 
 struct vcpu {
@@ -30,11 +39,13 @@ struct vcpu {
 	unsigned id;
 	uint16_t vpid;
 	bool launched;
-	struct guest *guest;
+	struct vm *guest;
+	struct vcpu_platform *plat;     /* guest->plat[id] */
 	struct percpu *host;
 	uint64_t vmcs_pa;
-	volatile bool in_guest;         /* between VM entry and exit */
-	volatile uint64_t ept_seen;     /* ept_generation flushed up to */
+	bool nmi_pending;               /* taken from VCPU_REQ_NMI */
+	bool sipi_pending;              /* taken from VCPU_REQ_SIPI */
+	uint64_t next_console_poll;     /* vCPU 0 without a service CPU */
 	struct vcpu_stats stats;
 };
 
@@ -45,6 +56,12 @@ struct vmx_exit {
 	uint64_t guest_rip;
 	uint32_t instruction_length;
 };
+
+/*
+ * Creates the VM's vCPUs (one array, so the registry can sum their
+ * counters), registers their counters and installs the kick.
+ */
+struct vcpu *vcpus_create(struct vm *vm);
 
 /* Starts VMX on this host CPU and runs v until the guest ends. */
 void vcpu_run(struct vcpu *v);

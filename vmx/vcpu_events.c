@@ -13,9 +13,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
-#include "arch/x86/serial.h"
 #include "arch/x86/tsc.h"
-#include "guest/guest.h"
 #include "guest/interrupts.h"
 #include "swap/swap_daemon.h"
 
@@ -66,29 +64,61 @@ static bool interrupts_open(void)
 		 (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS));
 }
 
-#define PROMPT_FLUSH_PER_SECOND 10
+/* Without a service CPU, vCPU 0 polls the console this often. */
+#define CONSOLE_POLLS_PER_SECOND 100
 
-/*
- * Console input for the guest's COM1 comes from the host's COM1; a partial
- * output line (a prompt) is shown after 100 ms without output.
- */
-static void poll_console_input(struct guest *g)
+bool vcpu_take_requests(struct vcpu *v)
 {
-	int c;
+	struct vm *g = v->guest;
+	struct vcpu_platform *p = v->plat;
+	uint64_t req = vm_take_requests(g, v->id);
 
-	uart_flush_idle(&g->uart, rdtsc(), tsc_hz / PROMPT_FLUSH_PER_SECOND);
-	while (g->uart.rx_count < UART_RX_FIFO && (c = serial_read_byte()) >= 0)
-		uart_receive(&g->uart, (uint8_t)c);
+	if (req)
+		v->stats.requests_handled++;
+	if ((req & BIT(VCPU_REQ_STOP)) || g->ended)
+		return false;
+	/* The BSP ignores INIT here; an AP waits for a SIPI again. */
+	if ((req & BIT(VCPU_REQ_INIT)) && v->id != 0) {
+		p->run_state = VCPU_WAIT_FOR_SIPI;
+		v->sipi_pending = false;
+		v->nmi_pending = false;
+	}
+	/* Only a CPU waiting for one takes a SIPI (SDM Vol. 3A, 9.4.4). */
+	if ((req & BIT(VCPU_REQ_SIPI)) && p->run_state == VCPU_WAIT_FOR_SIPI)
+		v->sipi_pending = true;
+	/* NMIs are blocked while waiting for SIPI. */
+	if ((req & BIT(VCPU_REQ_NMI)) && p->run_state == VCPU_RUNNABLE)
+		v->nmi_pending = true;
+	/*
+	 * VCPU_REQ_TLB_FLUSH: the flush itself happens on entry (the
+	 * shootdown generation moved). VCPU_REQ_EVENT, _PAGE_READY: the
+	 * interrupt state is looked at before every entry anyway.
+	 */
+	return true;
 }
 
-static bool try_inject_nmi(struct vcpu_platform *p)
+static void poll_console(struct vcpu *v)
 {
-	if (!p->nmi_pending ||
+	uint64_t now;
+
+	if (v->id != 0 || swap_daemon_has_service_cpu(v->guest->swap))
+		return;
+	now = rdtsc();
+	if (now < v->next_console_poll)
+		return;
+	v->next_console_poll = now + tsc_hz / CONSOLE_POLLS_PER_SECOND;
+	vm_poll_console(v->guest);
+}
+
+static bool try_inject_nmi(struct vcpu *v)
+{
+	if (!v->nmi_pending ||
 	    (vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
 	     (INTERRUPTIBILITY_NMI | INTERRUPTIBILITY_STI |
 	      INTERRUPTIBILITY_MOV_SS)))
 		return false;
-	p->nmi_pending = false;
+	v->nmi_pending = false;
+	v->stats.nmi_injected++;
 	vmcs_write(VMCS_ENTRY_INTERRUPTION_INFO,
 		   INTR_INFO_VALID | INTR_TYPE_NMI | NMI_VECTOR);
 	return true;
@@ -106,19 +136,17 @@ static void arm_preemption_timer(uint64_t now, uint64_t deadline)
 
 void vcpu_prepare_entry(struct vcpu *v)
 {
-	struct guest *g = v->guest;
-	struct vcpu_platform *p = &g->plat[v->id];
+	struct vm *g = v->guest;
 	uint64_t now = rdtsc();
 	struct pending_interrupt pi;
 	uint64_t deadline;
 	bool want_window = false;
 
-	spin_lock(&g->lock);
-	if (v->id == 0)
-		poll_console_input(g);
+	poll_console(v);
+	spin_lock(&g->dev_lock);
 	pi = guest_poll_interrupts(g, v->id, now);
 	if (!(vmcs_read32(VMCS_ENTRY_INTERRUPTION_INFO) & INTR_INFO_VALID) &&
-	    !try_inject_nmi(p) && pi.vector >= 0) {
+	    !try_inject_nmi(v) && pi.vector >= 0) {
 		if (interrupts_open()) {
 			vmcs_write(VMCS_ENTRY_INTERRUPTION_INFO,
 				   INTR_INFO_VALID | INTR_TYPE_EXTERNAL |
@@ -133,33 +161,38 @@ void vcpu_prepare_entry(struct vcpu *v)
 		want_window = true;
 	}
 	deadline = guest_timer_deadline(g, v->id);
-	spin_unlock(&g->lock);
+	spin_unlock(&g->dev_lock);
 	set_proc_control(PROC_INTERRUPT_WINDOW_EXITING, want_window);
 	arm_preemption_timer(now, deadline);
 }
 
 void vcpu_block_until_event(struct vcpu *v)
 {
-	struct guest *g = v->guest;
-	struct vcpu_platform *p = &g->plat[v->id];
+	struct vm *g = v->guest;
 
 	while (!g->ended) {
 		struct pending_interrupt pi;
 
-		swap_daemon_work(g);
-
-		spin_lock(&g->lock);
-		if (v->id == 0)
-			poll_console_input(g);
+		if (vm_has_requests(g, v->id)) {
+			if (!vcpu_take_requests(v))
+				return;
+			if (v->nmi_pending ||
+			    v->plat->run_state != VCPU_RUNNABLE)
+				return;
+		}
+		if (!swap_daemon_has_service_cpu(g->swap))
+			swap_daemon_work(g->swap);
+		poll_console(v);
+		spin_lock(&g->dev_lock);
 		pi = guest_poll_interrupts(g, v->id, rdtsc());
-		spin_unlock(&g->lock);
-		if (pi.vector >= 0 || p->nmi_pending)
+		spin_unlock(&g->dev_lock);
+		if (pi.vector >= 0)
 			return;
-		cpu_relax();
+		spin_pause();
 	}
 }
 
-static bool all_running_vcpus_parked(struct guest *g)
+static bool all_running_vcpus_parked(struct vm *g)
 {
 	for (unsigned n = 0; n < g->nvcpus; n++)
 		if (g->plat[n].run_state == VCPU_RUNNABLE && !g->plat[n].parked)
@@ -169,65 +202,29 @@ static bool all_running_vcpus_parked(struct guest *g)
 
 void vcpu_park(struct vcpu *v)
 {
-	struct guest *g = v->guest;
-	struct vcpu_platform *p = &g->plat[v->id];
+	struct vm *g = v->guest;
+	struct vcpu_platform *p = v->plat;
 
 	p->parked = true;
-	while (!g->ended && !p->nmi_pending &&
-	       p->run_state == VCPU_RUNNABLE) {
+	while (!g->ended && !v->nmi_pending && p->run_state == VCPU_RUNNABLE) {
 		if (all_running_vcpus_parked(g))
-			guest_end(g, true, "hlt with interrupts disabled");
-		cpu_relax();
+			vm_end(g, true, "hlt with interrupts disabled");
+		if (vm_has_requests(g, v->id) && !vcpu_take_requests(v))
+			break;
+		spin_pause();
 	}
 	p->parked = false;
 }
 
-void vcpu_kick(struct guest *g, unsigned n)
+void vcpu_kick(void *ctx, unsigned n)
 {
-	struct vcpu *v = g->vcpus[n];
+	struct vcpu *v = &((struct vcpu *)ctx)[n];
 
-	/* A vCPU in guest mode leaves it on the IPI (external-interrupt exit). */
-	if (v && v->host && v->host != this_cpu())
+	/*
+	 * Only a vCPU in guest mode needs the IPI (an external-interrupt
+	 * exit); one in root mode looks at its requests before it enters.
+	 */
+	if (v->host && v->host != this_cpu() &&
+	    __atomic_load_n(&v->guest->tlb.client[n].in_guest, __ATOMIC_SEQ_CST))
 		lapic_send_fixed(v->host->apic_id, HV_KICK_VECTOR);
-}
-
-/*
- * Dekker-style with vcpu_ept_flush_all: the vCPU publishes in_guest before
- * it reads the generation, the flusher publishes the generation before it
- * reads in_guest (both sequentially consistent). So either this vCPU sees
- * the new generation and flushes, or the flusher sees it in guest mode and
- * waits for it.
- */
-void vcpu_enter_guest_mode(struct vcpu *v)
-{
-	uint64_t gen;
-
-	__atomic_store_n(&v->in_guest, true, __ATOMIC_SEQ_CST);
-	gen = __atomic_load_n(&v->guest->ept_generation, __ATOMIC_SEQ_CST);
-	if (v->ept_seen != gen) {
-		invept(INVEPT_SINGLE_CONTEXT, ept_pointer(&v->guest->ept));
-		__atomic_store_n(&v->ept_seen, gen, __ATOMIC_RELEASE);
-	}
-}
-
-void vcpu_ept_flush_all(struct guest *g)
-{
-	uint64_t gen = __atomic_load_n(&g->ept_generation, __ATOMIC_SEQ_CST);
-
-	spin_unlock(&g->lock);
-	for (unsigned n = 0; n < g->nvcpus; n++) {
-		struct vcpu *v = g->vcpus[n];
-		bool kicked = false;
-
-		if (!v || v->host == this_cpu())
-			continue;       /* this CPU flushes before it enters */
-		while (__atomic_load_n(&v->in_guest, __ATOMIC_SEQ_CST) &&
-		       __atomic_load_n(&v->ept_seen, __ATOMIC_ACQUIRE) < gen) {
-			if (!kicked)
-				vcpu_kick(g, n);
-			kicked = true;
-			cpu_relax();
-		}
-	}
-	spin_lock(&g->lock);
 }

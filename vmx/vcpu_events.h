@@ -27,20 +27,12 @@ void vcpu_block_until_event(struct vcpu *v);
 void vcpu_park(struct vcpu *v);
 
 /*
- * Marks v as entering guest mode and flushes its EPT translations if the
- * daemon unmapped pages since it last did. Call right before VM entry.
+ * Takes v's request word and acts on its bits (INIT, SIPI, NMI; the rest
+ * only wake). False when the guest has ended.
  */
-void vcpu_enter_guest_mode(struct vcpu *v);
+bool vcpu_take_requests(struct vcpu *v);
 
-/*
- * g->ept_flush: returns once no vCPU in guest mode can use a translation
- * older than g->ept_generation. Called with g->lock held; drops it while
- * waiting.
- */
-void vcpu_ept_flush_all(struct guest *g);
-
-/* Makes vCPU n of the guest notice new interrupt state soon. */
-struct guest;
-void vcpu_kick(struct guest *g, unsigned n);
+/* vm->kick: makes vCPU n of the vCPU array ctx leave guest mode soon. */
+void vcpu_kick(void *ctx, unsigned n);
 
 #endif

@@ -12,7 +12,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/desc.h"
 #include "arch/x86/percpu.h"
-#include "boot/hv_heap.h"
+#include "lib/heap.h"
 #include "lib/console.h"
 
 /* Match the GDT of guest/boot_state.c (the Linux boot selectors). */

@@ -5,7 +5,7 @@
 #include "vmx/vmx_controls.h"
 #include "vmx/vmx_ops.h"
 #include "arch/x86/cpu.h"
-#include "boot/hv_heap.h"
+#include "lib/heap.h"
 #include "lib/console.h"
 
 uint32_t vmx_revision_id(void)

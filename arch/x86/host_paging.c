@@ -8,7 +8,7 @@
  */
 #include "arch/x86/host_paging.h"
 #include "arch/x86/cpu.h"
-#include "boot/hv_heap.h"
+#include "lib/heap.h"
 #include "lib/string.h"
 
 #define PTE_PRESENT BIT(0)
@@ -18,11 +18,11 @@
 #define PTE_LARGE   BIT(7)
 #define PT_ENTRIES  512
 
-static bool overlaps_ram(const struct boot_info *bi, uint64_t base,
-			 uint64_t size)
+static bool overlaps_ram(const struct phys_range *ram, unsigned n,
+			 uint64_t base, uint64_t size)
 {
-	for (unsigned i = 0; i < bi->n_ram; i++) {
-		const struct phys_range *r = &bi->ram[i];
+	for (unsigned i = 0; i < n; i++) {
+		const struct phys_range *r = &ram[i];
 
 		if (r->base < base + size && base < r->base + r->size)
 			return true;
@@ -35,9 +35,10 @@ static uint64_t *table_at(uint64_t pa)
 	return (uint64_t *)(uintptr_t)pa;
 }
 
-uint64_t host_paging_build(const struct boot_info *bi)
+uint64_t host_paging_build(const struct phys_range *ram, unsigned n,
+			   uint64_t phys_top)
 {
-	uint64_t top = ALIGN_UP(MAX(bi->phys_top, GiB(4)), GiB(1));
+	uint64_t top = ALIGN_UP(MAX(phys_top, GiB(4)), GiB(1));
 	uint64_t pml4 = hv_alloc_pages_low(1);
 	uint64_t *pml4_t = table_at(pml4);
 
@@ -52,7 +53,8 @@ uint64_t host_paging_build(const struct boot_info *bi)
 		table_at(pdpt)[l3] = pd | PTE_PRESENT | PTE_WRITE;
 		for (unsigned i = 0; i < PT_ENTRIES; i++) {
 			uint64_t pa = gib + (uint64_t)i * LARGE_PAGE_SIZE;
-			uint64_t cache = overlaps_ram(bi, pa, LARGE_PAGE_SIZE)
+			uint64_t cache = overlaps_ram(ram, n, pa,
+							 LARGE_PAGE_SIZE)
 						 ? 0 : (PTE_PCD | PTE_PWT);
 
 			table_at(pd)[i] = pa | PTE_PRESENT | PTE_WRITE |

@@ -3,10 +3,21 @@
 #ifndef ARCH_X86_HOST_PAGING_H
 #define ARCH_X86_HOST_PAGING_H
 
-#include "boot/boot_info.h"
+#include "lib/types.h"
 
-/* Builds the tables (below 4 GiB) and returns the CR3 value. */
-uint64_t host_paging_build(const struct boot_info *bi);
+/* A range of host-physical memory. */
+struct phys_range {
+	uint64_t base;
+	uint64_t size;
+};
+
+/*
+ * Builds the tables (below 4 GiB) and returns the CR3 value: everything up
+ * to phys_top (at least 4 GiB), write-back where it overlaps one of the n
+ * RAM ranges, uncacheable elsewhere.
+ */
+uint64_t host_paging_build(const struct phys_range *ram, unsigned n,
+			   uint64_t phys_top);
 
 /*
  * Maps [base, base + size) uncacheable (2 MiB pages) in the current tables

@@ -7,7 +7,7 @@
  */
 #include "arch/x86/pci.h"
 #include "arch/x86/io.h"
-#include "arch/x86/spinlock.h"
+#include "lib/spinlock.h"
 
 #define PCI_CONFIG_ADDRESS 0xcf8
 #define PCI_CONFIG_DATA    0xcfc

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "arch/x86/percpu.h"
 #include "arch/x86/cpu.h"
-#include "boot/hv_heap.h"
+#include "lib/heap.h"
 
 struct percpu *host_cpus[MAX_HOST_CPUS];
 unsigned host_cpu_count;

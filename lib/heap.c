@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "boot/hv_heap.h"
-#include "arch/x86/platform.h"
-#include "arch/x86/spinlock.h"
+#include "lib/heap.h"
+#include "lib/spinlock.h"
 #include "lib/console.h"
 #include "lib/page_alloc.h"
 
@@ -21,10 +20,9 @@ uint64_t hv_alloc_pages_low(unsigned npages)
 	pa = page_alloc_get(&heap, npages);
 	spin_unlock(&heap_lock);
 	if (!pa) {
-		hv_error("hypervisor heap exhausted (asked for %u pages, %llu "
+		hv_fatal("hypervisor heap exhausted (asked for %u pages, %llu "
 			 "KiB left)", npages,
 			 (unsigned long long)(hv_heap_free_bytes() >> 10));
-		platform_stop();
 	}
 	return pa;
 }

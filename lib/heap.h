@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The hypervisor heap: zeroed 4 KiB pages from the region boot/ allocated
- * below 4 GiB. Running out is fatal (a clear error, then the run stops):
- * every allocation is made at start-up, sized from the configuration.
+ * below 4 GiB. Running out is fatal (hv_fatal: a clear error, then the run
+ * stops): every allocation is made at start-up, sized from the
+ * configuration. boot/ hands the region over; every layer allocates here.
  */
-#ifndef BOOT_HV_HEAP_H
-#define BOOT_HV_HEAP_H
+#ifndef LIB_HEAP_H
+#define LIB_HEAP_H
 
 #include "lib/types.h"
 

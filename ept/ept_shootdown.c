@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "ept/ept_shootdown.h"
+
+void ept_shootdown_init(struct ept_shootdown *s, unsigned nclients,
+			void (*kick)(void *ctx, unsigned n), void *kick_ctx)
+{
+	*s = (struct ept_shootdown){
+		.nclients = MIN(nclients, EPT_SHOOTDOWN_MAX_CLIENTS),
+		.kick = kick,
+		.kick_ctx = kick_ctx,
+	};
+}
+
+uint64_t ept_shootdown_begin(struct ept_shootdown *s)
+{
+	s->shootdowns++;
+	return __atomic_add_fetch(&s->generation, 1, __ATOMIC_SEQ_CST);
+}
+
+static bool must_wait_for(struct ept_client *c, uint64_t gen)
+{
+	return __atomic_load_n(&c->in_guest, __ATOMIC_SEQ_CST) &&
+	       __atomic_load_n(&c->flushed, __ATOMIC_ACQUIRE) < gen;
+}
+
+void ept_shootdown_wait(struct ept_shootdown *s, uint64_t gen)
+{
+	for (unsigned n = 0; n < s->nclients; n++) {
+		struct ept_client *c = &s->client[n];
+		bool kicked = false;
+
+		while (must_wait_for(c, gen)) {
+			if (!kicked && s->kick) {
+				s->kick(s->kick_ctx, n);
+				s->kicks++;
+			}
+			kicked = true;
+			__builtin_ia32_pause();
+		}
+	}
+}
+
+bool ept_client_enter(struct ept_shootdown *s, unsigned n, uint64_t *gen)
+{
+	struct ept_client *c = &s->client[n];
+
+	__atomic_store_n(&c->in_guest, true, __ATOMIC_SEQ_CST);
+	*gen = __atomic_load_n(&s->generation, __ATOMIC_SEQ_CST);
+	return c->flushed != *gen;
+}
+
+void ept_client_flushed(struct ept_shootdown *s, unsigned n, uint64_t gen)
+{
+	__atomic_store_n(&s->client[n].flushed, gen, __ATOMIC_RELEASE);
+}
+
+void ept_client_exit(struct ept_shootdown *s, unsigned n)
+{
+	__atomic_store_n(&s->client[n].in_guest, false, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "guest/vm.h"
+#include "guest/flat_loader.h"
+#include "guest/linux_loader.h"
+#include "guest/cpuid.h"
+#include "guest/interrupts.h"
+#include "arch/x86/serial.h"
+#include "arch/x86/tsc.h"
+#include "lib/heap.h"
+#include "lib/console.h"
+#include "lib/format.h"
+#include "lib/string.h"
+
+#define PROMPT_FLUSH_PER_SECOND 10
+
+static uint64_t alloc_ept_table(void *ctx)
+{
+	(void)ctx;
+	return hv_alloc_pages_low(1);
+}
+
+/* The hypervisor maps all physical memory 1:1. */
+static void *identity(void *ctx, uint64_t pa)
+{
+	(void)ctx;
+	return (void *)(uintptr_t)pa;
+}
+
+static void print_guest_line(const char *line, size_t len)
+{
+	con_printf("guest: %.*s\n", (int)len, line);
+}
+
+void vm_request(struct vm *vm, unsigned n, enum vcpu_request req)
+{
+	if (n >= vm->nvcpus)
+		return;
+	/*
+	 * Sequentially consistent, against the vCPU's entry: it says it is
+	 * in guest mode and then looks at its requests; we set the bit and
+	 * then look whether it is in guest mode (the kick).
+	 */
+	__atomic_fetch_or(&vm->plat[n].requests, BIT(req), __ATOMIC_SEQ_CST);
+	if (vm->kick)
+		vm->kick(vm->kick_ctx, n);
+}
+
+/* ept/'s shootdown kicks through the request word. */
+static void kick_for_flush(void *ctx, unsigned n)
+{
+	vm_request(ctx, n, VCPU_REQ_TLB_FLUSH);
+}
+
+/* swap/'s callbacks. */
+static void flush_translations(void *ctx)
+{
+	struct vm *vm = ctx;
+
+	ept_shootdown_wait(&vm->tlb, ept_shootdown_begin(&vm->tlb));
+}
+
+static void swap_fatal(void *ctx, const char *reason)
+{
+	vm_end(ctx, false, "%s", reason);
+}
+
+static void page_resident(void *ctx, uint64_t gpa, uint64_t waiters,
+			  bool resident)
+{
+	struct vm *vm = ctx;
+
+	(void)gpa;
+	(void)resident;
+	for (unsigned n = 0; n < vm->nvcpus && waiters; n++, waiters >>= 1)
+		if (waiters & 1)
+			vm_request(vm, n, VCPU_REQ_PAGE_READY);
+}
+
+static bool setup_memory(struct vm *vm, const struct vm_spec *spec)
+{
+	const struct ept_memory mem = { alloc_ept_table, identity, NULL };
+	uint64_t frames = 0;
+
+	for (unsigned i = 0; i < spec->nframe_ranges; i++)
+		frames += spec->frames[i].frames;
+	frame_pool_init(&vm->pool, hv_alloc(frame_pool_storage_words(frames) *
+					    sizeof(uint64_t)), frames);
+	for (unsigned i = 0; i < spec->nframe_ranges; i++)
+		if (frame_pool_add_range(&vm->pool, spec->frames[i].base,
+					 spec->frames[i].frames))
+			return false;
+	if (ept_init(&vm->ept, &mem))
+		return false;
+	guest_memory_init(&vm->mem, spec->memory,
+			  hv_alloc(spec->memory >> PAGE_SHIFT), &vm->ept,
+			  &vm->pool);
+	return true;
+}
+
+static bool start_swap(struct vm *vm, const struct vm_spec *spec)
+{
+	struct swap_daemon_config sc = {
+		.mem = &vm->mem,
+		.lock = &vm->mem_lock,
+		.params = spec->swap,
+		.ops = { flush_translations, swap_fatal, page_resident, vm },
+		.service_cpu = spec->service_cpu,
+		.host_frames = vm->pool.total * PAGE_SIZE,
+	};
+
+	vm->swap = swap_daemon_create(&sc);
+	return vm->swap != NULL;
+}
+
+static void each_vm_counter(const void *obj, counter_fn fn, void *ctx)
+{
+	const struct vm *vm = obj;
+
+	fn(ctx, "ept.violations", vm->mem.stats.faults);
+	fn(ctx, "ept.zero_fills", vm->mem.stats.zero_fills);
+	fn(ctx, "ept.tables", vm->ept.tables);
+	fn(ctx, "ept.shootdowns", vm->tlb.shootdowns);
+	fn(ctx, "ept.shootdown_kicks", vm->tlb.kicks);
+	fn(ctx, "frames.in_use", frame_pool_in_use(&vm->pool));
+	fn(ctx, "frames.peak", vm->pool.peak_in_use);
+	fn(ctx, "frames.total", vm->pool.total);
+	fn(ctx, "uart.bytes_out", vm->uart.bytes_out);
+	fn(ctx, "uart.bytes_in", vm->uart.bytes_in);
+	/* Under Bochs one TSC tick is one emulated instruction. */
+	fn(ctx, "tsc.hz", tsc_hz);
+	fn(ctx, "tsc.start_to_first_entry", vm->tsc.first_entry - vm->tsc.hv_start);
+	fn(ctx, "tsc.first_entry_to_end", vm->tsc.end - vm->tsc.first_entry);
+	/* Interrupt wiring at the end, to tell a lost IRQ from a masked one. */
+	fn(ctx, "uart.ier", vm->uart.ier);
+	fn(ctx, "uart.mcr", vm->uart.mcr);
+	fn(ctx, "pic.master_imr", vm->pic.chip[0].imr);
+	fn(ctx, "pic.master_irr", vm->pic.chip[0].irr);
+	fn(ctx, "pic.master_isr", vm->pic.chip[0].isr);
+	fn(ctx, "pic.master_base", vm->pic.chip[0].base);
+	fn(ctx, "lapic0.lint0", vm->plat[0].lapic.lvt[VLAPIC_LVT_LINT0]);
+	fn(ctx, "lapic0.svr", vm->plat[0].lapic.svr);
+}
+
+static void init_platform(struct vm *vm, const struct vm_spec *spec)
+{
+	vm->kvm_features = KVM_FEATURE_CLOCKSOURCE2 |
+			   KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
+	vm->clock.start_tsc = rdtsc();
+	vm->clock.start_epoch_sec = spec->epoch_sec +
+				    (vm->clock.start_tsc - spec->epoch_tsc) / tsc_hz;
+	vm->clock.scale = pvclock_scale_for(tsc_hz);
+	vm->tsc.hv_start = spec->hv_start_tsc;
+	for (unsigned i = 0; i < VM_MAX_VCPUS; i++) {
+		vcpu_msrs_init(&vm->plat[i].msrs);
+		vm->plat[i].run_state = i ? VCPU_WAIT_FOR_SIPI : VCPU_RUNNABLE;
+	}
+	guest_interrupts_init(vm, tsc_hz);
+	uart_init(&vm->uart, print_guest_line);
+}
+
+struct vm *vm_create(const struct vm_spec *spec)
+{
+	struct vm *vm = hv_alloc(sizeof(*vm));
+
+	init_platform(vm, spec);
+	vm->is_linux = image_is_linux_bzimage(spec->kernel, spec->kernel_size);
+	/* Test guests run on vCPU 0 only; Linux on every vCPU configured. */
+	vm->nvcpus = vm->is_linux ? spec->vcpus : 1;
+	if (!vm->is_linux && spec->vcpus != 1)
+		hv_info("guest.vcpus = %u: test guests run on vcpu 0 only",
+			spec->vcpus);
+	ept_shootdown_init(&vm->tlb, vm->nvcpus, kick_for_flush, vm);
+	if (!setup_memory(vm, spec)) {
+		hv_error("cannot set up guest memory");
+		return NULL;
+	}
+	if (!start_swap(vm, spec))
+		return NULL;
+	if (vm->is_linux ? !linux_loader_load(vm, spec)
+			 : !flat_loader_load(vm, spec->kernel, spec->kernel_size,
+					     spec->cmdline))
+		return NULL;
+	vm->counters = (struct counter_source){
+		.each = each_vm_counter, .obj = vm,
+	};
+	counters_register(&vm->counters);
+	return vm;
+}
+
+/* The first end wins. Called from any CPU, with or without locks held. */
+static void record_end(struct vm *vm, enum vm_end_kind kind, bool clean,
+		       const char *fmt, va_list ap)
+{
+	if (__atomic_exchange_n(&vm->end_claimed, true, __ATOMIC_ACQ_REL))
+		return;
+	fmt_vsnprintf(vm->end_reason, sizeof(vm->end_reason), fmt, ap);
+	vm->tsc.end = rdtsc();
+	vm->ended_cleanly = clean;
+	vm->end_kind = kind;
+	__atomic_store_n(&vm->ended, true, __ATOMIC_RELEASE);
+	for (unsigned n = 0; n < vm->nvcpus; n++)
+		vm_request(vm, n, VCPU_REQ_STOP);
+}
+
+void vm_end(struct vm *vm, bool clean, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	record_end(vm, VM_END_HALTED, clean, fmt, ap);
+	va_end(ap);
+}
+
+void vm_end_as(struct vm *vm, enum vm_end_kind kind, bool clean,
+	       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	record_end(vm, kind, clean, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Hypervisor writes bypass EPT: every page must be resident first (a
+ * swapped-out page is brought back; the write then invalidates its swap
+ * copy). A write never spans more than a few pages: each gets a few tries,
+ * since the daemon may evict a page again between its fault and the copy.
+ */
+int vm_write_ram(struct vm *vm, uint64_t gpa, const void *src, uint64_t len)
+{
+	for (int attempt = 0; attempt < 4; attempt++) {
+		int rc;
+
+		spin_lock(&vm->mem_lock);
+		rc = guest_memory_write(&vm->mem, gpa, src, len);
+		spin_unlock(&vm->mem_lock);
+		if (rc == 0)
+			return 0;
+		for (uint64_t p = ALIGN_DOWN(gpa, PAGE_SIZE); p < gpa + len;
+		     p += PAGE_SIZE)
+			if (swap_fault_wait(vm->swap, p, SWAP_MAX_WAITERS,
+					    &vm->ended) != GUEST_FAULT_RESOLVED)
+				return -1;
+	}
+	return -1;
+}
+
+void vm_poll_console(struct vm *vm)
+{
+	unsigned received = 0;
+	int c;
+
+	spin_lock(&vm->dev_lock);
+	uart_flush_idle(&vm->uart, rdtsc(), tsc_hz / PROMPT_FLUSH_PER_SECOND);
+	while (vm->uart.rx_count < UART_RX_FIFO &&
+	       (c = serial_read_byte()) >= 0) {
+		uart_receive(&vm->uart, (uint8_t)c);
+		received++;
+	}
+	spin_unlock(&vm->dev_lock);
+	if (received)
+		vm_request(vm, 0, VCPU_REQ_EVENT);
+}
+
+void vm_report_end(const struct vm *vm)
+{
+	if (vm->end_kind == VM_END_POWER_OFF)
+		hv_info("guest powered off");
+	else if (vm->end_kind == VM_END_RESET)
+		hv_info("guest reset");
+	else
+		hv_info("guest halted: %s", vm->end_reason);
+	if (vm->end_kind != VM_END_HALTED)
+		hv_info("how: %s", vm->end_reason);
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The VM object: one guest's memory (with its paging daemon), its EPT and
+ * shootdown state, its virtual platform (APICs, 8259 pair, UART, ACPI PM)
+ * and the per-vCPU state that lives outside the VMCS. vmx/ runs vCPUs
+ * over it; it knows vCPUs only by number.
+ *
+ * Locks (lib/spinlock.h, ticket locks), never nested:
+ *   mem_lock  guest memory and the paging daemon (taken by faults, the
+ *             daemon and hypervisor writes into guest RAM; not on VM entry)
+ *   dev_lock  the virtual devices and interrupt routing
+ *
+ * Telling a vCPU something goes through its request word only
+ * (vm_request): the sender sets a bit and the vCPU is kicked out of guest
+ * mode; it takes its bits before its next VM entry (as KVM's
+ * kvm_make_request / vcpu_enter_guest).
+ */
+#ifndef GUEST_VM_H
+#define GUEST_VM_H
+
+#include "lib/counters.h"
+#include "lib/spinlock.h"
+#include "ept/ept.h"
+#include "ept/ept_shootdown.h"
+#include "swap/frame_pool.h"
+#include "swap/guest_memory.h"
+#include "swap/swap_daemon.h"
+#include "swap/swap_params.h"
+#include "guest/kvmclock.h"
+#include "guest/msr.h"
+#include "guest/pic8259.h"
+#include "guest/uart.h"
+#include "guest/vlapic.h"
+
+#define VM_MAX_VCPUS 64
+#define VM_END_REASON_MAX 192
+
+/* The bits of a vCPU's request word. */
+enum vcpu_request {
+	VCPU_REQ_TLB_FLUSH,     /* EPT shootdown: flush before entering */
+	VCPU_REQ_EVENT,         /* interrupt state changed: look again */
+	VCPU_REQ_NMI,           /* inject an NMI */
+	VCPU_REQ_INIT,          /* INIT: back to wait-for-SIPI (APs) */
+	VCPU_REQ_SIPI,          /* start at sipi_vector (after INIT) */
+	VCPU_REQ_PAGE_READY,    /* a page this vCPU waited for is settled */
+	VCPU_REQ_STOP,          /* the guest has ended */
+};
+
+enum vm_end_kind {
+	VM_END_HALTED,                  /* "guest halted: <why>" */
+	VM_END_POWER_OFF,               /* "guest powered off" */
+	VM_END_RESET,                   /* "guest reset" */
+};
+
+/* What a vCPU is doing, as the platform sees it (SDM Vol. 3A, 9.4). */
+enum vcpu_run_state {
+	VCPU_RUNNABLE,
+	VCPU_WAIT_FOR_SIPI,             /* an AP after INIT */
+};
+
+/* Where and how a vCPU starts; filled by the loaders, used by vmx/. */
+struct vcpu_entry_state {
+	uint64_t rip, rsp, rflags;
+	uint64_t cr0, cr3, cr4, efer;
+	uint64_t gdtr_base;
+	uint16_t gdtr_limit;
+	bool long_mode;         /* 64-bit flat segments; else real mode */
+	uint64_t rdi, rsi;      /* boot arguments in registers */
+	uint16_t real_mode_cs;  /* real mode only: CS selector, base = CS << 4 */
+};
+
+/* Per-vCPU platform state outside the VMCS. */
+struct vcpu_platform {
+	volatile uint64_t requests;     /* BIT(enum vcpu_request) */
+	struct vlapic lapic;
+	struct vcpu_msrs msrs;
+	volatile enum vcpu_run_state run_state;
+	volatile uint8_t sipi_vector;   /* with VCPU_REQ_SIPI */
+	volatile bool parked;           /* in HLT with interrupts disabled */
+};
+
+/* What boot/ hands over to build a VM (from apfvisor.cfg and UEFI). */
+struct vm_spec {
+	const void *kernel;
+	uint64_t kernel_size;
+	const char *kernel_name;        /* as configured, for messages */
+	const void *initrd;
+	uint64_t initrd_size;
+	const char *cmdline;
+	uint64_t memory;                /* guest RAM, bytes */
+	unsigned vcpus;
+	const struct frame_range *frames;       /* host RAM for the guest */
+	unsigned nframe_ranges;
+	uint64_t epoch_sec, epoch_tsc;  /* wall-clock time at a TSC value */
+	uint64_t hv_start_tsc;
+	struct swap_params swap;
+	bool service_cpu;               /* a host CPU for the daemon alone */
+};
+
+struct vm {
+	struct spinlock mem_lock;
+	struct spinlock dev_lock;
+	struct ept ept;
+	struct ept_shootdown tlb;
+	struct frame_pool pool;
+	struct guest_memory mem;
+	struct swap_daemon *swap;
+	struct uart uart;
+	struct pic pic;
+	uint16_t pm1_status, pm1_enable, pm1_control;   /* ACPI PM1a */
+	struct vcpu_entry_state entry;  /* how vCPU 0 starts */
+	struct vcpu_platform plat[VM_MAX_VCPUS];
+	unsigned nvcpus;
+	bool is_linux;                  /* a bzImage, not a flat test guest */
+	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
+	/* Makes vCPU n leave guest mode soon (set by vmx/). */
+	void (*kick)(void *ctx, unsigned n);
+	void *kick_ctx;
+	struct {
+		uint64_t start_tsc;             /* kvmclock 0 */
+		uint64_t start_epoch_sec;       /* wall-clock time then */
+		struct pvclock_scale scale;
+	} clock;
+	struct {
+		uint64_t hv_start, first_entry, end;
+	} tsc;                          /* milestones of the run */
+	volatile bool ended;
+	bool end_claimed;
+	bool ended_cleanly;
+	enum vm_end_kind end_kind;
+	char end_reason[VM_END_REASON_MAX];
+	struct counter_source counters;
+};
+
+/* Builds the VM and loads its image; NULL after an error line. */
+struct vm *vm_create(const struct vm_spec *spec);
+
+/* Sets bit req in vCPU n's request word and kicks it. */
+void vm_request(struct vm *vm, unsigned n, enum vcpu_request req);
+
+/* Takes and clears vCPU n's requests (the vCPU itself, before entry). */
+static inline uint64_t vm_take_requests(struct vm *vm, unsigned n)
+{
+	return __atomic_exchange_n(&vm->plat[n].requests, 0, __ATOMIC_ACQ_REL);
+}
+
+static inline bool vm_has_requests(const struct vm *vm, unsigned n)
+{
+	return __atomic_load_n(&vm->plat[n].requests, __ATOMIC_SEQ_CST) != 0;
+}
+
+/*
+ * Records why the guest ends (first caller wins) and asks every vCPU to
+ * stop. clean = the guest asked for it (test exit 0, HLT with interrupts
+ * off, power-off).
+ */
+void vm_end(struct vm *vm, bool clean, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+/* As vm_end, for a power-off or reset (printed as such). */
+void vm_end_as(struct vm *vm, enum vm_end_kind kind, bool clean,
+	       const char *fmt, ...) PRINTF_LIKE(4, 5);
+
+/*
+ * The guest-RAM interface for device models and loaders: writes into
+ * guest RAM from the hypervisor (loaders, kvmclock, later the async-PF
+ * area), bringing evicted pages back first. Returns 0, or -1 (outside RAM,
+ * or a page that cannot come back).
+ */
+int vm_write_ram(struct vm *vm, uint64_t gpa, const void *src, uint64_t len);
+
+/*
+ * Polls the host console for input to the guest's COM1 and flushes an
+ * idle partial output line; vCPU 0 hears of new input by a request.
+ */
+void vm_poll_console(struct vm *vm);
+
+/* Prints how the guest ended (the "guest halted/powered off" lines). */
+void vm_report_end(const struct vm *vm);
+
+#endif

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What the configuration asks of the swap layer (boot/ fills it from
+ * apfvisor.cfg): which device, and the debug and benchmark switches.
+ */
+#ifndef SWAP_SWAP_PARAMS_H
+#define SWAP_SWAP_PARAMS_H
+
+#include "lib/types.h"
+
+enum swap_device_kind {
+	SWAP_DEVICE_NONE,
+	SWAP_DEVICE_AUTO,
+	SWAP_DEVICE_VIRTIO_BLK,
+	SWAP_DEVICE_ATA,
+};
+
+struct swap_params {
+	enum swap_device_kind device;   /* swap.device */
+	bool bench;                     /* bench.swap: print per-page costs */
+};
+
+#endif

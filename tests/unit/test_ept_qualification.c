@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * vmx/ept_qualification.h: "NMI unblocking due to IRET" (bit 12 of an EPT
+ * violation's qualification, SDM Vol. 3C 28.2.3) makes the handler block
+ * NMIs again before resuming, unless the violation hit during event
+ * delivery (IDT-vectoring information valid: bit 12 is then undefined).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "vmx/ept_qualification.h"
+
+static void iret_unblocking_reblocks(void **state)
+{
+	(void)state;
+	assert_true(ept_violation_reblocks_nmi(
+		EPT_QUAL_NMI_UNBLOCKED_BY_IRET | EPT_QUAL_READ, 0));
+	assert_true(ept_violation_reblocks_nmi(EPT_QUAL_NMI_UNBLOCKED_BY_IRET,
+					       0x0000000e)); /* not valid */
+}
+
+static void no_bit_no_reblock(void **state)
+{
+	(void)state;
+	assert_false(ept_violation_reblocks_nmi(EPT_QUAL_WRITE, 0));
+	assert_false(ept_violation_reblocks_nmi(0, 0));
+}
+
+static void during_event_delivery_no_reblock(void **state)
+{
+	(void)state;
+	assert_false(ept_violation_reblocks_nmi(
+		EPT_QUAL_NMI_UNBLOCKED_BY_IRET,
+		EPT_IDT_VECTORING_VALID | 0x30e));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(iret_unblocking_reblocks),
+		cmocka_unit_test(no_bit_no_reblock),
+		cmocka_unit_test(during_event_delivery_no_reblock),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
