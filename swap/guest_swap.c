@@ -104,7 +104,7 @@ static bool unmap_victim(struct guest_memory *gm, uint64_t gfn)
 {
 	struct ept_mapping old;
 
-	if (ept_unmap(gm->ept, gfn_gpa(gfn), &old))
+	if (ept_unmap(gm->ept, gfn_gpa(gfn), EPT_PAGE_4K, &old))
 		return false;
 	check_dirty(gm, gfn, old.dirty);
 	set_state(gm, gfn, PAGE_WRITEBACK);
