@@ -174,9 +174,15 @@ int ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa,
 {
 	int level = size == EPT_PAGE_2M ? 2 : 1;
 	uint64_t psize = level_size(level);
+	/*
+	 * A preset accessed bit is only a hint to the CLOCK scan; the CPU
+	 * ignores bits 8 and 9 when the EPTP does not enable A/D (SDM 29.3.5).
+	 */
+	uint64_t accessed = perms & EPT_ACCESSED;
 	uint64_t *table, *e;
 	int ret;
 
+	perms &= ~EPT_ACCESSED;
 	if ((size != EPT_PAGE_4K && size != EPT_PAGE_2M) ||
 	    !perms_valid(perms) || !IS_ALIGNED(gpa, psize) ||
 	    !IS_ALIGNED(hpa, psize) || gpa >= EPT_GPA_LIMIT ||
@@ -190,7 +196,7 @@ int ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa,
 	if (!slot_free(ept, entry_read(e), level))
 		return -2;
 	/* SDM Table 29-4 (2 MiB PDE) and 29-6 (PTE): address, WB, R/W/X. */
-	entry_write(e, hpa | EPT_LEAF_WB | perms |
+	entry_write(e, hpa | EPT_LEAF_WB | perms | accessed |
 			       (level == 2 ? EPT_LARGE_PAGE : 0));
 	return 0;
 }
@@ -206,15 +212,22 @@ static void describe(uint64_t e, int level, struct ept_mapping *m)
 	};
 }
 
-int ept_unmap(struct ept *ept, uint64_t gpa, struct ept_mapping *old)
+int ept_unmap(struct ept *ept, uint64_t gpa, enum ept_page_size size,
+	      struct ept_mapping *old)
 {
+	int want = size == EPT_PAGE_2M ? 2 : 1;
 	uint64_t *e, v;
 	int level;
 
-	e = find_leaf(ept, gpa, &level);
-	/* Only from the leaf's first byte: never drop 2 MiB by accident. */
-	if (!e || !IS_ALIGNED(gpa, level_size(level)))
+	if ((size != EPT_PAGE_4K && size != EPT_PAGE_2M) ||
+	    !IS_ALIGNED(gpa, level_size(want)))
 		return -1;
+	e = find_leaf(ept, gpa, &level);
+	if (!e)
+		return -1;
+	/* The caller meant another page: never drop 2 MiB by accident. */
+	if (level != want)
+		return -2;
 	/* An exchange, so that an A/D bit set just now is reported. */
 	v = __atomic_exchange_n(e, 0, __ATOMIC_ACQ_REL);
 	if (old)

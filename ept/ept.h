@@ -64,8 +64,11 @@ uint64_t ept_pointer(const struct ept *ept);
 
 /*
  * Maps gpa -> hpa, write-back, with perms. Both addresses must be aligned to
- * the page size. Returns 0; -1 for misalignment, gpa beyond 48 bits, bad
- * perms (none, bits other than R/W/X, or W without R: SDM 29.3.3.1) or failed
+ * the page size. perms may add EPT_ACCESSED: the leaf starts with its
+ * accessed bit set, as if the CPU had used it once (SDM 29.3.5 lets software
+ * set it), so that a CLOCK scan spares a page just mapped. The dirty bit
+ * always starts clear. Returns 0; -1 for misalignment, gpa beyond 48 bits, bad
+ * perms (none, bits other than R/W/X/A, or W without R: SDM 29.3.3.1) or failed
  * table allocation (tables linked before the failure stay, empty); -2 when
  * something is already mapped there (a 4 KiB map inside an existing 2 MiB
  * page, or a 2 MiB map over an existing table with mappings, or the same page
@@ -76,13 +79,15 @@ int ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa,
 	    enum ept_page_size size, uint64_t perms);
 
 /*
- * Removes the leaf mapping that covers gpa. On success returns 0 and, when
- * old is not NULL, fills it with what was mapped (including the A/D bits at
- * the moment of removal). Returns -1 when nothing was mapped, or when gpa is
- * not the first address of the leaf (so a 4 KiB unmap inside a 2 MiB page
- * fails instead of removing the whole 2 MiB).
+ * Removes the leaf of the given size that maps gpa. On success returns 0 and,
+ * when old is not NULL, fills it with what was mapped (including the A/D bits
+ * at the moment of removal). Returns -1 when nothing is mapped or gpa is not
+ * aligned to size; -2, changing nothing, when a leaf of the other size covers
+ * gpa (so a 4 KiB unmap never removes a whole 2 MiB page, even at its first
+ * byte).
  */
-int ept_unmap(struct ept *ept, uint64_t gpa, struct ept_mapping *old);
+int ept_unmap(struct ept *ept, uint64_t gpa, enum ept_page_size size,
+	      struct ept_mapping *old);
 
 /* Looks up the leaf covering gpa; returns false when none is present. */
 bool ept_lookup(const struct ept *ept, uint64_t gpa, struct ept_mapping *out);

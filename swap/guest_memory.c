@@ -68,6 +68,24 @@ static bool init_meta(struct guest_memory *gm, uint64_t gfn)
 	return true;
 }
 
+/*
+ * Eviction unmaps, and CLOCK tests, one 4 KiB page at a time: a 2 MiB leaf
+ * (SDM Vol. 3C, Table 29-4) would make a page's unmap fail (ept_unmap
+ * refuses the other size) and its accessed bit stand for 512 pages. Such
+ * a leaf is refused rather than split; nothing maps guest RAM that way.
+ * Every aligned 2 MiB is looked at once: a leaf covers one whole.
+ */
+static bool ram_has_large_leaf(const struct guest_memory *gm)
+{
+	struct ept_mapping map;
+
+	for (uint64_t gpa = 0; gpa < gm->ram_size; gpa += LARGE_PAGE_SIZE)
+		if (ept_lookup(gm->ept, gpa, &map) &&
+		    map.size == EPT_PAGE_2M)
+			return true;
+	return false;
+}
+
 int guest_memory_enable_swap(struct guest_memory *gm,
 			     const struct guest_swap_config *cfg)
 {
@@ -76,7 +94,8 @@ int guest_memory_enable_swap(struct guest_memory *gm,
 	if (!low && !high)
 		default_watermarks(gm, &low, &high);
 	if (!cfg->meta || !cfg->slots || !cfg->io.submit ||
-	    !watermarks_valid(gm, low, high) || !frames_fit_meta(gm->pool))
+	    !watermarks_valid(gm, low, high) || !frames_fit_meta(gm->pool) ||
+	    ram_has_large_leaf(gm))
 		return -1;
 	gm->meta = cfg->meta;
 	for (uint64_t gfn = 0; gfn < gm->npages; gfn++) {
@@ -244,6 +263,7 @@ void release_slot(struct guest_memory *gm, uint64_t gfn)
 	if (m->flags & GPM_SLOT) {
 		swap_slots_free(gm->slots, m->slot);
 		gm->swap_full = false;
+		gm->idle_scan = 0;
 	}
 	m->flags &= (uint8_t)~(GPM_SLOT | GPM_SWAP_VALID);
 }
@@ -340,6 +360,7 @@ static const struct {
 	STAT("swap.io_errors", io_errors),
 	STAT("swap.io_retries", io_retries),
 	STAT("swap.write_failures", write_failures),
+	STAT("swap.slots_retired", slots_retired),
 	STAT("swap.read_failures", read_failures),
 	STAT("swap.stale_completions", stale_completions),
 	STAT("swap.full_events", swap_full_events),
@@ -348,6 +369,7 @@ static const struct {
 	STAT("swap.clock_scanned", clock_scanned),
 	STAT("swap.clock_referenced", clock_referenced),
 	STAT("swap.flushes", flushes),
+	STAT("swap.evict_steps_stalled", evict_steps_stalled),
 };
 
 void guest_memory_each_stat(const struct guest_memory *gm,

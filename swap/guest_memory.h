@@ -20,6 +20,9 @@
  *   SWAPPED   -> SWAPIN      fault: read started into a fresh frame
  *   SWAPIN    -> RESIDENT    read done: mapped, swap copy still valid
  *   SWAPIN    -> SWAPPED     read failed for good: the page is lost
+ *
+ * Every mapping starts with the EPT accessed bit set and the dirty bit
+ * clear (see map_frame in swap/guest_memory_internal.h).
  */
 #ifndef SWAP_GUEST_MEMORY_H
 #define SWAP_GUEST_MEMORY_H
@@ -92,6 +95,16 @@ struct swap_io_ops {
 	 */
 	void (*flush)(void *ctx);
 	void *ctx;
+	/*
+	 * Called once when an I/O of page gfn has ended for good and the
+	 * vCPUs told GUEST_FAULT_SWAPIN_STARTED or GUEST_FAULT_WAIT_IO for it
+	 * may retry: a swap-in done (resident) or given up (!resident: the
+	 * page is lost), or the write of a page whose eviction a fault
+	 * cancelled (resident). Called from guest_memory_io_done after the
+	 * state changed, with the guest lock held. NULL: not wanted. Last in
+	 * the struct so that { submit, flush, ctx } initialisers still work.
+	 */
+	void (*page_settled)(void *ctx, uint64_t gfn, bool resident);
 };
 
 /*
@@ -116,6 +129,15 @@ struct guest_page_meta {
 #define GUEST_IO_TRIES 3
 /* Victims unmapped per flush. */
 #define GUEST_EVICT_BATCH 32
+/*
+ * Pages the CLOCK hand passes per evict step at most (2 * npages in a
+ * smaller guest): it bounds the time a step holds the guest lock, since a
+ * page may cost a 4 KiB zero check while the swap area is full. The hand
+ * keeps its place for the next step.
+ */
+#define GUEST_SCAN_BUDGET 1024
+/* ... and while the swap area is full and nothing changed (swap_stalled). */
+#define GUEST_STALL_SCAN 16
 
 struct guest_memory_stats {
 	uint64_t faults;                /* EPT violations seen */
@@ -132,6 +154,7 @@ struct guest_memory_stats {
 	uint64_t io_errors;             /* failed completions */
 	uint64_t io_retries;            /* failed I/Os submitted again */
 	uint64_t write_failures;        /* given up: page stays resident */
+	uint64_t slots_retired;         /* a write to them failed */
 	uint64_t read_failures;         /* given up: page lost */
 	uint64_t stale_completions;     /* io_done with an unknown id */
 	uint64_t swap_full_events;      /* eviction stopped: no free slot */
@@ -140,6 +163,7 @@ struct guest_memory_stats {
 	uint64_t clock_scanned;         /* resident pages the hand passed */
 	uint64_t clock_referenced;      /* ... spared: accessed bit was set */
 	uint64_t flushes;
+	uint64_t evict_steps_stalled;   /* swap full, nothing changed: probe */
 	uint64_t transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
 };
 
@@ -157,6 +181,13 @@ struct guest_memory {
 	struct swap_io_ops io;
 	uint64_t low_free, high_free;   /* watermarks, in frames */
 	uint64_t hand;                  /* CLOCK: next gfn to look at */
+	/*
+	 * While the swap area is full: gfns the hand passed that had nothing
+	 * to evict, since the last change that could make a page evictable
+	 * (a page made resident, a slot freed). After a whole turn of them a
+	 * step only probes a few pages until such a change (swap_stalled).
+	 */
+	uint64_t idle_scan;
 	uint64_t cancelled;             /* WRITEBACK pages with GPM_CANCEL */
 	uint64_t io_in_flight;
 	uint64_t batch[GUEST_EVICT_BATCH];
@@ -203,7 +234,8 @@ void guest_memory_init(struct guest_memory *gm, uint64_t ram_size,
 /*
  * Turns on eviction. Pages already resident stay so; every other page must
  * be UNTOUCHED. Returns 0, or -1 (bad watermarks, a page in another state,
- * a frame above 2^44 that meta.frame cannot hold).
+ * a frame above 2^44 that meta.frame cannot hold, guest RAM mapped by a
+ * 2 MiB EPT leaf: pages are evicted one by one, so each needs its own).
  */
 int guest_memory_enable_swap(struct guest_memory *gm,
 			     const struct guest_swap_config *cfg);
@@ -226,16 +258,22 @@ bool guest_memory_needs_eviction(const struct guest_memory *gm);
 /*
  * The paging daemon's step: evicts until free frames (counting writes in
  * flight) reach the high watermark, at most max_pages victims, in batches
- * of GUEST_EVICT_BATCH (one flush each). Returns the frames freed or being
- * freed: 0 means no progress (nothing evictable, swap full, or another step
- * is under way). res may be NULL.
+ * of GUEST_EVICT_BATCH (one flush each), the hand passing at most
+ * GUEST_SCAN_BUDGET pages. Returns the frames freed or being freed: 0 means
+ * no progress this step (nothing evictable in the pages scanned, swap full,
+ * or another step is under way); a later step goes on from where the hand
+ * stopped. While the swap area is full and a whole turn of the hand found
+ * nothing, a step passes only GUEST_STALL_SCAN pages until a page becomes
+ * resident or a slot is freed. res may be NULL.
  */
 unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
 				 struct guest_evict_result *res);
 
 /*
  * The I/O with this id has finished. A failed I/O is submitted again up to
- * GUEST_IO_TRIES attempts in all. Returns 0; -1 for an id that is not in
+ * GUEST_IO_TRIES attempts in all: a read from the same slot (the page is
+ * only there), a write to a fresh slot, the failed one being retired (no
+ * free slot: the page stays resident). Returns 0; -1 for an id that is not in
  * flight (stale or bogus: ignored, counted); -2 when the page could not be
  * mapped again (EPT failure: stop the guest).
  */

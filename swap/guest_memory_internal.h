@@ -19,6 +19,9 @@ static inline void set_state(struct guest_memory *gm, uint64_t gfn,
 	gm->count[from]--;
 	gm->count[to]++;
 	gm->state[gfn] = (uint8_t)to;
+	/* A page newly resident may be evictable: end a swap-full stall. */
+	if (to == PAGE_RESIDENT)
+		gm->idle_scan = 0;
 }
 
 static inline uint64_t gfn_gpa(uint64_t gfn)
@@ -36,10 +39,17 @@ static inline void *frame_ptr(const struct guest_memory *gm, uint64_t pa)
 	return gm->ept->mem.phys_to_virt(gm->ept->mem.ctx, pa);
 }
 
-/* Maps gfn to frame pa read/write/execute; 0 or ept_map's error. */
+/*
+ * Maps gfn to frame pa read/write/execute; 0 or ept_map's error. The
+ * accessed bit starts set: the page is mapped because the guest is about
+ * to use it (a fault, a swap-in, a cancelled eviction), so CLOCK must not
+ * take it before one round has passed. The dirty bit starts clear, which
+ * the dirty-bit rule of guest_swap.c relies on.
+ */
 static inline int map_frame(struct guest_memory *gm, uint64_t gfn, uint64_t pa)
 {
-	return ept_map(gm->ept, gfn_gpa(gfn), pa, EPT_PAGE_4K, EPT_RWX);
+	return ept_map(gm->ept, gfn_gpa(gfn), pa, EPT_PAGE_4K,
+		       EPT_RWX | EPT_ACCESSED);
 }
 
 /*

@@ -66,11 +66,20 @@ static bool unevictable_now(const struct guest_memory *gm, uint64_t gfn)
 	       !frame_is_zero(gm, meta_frame_pa(m));
 }
 
+/* The hand passed a page with nothing to evict (counted while full). */
+static void note_idle(struct guest_memory *gm)
+{
+	if (gm->swap_full)
+		gm->idle_scan++;
+}
+
 /*
  * CLOCK: the hand passes the pages in gfn order. A resident page whose
  * accessed bit is set loses it and is spared this time round; one whose
  * bit is clear is the victim. The bits cleared here reach the other CPUs'
  * TLBs with the batch's flush, so the next round sees fresh accesses.
+ * While the swap area is full, a page that needs a write is skipped before
+ * its accessed bit is looked at: however cold, it cannot go.
  */
 static bool clock_victim(struct guest_memory *gm, uint64_t *scan_left,
 			 uint64_t *victim)
@@ -82,21 +91,52 @@ static bool clock_victim(struct guest_memory *gm, uint64_t *scan_left,
 		gm->hand = gfn + 1 == gm->npages ? 0 : gfn + 1;
 		(*scan_left)--;
 		if (gm->state[gfn] != PAGE_RESIDENT ||
-		    !ept_lookup(gm->ept, gfn_gpa(gfn), &map))
+		    !ept_lookup(gm->ept, gfn_gpa(gfn), &map)) {
+			note_idle(gm);
 			continue;
+		}
 		gm->stats.clock_scanned++;
 		check_dirty(gm, gfn, map.dirty);
+		if (unevictable_now(gm, gfn)) {
+			note_idle(gm);
+			continue;
+		}
+		/* Spared or taken, the page could go: not a stall. */
+		gm->idle_scan = 0;
 		if (map.accessed &&
 		    ept_test_and_clear_accessed(gm->ept, gfn_gpa(gfn))) {
 			gm->stats.clock_referenced++;
 			continue;
 		}
-		if (unevictable_now(gm, gfn))
-			continue;
 		*victim = gfn;
 		return true;
 	}
 	return false;
+}
+
+/*
+ * The swap area is full and a whole turn of the hand found only pages that
+ * need a write: a full scan cannot find a victim until a page becomes
+ * resident (set_state) or a slot is freed (release_slot), which reset
+ * idle_scan. Until then a step only probes GUEST_STALL_SCAN pages, for a
+ * page the guest may have zeroed in place (no event tells of that).
+ */
+static bool swap_stalled(const struct guest_memory *gm)
+{
+	return gm->swap_full && gm->idle_scan >= gm->npages;
+}
+
+/* Pages the hand may pass in this step. */
+static uint64_t scan_budget(struct guest_memory *gm)
+{
+	uint64_t budget = GUEST_SCAN_BUDGET;
+
+	if (swap_stalled(gm)) {
+		gm->stats.evict_steps_stalled++;
+		budget = GUEST_STALL_SCAN;
+	}
+	/* Two turns at most: the first may only clear accessed bits. */
+	return MIN(budget, 2 * gm->npages);
 }
 
 /* RESIDENT -> WRITEBACK: out of the guest's reach; the frame stays. */
@@ -104,7 +144,7 @@ static bool unmap_victim(struct guest_memory *gm, uint64_t gfn)
 {
 	struct ept_mapping old;
 
-	if (ept_unmap(gm->ept, gfn_gpa(gfn), &old))
+	if (ept_unmap(gm->ept, gfn_gpa(gfn), EPT_PAGE_4K, &old))
 		return false;
 	check_dirty(gm, gfn, old.dirty);
 	set_state(gm, gfn, PAGE_WRITEBACK);
@@ -130,6 +170,7 @@ static void drop_frame(struct guest_memory *gm, uint64_t gfn,
 	set_state(gm, gfn, to);
 }
 
+/* res: NULL outside an evict step (the report waits for the next step). */
 static void note_swap_full(struct guest_memory *gm,
 			   struct guest_evict_result *res)
 {
@@ -137,6 +178,8 @@ static void note_swap_full(struct guest_memory *gm,
 		gm->swap_full = true;
 		gm->stats.swap_full_events++;
 	}
+	if (!res)
+		return;
 	res->swap_full = true;
 	if (!gm->swap_full_reported) {
 		gm->swap_full_reported = true;
@@ -144,20 +187,30 @@ static void note_swap_full(struct guest_memory *gm,
 	}
 }
 
-/* A write to a fresh slot, or, with none free, the page goes back. */
-static void start_write(struct guest_memory *gm, uint64_t gfn,
-			struct guest_evict_result *res)
+/* A fresh slot for the page's write; false when none is free. */
+static bool take_slot(struct guest_memory *gm, uint64_t gfn,
+		      struct guest_evict_result *res)
 {
 	struct guest_page_meta *m = &gm->meta[gfn];
 
 	if (!swap_slots_alloc(gm->slots, &m->slot)) {
 		note_swap_full(gm, res);
+		return false;
+	}
+	m->flags |= GPM_SLOT;
+	return true;
+}
+
+/* A write to a fresh slot, or, with none free, the page goes back. */
+static void start_write(struct guest_memory *gm, uint64_t gfn,
+			struct guest_evict_result *res)
+{
+	if (!take_slot(gm, gfn, res)) {
 		map_kept_frame(gm, gfn);
 		gm->stats.evictions_aborted++;
 		res->aborted++;
 		return;
 	}
-	m->flags |= GPM_SLOT;
 	gm->stats.writes_started++;
 	res->writes++;
 	submit_io(gm, gfn, SWAP_IO_WRITE);
@@ -223,11 +276,11 @@ unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
 				 struct guest_evict_result *res)
 {
 	struct guest_evict_result r = { 0 };
-	/* Two turns of the hand: the first may only clear accessed bits. */
-	uint64_t scan_left = 2 * gm->npages;
+	uint64_t scan_left;
 	unsigned want;
 
 	if (gm->meta && !gm->evicting) {
+		scan_left = scan_budget(gm);
 		gm->evicting = true;
 		while (!r.swap_full &&
 		       (want = batch_size(gm, max_pages - r.victims)) &&
@@ -240,12 +293,20 @@ unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
 	return r.writes + r.clean_drops + r.zero_pages;
 }
 
+/* The vCPUs waiting for gfn's I/O may retry (swap_io_ops.page_settled). */
+static void settled(struct guest_memory *gm, uint64_t gfn, bool resident)
+{
+	if (gm->io.page_settled)
+		gm->io.page_settled(gm->io.ctx, gfn, resident);
+}
+
 /* A write has ended (ok or given up): the page leaves WRITEBACK. */
 static int write_done(struct guest_memory *gm, uint64_t gfn, bool ok)
 {
 	struct guest_page_meta *m = &gm->meta[gfn];
 	bool cancelled = m->flags & GPM_CANCEL;
 
+	m->tries = 0;
 	if (cancelled) {
 		m->flags &= (uint8_t)~GPM_CANCEL;
 		gm->cancelled--;
@@ -261,7 +322,32 @@ static int write_done(struct guest_memory *gm, uint64_t gfn, bool ok)
 		gm->stats.swap_outs++;
 		return 0;
 	}
-	return map_kept_frame(gm, gfn) ? -2 : 0;
+	if (map_kept_frame(gm, gfn))
+		return -2;
+	/* Only a fault that cancelled the eviction left a vCPU waiting. */
+	if (cancelled)
+		settled(gm, gfn, true);
+	return 0;
+}
+
+/*
+ * A write failed. The slot may have a bad sector: it is retired, never to
+ * be handed out again, and the write goes to a fresh slot. The frame still
+ * holds the page (unmapped since the flush, nothing can change it).
+ */
+static int write_failed(struct guest_memory *gm, uint64_t gfn)
+{
+	struct guest_page_meta *m = &gm->meta[gfn];
+
+	swap_slots_retire(gm->slots, m->slot);
+	m->flags &= (uint8_t)~(GPM_SLOT | GPM_SWAP_VALID);
+	gm->stats.slots_retired++;
+	if (++m->tries < GUEST_IO_TRIES && take_slot(gm, gfn, NULL)) {
+		gm->stats.io_retries++;
+		submit_io(gm, gfn, SWAP_IO_WRITE);
+		return 0;
+	}
+	return write_done(gm, gfn, false);
 }
 
 /*
@@ -273,20 +359,36 @@ static int read_done(struct guest_memory *gm, uint64_t gfn, bool ok)
 {
 	struct guest_page_meta *m = &gm->meta[gfn];
 
+	m->tries = 0;
 	if (!ok) {
 		m->flags |= GPM_LOST;
 		drop_frame(gm, gfn, PAGE_SWAPPED);
 		gm->stats.read_failures++;
+		settled(gm, gfn, false);
 		return 0;
 	}
 	gm->stats.swap_ins++;
-	return map_kept_frame(gm, gfn) ? -2 : 0;
+	if (map_kept_frame(gm, gfn))
+		return -2;
+	settled(gm, gfn, true);
+	return 0;
+}
+
+/* A failed read is retried from the same slot: the page is only there. */
+static bool read_retried(struct guest_memory *gm, uint64_t gfn)
+{
+	if (++gm->meta[gfn].tries >= GUEST_IO_TRIES)
+		return false;
+	gm->stats.io_retries++;
+	submit_io(gm, gfn, SWAP_IO_READ);
+	return true;
 }
 
 int guest_memory_io_done(struct guest_memory *gm, uint64_t id, bool ok)
 {
 	uint64_t gfn = id >> 16;
 	struct guest_page_meta *m;
+	bool write;
 
 	if (!gm->meta || gfn >= gm->npages ||
 	    !(gm->meta[gfn].flags & GPM_IO) ||
@@ -297,17 +399,13 @@ int guest_memory_io_done(struct guest_memory *gm, uint64_t id, bool ok)
 	m = &gm->meta[gfn];
 	m->flags &= (uint8_t)~GPM_IO;
 	gm->io_in_flight--;
+	write = gm->state[gfn] == PAGE_WRITEBACK;
 	if (!ok) {
 		gm->stats.io_errors++;
-		if (++m->tries < GUEST_IO_TRIES) {
-			gm->stats.io_retries++;
-			submit_io(gm, gfn, gm->state[gfn] == PAGE_WRITEBACK ?
-				  SWAP_IO_WRITE : SWAP_IO_READ);
+		if (write)
+			return write_failed(gm, gfn);
+		if (read_retried(gm, gfn))
 			return 0;
-		}
 	}
-	m->tries = 0;
-	if (gm->state[gfn] == PAGE_WRITEBACK)
-		return write_done(gm, gfn, ok);
-	return read_done(gm, gfn, ok);
+	return write ? write_done(gm, gfn, ok) : read_done(gm, gfn, ok);
 }

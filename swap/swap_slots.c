@@ -10,9 +10,14 @@
 
 #define WORD_BITS 64
 
+static uint32_t map_words(uint32_t nslots)
+{
+	return (uint32_t)(((uint64_t)nslots + WORD_BITS - 1) / WORD_BITS);
+}
+
 uint64_t swap_slots_storage_words(uint32_t nslots)
 {
-	return ((uint64_t)nslots + WORD_BITS - 1) / WORD_BITS;
+	return 2 * (uint64_t)map_words(nslots);
 }
 
 void swap_slots_init(struct swap_slots *s, uint64_t *storage, uint32_t nslots)
@@ -22,9 +27,10 @@ void swap_slots_init(struct swap_slots *s, uint64_t *storage, uint32_t nslots)
 	*s = (struct swap_slots){
 		.used = storage,
 		.nslots = nslots,
-		.nwords = (uint32_t)swap_slots_storage_words(nslots),
+		.nwords = map_words(nslots),
 	};
-	for (uint32_t i = 0; i < s->nwords; i++)
+	s->retired_map = storage + s->nwords;
+	for (uint32_t i = 0; i < 2 * s->nwords; i++)
 		storage[i] = 0;
 	if (tail)
 		storage[s->nwords - 1] = ~(BIT(tail) - 1);
@@ -54,10 +60,31 @@ bool swap_slots_alloc(struct swap_slots *s, uint32_t *slot)
 	return false;
 }
 
+static bool bit_set(const uint64_t *map, uint32_t slot)
+{
+	return map[slot / WORD_BITS] & BIT(slot % WORD_BITS);
+}
+
 bool swap_slots_is_used(const struct swap_slots *s, uint32_t slot)
 {
-	return slot < s->nslots &&
-	       (s->used[slot / WORD_BITS] & BIT(slot % WORD_BITS));
+	return slot < s->nslots && bit_set(s->used, slot) &&
+	       !bit_set(s->retired_map, slot);
+}
+
+/*
+ * A retired slot keeps its bit in used, so the search skips it at no cost;
+ * the second map only tells it from a slot in use, for free and is_used.
+ */
+int swap_slots_retire(struct swap_slots *s, uint32_t slot)
+{
+	if (!swap_slots_is_used(s, slot)) {
+		s->bad_frees++;
+		return -1;
+	}
+	s->retired_map[slot / WORD_BITS] |= BIT(slot % WORD_BITS);
+	s->in_use--;
+	s->retired++;
+	return 0;
 }
 
 int swap_slots_free(struct swap_slots *s, uint32_t slot)

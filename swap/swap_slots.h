@@ -11,12 +11,14 @@
 #include "lib/types.h"
 
 struct swap_slots {
-	uint64_t *used;         /* bitmap, 1 = in use; caller's storage */
+	uint64_t *used;         /* bitmap, 1 = in use or retired */
+	uint64_t *retired_map;  /* bitmap, 1 = retired; follows used */
 	uint32_t nslots;
 	uint32_t nwords;
 	uint32_t hint;          /* word where the next search starts */
-	uint32_t in_use;
+	uint32_t in_use;        /* allocated, not retired */
 	uint32_t peak;
+	uint32_t retired;       /* slots never to be handed out again */
 	uint64_t allocs;
 	uint64_t frees;
 	uint64_t full;          /* allocations refused: no free slot */
@@ -26,7 +28,10 @@ struct swap_slots {
 /* uint64_t words of storage swap_slots_init needs for nslots slots. */
 uint64_t swap_slots_storage_words(uint32_t nslots);
 
-/* storage holds swap_slots_storage_words(nslots) words, in any state. */
+/*
+ * storage holds swap_slots_storage_words(nslots) words, in any state: the
+ * map of used slots, then the map of retired ones.
+ */
 void swap_slots_init(struct swap_slots *s, uint64_t *storage, uint32_t nslots);
 
 /*
@@ -43,6 +48,21 @@ bool swap_slots_alloc(struct swap_slots *s, uint32_t *slot);
  */
 int swap_slots_free(struct swap_slots *s, uint32_t slot);
 
+/* True for a slot allocated and not retired. */
 bool swap_slots_is_used(const struct swap_slots *s, uint32_t slot);
+
+/*
+ * Takes an allocated slot out of service for good, e.g. after a write to it
+ * failed: swap_slots_alloc never returns it again and swap_slots_free
+ * refuses it. Returns 0, or -1 (counted in bad_frees) when the slot was not
+ * allocated.
+ */
+int swap_slots_retire(struct swap_slots *s, uint32_t slot);
+
+/* Slots that swap_slots_alloc can still hand out. */
+static inline uint32_t swap_slots_free_count(const struct swap_slots *s)
+{
+	return s->nslots - s->in_use - s->retired;
+}
 
 #endif

@@ -60,6 +60,8 @@ struct model_counts {
 	uint64_t completions, failed_completions, stale;
 	uint64_t host_writes, window_cancels, window_activity;
 	uint64_t full_checks;
+	uint64_t retired;       /* slots whose write failed */
+	uint64_t swap_full_reports;
 };
 
 struct sim {
@@ -77,6 +79,11 @@ struct sim {
 	struct model_counts n;
 };
 
+/* Fails the test, naming the step (include after cmocka.h). */
+#define FAIL(s, fmt, ...)                                                   \
+	fail_msg("step %llu: " fmt, (unsigned long long)(s)->step,           \
+		 ##__VA_ARGS__)
+
 static inline unsigned word_offset(unsigned k)
 {
 	return k * (PAGE_SIZE - 8) / (MODEL_WORDS - 1) / 8 * 8;
@@ -89,6 +96,21 @@ static inline uint64_t *frame_word(uint8_t *page, unsigned k)
 
 /* All invariants; full adds a byte-by-byte check of every page. */
 void model_check(struct sim *s, bool full);
+
+/*
+ * After a failed completion of io (free_slots: free before it): checks the
+ * retry (a write on a fresh slot, the failed one retired; a read on the
+ * same slot) and returns whether one was due.
+ */
+bool model_retry_expected(struct sim *s, const struct swap_io *io,
+			  uint32_t free_slots);
+
+/* Checks the page_settled events since before: want (0 or 1) of them. */
+void model_check_settled(struct sim *s, const struct swap_io *io,
+			 unsigned before, bool want);
+
+/* Page gfn, just mapped by an I/O's end: accessed bit set, dirty clear. */
+void model_check_fresh_mapping(struct sim *s, uint64_t gfn);
 
 /* Prints what the run did, from the module's counters and the test's. */
 void model_report(const struct sim *s, double secs);

@@ -253,6 +253,8 @@ static void check_counters(struct sim *s, const struct tally *t)
 	CHECK(s, 0, t->ios == gm->io_in_flight);
 	CHECK(s, 0, t->cancels == gm->cancelled);
 	CHECK(s, 0, s->sf->slots.bad_frees == 0);
+	CHECK(s, 0, s->sf->slots.retired == s->n.retired);
+	CHECK(s, 0, gm->stats.slots_retired == s->n.retired);
 }
 
 void model_check(struct sim *s, bool full)
@@ -277,6 +279,61 @@ void model_check(struct sim *s, bool full)
 		s->n.full_checks++;
 }
 
+/*
+ * A failed write retires its slot and goes to a fresh one, if any is left;
+ * a failed read is retried from the same slot.
+ */
+bool model_retry_expected(struct sim *s, const struct swap_io *io,
+			   uint32_t free_slots)
+{
+	struct model_page *mp = &s->page[io->gfn];
+	int q = swap_fake_find(s->sf, io->gfn);
+
+	if (io->op == SWAP_IO_WRITE) {
+		s->n.retired++;
+		if (swap_slots_is_used(&s->sf->slots, io->slot))
+			FAIL(s, "slot %u of a failed write not retired",
+			     io->slot);
+	}
+	if (++mp->tries >= GUEST_IO_TRIES ||
+	    (io->op == SWAP_IO_WRITE && !free_slots))
+		return false;
+	if (q < 0)
+		FAIL(s, "failed I/O not retried");
+	if ((s->sf->queue[q].slot == io->slot) != (io->op == SWAP_IO_READ))
+		FAIL(s, "%s retried on slot %u after slot %u",
+		     io->op == SWAP_IO_READ ? "read" : "write",
+		     s->sf->queue[q].slot, io->slot);
+	return true;
+}
+
+/* The vCPUs waiting for the page hear of it: once, after the change. */
+void model_check_settled(struct sim *s, const struct swap_io *io,
+			  unsigned before, bool want)
+{
+	struct model_page *mp = &s->page[io->gfn];
+
+	if (s->sf->settled != before + want)
+		FAIL(s, "page %llu: %u settle events, want %u",
+		     (unsigned long long)io->gfn, s->sf->settled - before,
+		     want);
+	if (want && (s->sf->settled_gfn != io->gfn ||
+		     s->sf->settled_resident != (mp->state == PAGE_RESIDENT)))
+		FAIL(s, "settle event for page %llu wrong",
+		     (unsigned long long)io->gfn);
+}
+
+/* Just mapped by an I/O's end: accessed set (CLOCK spares it), clean. */
+void model_check_fresh_mapping(struct sim *s, uint64_t gfn)
+{
+	int level;
+	uint64_t *leaf = cpu_walk(s->sf->ef, gfn << PAGE_SHIFT, &level);
+
+	if (!leaf || (*leaf & (EPT_ACCESSED | EPT_DIRTY)) != EPT_ACCESSED)
+		FAIL(s, "page %llu mapped without A or with D",
+		     (unsigned long long)gfn);
+}
+
 void model_report(const struct sim *s, double secs)
 {
 	const struct guest_memory_stats *st = &s->sf->gm.stats;
@@ -299,7 +356,8 @@ void model_report(const struct sim *s, double secs)
 	       "clean_drops %llu cancelled %llu (in flush window %llu) "
 	       "aborted %llu slots_freed_dirty %llu slots peak %u/%u "
 	       "io_errors %llu retries %llu write_fail %llu read_fail %llu "
-	       "swap_full %llu stale %llu no_frame %llu wait_io %llu\n",
+	       "swap_full %llu stale %llu no_frame %llu wait_io %llu "
+	       "retired %llu stalled steps %llu settled %u\n",
 	       (unsigned long long)st->swap_outs,
 	       (unsigned long long)st->swap_ins,
 	       (unsigned long long)st->zero_pages_skipped,
@@ -316,7 +374,9 @@ void model_report(const struct sim *s, double secs)
 	       (unsigned long long)st->swap_full_events,
 	       (unsigned long long)st->stale_completions,
 	       (unsigned long long)st->no_frame,
-	       (unsigned long long)st->wait_io);
+	       (unsigned long long)st->wait_io,
+	       (unsigned long long)st->slots_retired,
+	       (unsigned long long)st->evict_steps_stalled, s->sf->settled);
 }
 
 /* Every path was taken: a run that missed one proves less than it says. */
@@ -330,7 +390,8 @@ void model_check_coverage(const struct sim *s)
 		st->write_failures, st->read_failures, st->swap_full_events,
 		st->stale_completions, st->no_frame, st->wait_io,
 		s->n.results[GUEST_FAULT_IO_ERROR], s->n.put_back,
-		s->n.retries_abandoned, s->n.tlb_hits,
+		s->n.retries_abandoned, s->n.tlb_hits, st->slots_retired,
+		st->evict_steps_stalled,
 	};
 
 	for (unsigned i = 0; i < ARRAY_SIZE(seen); i++)

@@ -30,6 +30,26 @@ static void fake_flush(void *ctx)
 		sf->on_flush(sf);
 }
 
+/*
+ * The state has changed when the event comes: resident, or lost. No I/O of
+ * the page is left in flight.
+ */
+static void fake_settled(void *ctx, uint64_t gfn, bool resident)
+{
+	struct swap_fake *sf = ctx;
+	struct guest_page_info in;
+
+	assert_true(guest_memory_page_info(&sf->gm, gfn, &in));
+	assert_false(in.flags & GPM_IO);
+	if (resident)
+		assert_int_equal(in.state, PAGE_RESIDENT);
+	else
+		assert_true(in.state == PAGE_SWAPPED && (in.flags & GPM_LOST));
+	sf->settled++;
+	sf->settled_gfn = gfn;
+	sf->settled_resident = resident;
+}
+
 static void *zalloc(size_t n)
 {
 	void *p = calloc(1, n ? n : 1);
@@ -67,7 +87,7 @@ struct swap_fake *swap_fake_new(unsigned npages, unsigned nframes,
 {
 	struct swap_fake *sf = zalloc(sizeof(*sf));
 	struct guest_swap_config cfg = {
-		.io = { fake_submit, fake_flush, sf },
+		.io = { fake_submit, fake_flush, sf, fake_settled },
 		.low_free = low,
 		.high_free = high,
 	};

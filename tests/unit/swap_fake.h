@@ -28,6 +28,10 @@ struct swap_fake {
 	unsigned queued;
 	unsigned submitted;             /* submissions ever */
 	unsigned flushes;               /* flush callbacks */
+	/* page_settled callbacks: how many, and the last one's arguments. */
+	unsigned settled;
+	uint64_t settled_gfn;
+	bool settled_resident;
 	/* Called by the flush callback (the guest lock is "dropped"). */
 	void (*on_flush)(struct swap_fake *sf);
 	void *test;                     /* the test's own state */

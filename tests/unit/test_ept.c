@@ -180,7 +180,7 @@ static void test_2m_over_empty_table(void **state)
 	assert_int_equal(ept_map(ept, 0x201000, 0x1000, EPT_PAGE_4K, EPT_RWX),
 			 0);
 	tables = ept->tables;
-	assert_int_equal(ept_unmap(ept, 0x201000, NULL), 0);
+	assert_int_equal(ept_unmap(ept, 0x201000, EPT_PAGE_4K, NULL), 0);
 	/* The page table is empty now: a 2 MiB page may replace it. */
 	assert_int_equal(ept_map(ept, 0x200000, 0xc00000, EPT_PAGE_2M,
 				 EPT_RWX), 0);
@@ -189,7 +189,7 @@ static void test_2m_over_empty_table(void **state)
 	assert_int_equal(m.size, EPT_PAGE_2M);
 	assert_int_equal(m.hpa, 0xc00000);
 	/* And going back to 4 KiB pages takes a fresh table. */
-	assert_int_equal(ept_unmap(ept, 0x200000, NULL), 0);
+	assert_int_equal(ept_unmap(ept, 0x200000, EPT_PAGE_2M, NULL), 0);
 	assert_int_equal(ept_map(ept, 0x201000, 0x1000, EPT_PAGE_4K, EPT_RWX),
 			 0);
 	assert_int_equal(ept->tables, tables + 1);
@@ -203,14 +203,14 @@ static void test_unmap(void **state)
 	uint64_t *e;
 	int level;
 
-	assert_int_equal(ept_unmap(ept, 0x3000, &old), -1);
+	assert_int_equal(ept_unmap(ept, 0x3000, EPT_PAGE_4K, &old), -1);
 	assert_int_equal(ept_map(ept, 0x3000, 0x9000, EPT_PAGE_4K, EPT_RWX), 0);
 	e = cpu_walk(f, 0x3000, &level);
 	*e |= EPT_ACCESSED | EPT_DIRTY;
 	/* Only from the page's first byte. */
-	assert_int_equal(ept_unmap(ept, 0x3010, &old), -1);
+	assert_int_equal(ept_unmap(ept, 0x3010, EPT_PAGE_4K, &old), -1);
 	memset(&old, 0, sizeof(old));
-	assert_int_equal(ept_unmap(ept, 0x3000, &old), 0);
+	assert_int_equal(ept_unmap(ept, 0x3000, EPT_PAGE_4K, &old), 0);
 	assert_int_equal(old.hpa, 0x9000);
 	assert_int_equal(old.size, EPT_PAGE_4K);
 	assert_int_equal(old.perms, EPT_RWX);
@@ -218,18 +218,19 @@ static void test_unmap(void **state)
 	assert_true(old.dirty);
 	assert_false(ept_lookup(ept, 0x3000, NULL));
 	assert_int_equal(*e, 0);
-	assert_int_equal(ept_unmap(ept, 0x3000, &old), -1);
+	assert_int_equal(ept_unmap(ept, 0x3000, EPT_PAGE_4K, &old), -1);
 
 	/* 2 MiB: a 4 KiB page inside it cannot be unmapped on its own. */
 	assert_int_equal(ept_map(ept, 0x600000, 0xa00000, EPT_PAGE_2M,
 				 EPT_READ), 0);
-	assert_int_equal(ept_unmap(ept, 0x601000, &old), -1);
+	assert_int_equal(ept_unmap(ept, 0x601000, EPT_PAGE_4K, &old), -2);
+	assert_int_equal(ept_unmap(ept, 0x601000, EPT_PAGE_2M, &old), -1);
 	assert_true(ept_lookup(ept, 0x601000, NULL));
-	assert_int_equal(ept_unmap(ept, 0x600000, NULL), 0);
+	assert_int_equal(ept_unmap(ept, 0x600000, EPT_PAGE_2M, NULL), 0);
 	assert_false(ept_lookup(ept, 0x601000, NULL));
 	assert_int_equal(ept_map(ept, 0x600000, 0xa00000, EPT_PAGE_2M,
 				 EPT_READ), 0);
-	assert_int_equal(ept_unmap(ept, 0x600000, &old), 0);
+	assert_int_equal(ept_unmap(ept, 0x600000, EPT_PAGE_2M, &old), 0);
 	assert_int_equal(old.size, EPT_PAGE_2M);
 	assert_int_equal(old.hpa, 0xa00000);
 	assert_false(old.accessed);
@@ -307,6 +308,65 @@ static void test_protect(void **state)
 	assert_int_equal(m.perms, EPT_READ);
 }
 
+/*
+ * A 4 KiB unmap at the first byte of a 2 MiB page is refused (-2) and the
+ * 2 MiB stay mapped; so is a 2 MiB unmap of a 4 KiB page.
+ */
+static void test_unmap_wrong_size(void **state)
+{
+	struct fixture *f = *state;
+	struct ept *ept = &f->ept;
+	struct ept_mapping m;
+
+	assert_int_equal(ept_map(ept, 0x400000, 0x800000, EPT_PAGE_2M,
+				 EPT_RWX), 0);
+	assert_int_equal(ept_unmap(ept, 0x400000, EPT_PAGE_4K, &m), -2);
+	assert_true(ept_lookup(ept, 0x400000, &m));
+	assert_int_equal(m.size, EPT_PAGE_2M);
+	assert_true(ept_lookup(ept, 0x5ff000, NULL));
+
+	assert_int_equal(ept_map(ept, 0x200000, 0x1000, EPT_PAGE_4K, EPT_RWX),
+			 0);
+	assert_int_equal(ept_unmap(ept, 0x200000, EPT_PAGE_2M, &m), -2);
+	assert_true(ept_lookup(ept, 0x200000, NULL));
+	assert_int_equal(ept_unmap(ept, 0x200000, 3, &m), -1);
+}
+
+/* EPT_ACCESSED in perms presets A (SDM 29.3.5); D stays clear. */
+static void test_map_accessed(void **state)
+{
+	struct fixture *f = *state;
+	struct ept *ept = &f->ept;
+	struct ept_mapping m;
+	uint64_t *e;
+	int level;
+
+	assert_int_equal(ept_map(ept, 0x7000, 0x9000, EPT_PAGE_4K,
+				 EPT_RWX | EPT_ACCESSED), 0);
+	e = cpu_walk(f, 0x7000, &level);
+	assert_int_equal(*e, 0x9000 | (6 << 3) | EPT_RWX | EPT_ACCESSED);
+	assert_true(ept_lookup(ept, 0x7000, &m));
+	assert_true(m.accessed);
+	assert_false(m.dirty);
+	assert_int_equal(m.perms, EPT_RWX);
+	assert_true(ept_test_and_clear_accessed(ept, 0x7000));
+	assert_false(ept_test_and_clear_accessed(ept, 0x7000));
+
+	assert_int_equal(ept_map(ept, 0x200000, 0x400000, EPT_PAGE_2M,
+				 EPT_READ | EPT_ACCESSED), 0);
+	assert_true(ept_lookup(ept, 0x200000, &m));
+	assert_true(m.accessed);
+	assert_int_equal(m.perms, EPT_READ);
+
+	/* Only A may be preset; A alone grants nothing. */
+	assert_int_equal(ept_map(ept, 0x8000, 0x9000, EPT_PAGE_4K,
+				 EPT_RWX | EPT_DIRTY), -1);
+	assert_int_equal(ept_map(ept, 0x8000, 0x9000, EPT_PAGE_4K,
+				 EPT_ACCESSED), -1);
+	assert_int_equal(ept_protect(ept, 0x7000, EPT_READ | EPT_ACCESSED),
+			 -1);
+}
+
 static void test_alloc_failure(void **state)
 {
 	struct fixture *f = *state;
@@ -356,6 +416,8 @@ int main(void)
 		EPT_TEST(test_accessed_dirty),
 		EPT_TEST(test_protect),
 		EPT_TEST(test_alloc_failure),
+		EPT_TEST(test_unmap_wrong_size),
+		EPT_TEST(test_map_accessed),
 	};
 
 	return cmocka_run_group_tests_name("ept", tests, NULL, NULL);

@@ -116,18 +116,27 @@ static void model_map(struct fixture *f, struct model_region *m,
 	}
 }
 
+/* An unmap of the wrong size fails with -2 and changes nothing. */
 static void model_unmap(struct fixture *f, struct model_region *m,
-			uint64_t gpa, unsigned s)
+			uint64_t gpa, unsigned s, bool large)
 {
 	struct ept_mapping old;
-	int ret = ept_unmap(&f->ept, gpa, &old);
+	int ret = ept_unmap(&f->ept, gpa, large ? EPT_PAGE_2M : EPT_PAGE_4K,
+			    &old);
 
-	if (m->large && s == 0) {
-		assert_int_equal(ret, 0);
+	if (large && s != 0) {
+		assert_int_equal(ret, -1);
+	} else if (m->large) {
+		assert_int_equal(ret, large ? 0 : -2);
+		if (ret)
+			return;
 		assert_int_equal(old.size, EPT_PAGE_2M);
 		assert_int_equal(old.hpa, m->hpa);
 		m->large = false;
-	} else if (!m->large && m->mapped[s]) {
+	} else if (large) {
+		/* Only a 4 KiB leaf at the first page is found. */
+		assert_int_equal(ret, m->mapped[0] ? -2 : -1);
+	} else if (m->mapped[s]) {
 		assert_int_equal(ret, 0);
 		assert_int_equal(old.size, EPT_PAGE_4K);
 		assert_int_equal(old.hpa, m->slot_hpa[s]);
@@ -175,7 +184,7 @@ static void test_random_against_model(void **state)
 			model_map(f, &model[r], region_gpa(r), 0, true);
 			break;
 		case 2:
-			model_unmap(f, &model[r], gpa, s);
+			model_unmap(f, &model[r], gpa, s, rng() % 4 == 0);
 			break;
 		default:
 			model_protect(f, &model[r], gpa, s);

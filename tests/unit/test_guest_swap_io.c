@@ -31,11 +31,19 @@ static void test_write_retried(void **state)
 	struct swap_io first = start_write0(sf), again;
 
 	assert_int_equal(swap_fake_complete(sf, 0, false), 0);
-	/* The same write again, under a new id. */
+	/*
+	 * The same write again, under a new id, to a fresh slot: the failed
+	 * one is retired.
+	 */
 	assert_int_equal(sf->queued, 1);
 	again = sf->queue[0];
 	assert_int_equal(again.op, SWAP_IO_WRITE);
-	assert_int_equal(again.slot, first.slot);
+	assert_int_not_equal(again.slot, first.slot);
+	assert_int_equal(page_slot(sf, 0), again.slot);
+	assert_false(swap_slots_is_used(&sf->slots, first.slot));
+	assert_int_equal(sf->slots.retired, 1);
+	assert_int_equal(sf->gm.stats.slots_retired, 1);
+	assert_int_equal(sf->slots.in_use, 1);
 	assert_int_equal(again.frame_pa, first.frame_pa);
 	assert_int_not_equal(again.id, first.id);
 	assert_state(sf, 0, PAGE_WRITEBACK);
@@ -50,9 +58,8 @@ static void test_write_retried(void **state)
 
 	assert_int_equal(swap_fake_complete(sf, 0, true), 0);
 	assert_state(sf, 0, PAGE_SWAPPED);
-	/* The whole slot was rewritten over the failed attempt's garbage. */
-	assert_int_equal(swap_fake_slot(sf, first.slot)[0], 0xa0);
-	assert_int_equal(swap_fake_slot(sf, first.slot)[1], 0);
+	assert_int_equal(swap_fake_slot(sf, again.slot)[0], 0xa0);
+	assert_int_equal(swap_fake_slot(sf, again.slot)[1], 0);
 	swap_in(sf, 0);
 	assert_int_equal(get(sf, 0), 0xa0);
 }
@@ -331,7 +338,7 @@ static void test_stat_names(void **state)
 	assert_int_equal(stat_value(&s, "pages.resident_to_writeback"), 1);
 	assert_int_equal(stat_value(&s, "pages.writeback_to_swapped"), 1);
 	assert_false(has_stat(&s, "pages.swapped_to_swapin"));
-	assert_int_equal(s.n, 20 + 3 + 5 + 3);
+	assert_int_equal(s.n, 22 + 3 + 5 + 3);
 
 	/* Nothing at all without swap. */
 	s.n = 0;

@@ -47,11 +47,12 @@ static int teardown(void **state)
 static void test_storage_words(void **state)
 {
 	(void)state;
+	/* Two bitmaps: used, then retired. */
 	assert_int_equal(swap_slots_storage_words(0), 0);
-	assert_int_equal(swap_slots_storage_words(1), 1);
-	assert_int_equal(swap_slots_storage_words(64), 1);
-	assert_int_equal(swap_slots_storage_words(65), 2);
-	assert_int_equal(swap_slots_storage_words(UINT32_MAX), 67108864);
+	assert_int_equal(swap_slots_storage_words(1), 2);
+	assert_int_equal(swap_slots_storage_words(64), 2);
+	assert_int_equal(swap_slots_storage_words(65), 4);
+	assert_int_equal(swap_slots_storage_words(UINT32_MAX), 134217728);
 }
 
 static void test_fill_and_full(void **state)
@@ -128,6 +129,42 @@ static void test_next_fit(void **state)
 	assert_true(swap_slots_alloc(s, &slot));
 	assert_int_equal(slot, 3);
 	assert_false(swap_slots_alloc(s, &slot));
+}
+
+/*
+ * A retired slot (its write failed) is never handed out again, cannot be
+ * freed or retired twice, and is counted apart from the slots in use.
+ */
+static void test_retire(void **state)
+{
+	struct swap_slots *s = make(state, 70);
+	uint32_t slot;
+
+	for (unsigned i = 0; i < 70; i++)
+		assert_true(swap_slots_alloc(s, &slot));
+	assert_int_equal(swap_slots_retire(s, 65), 0);
+	assert_int_equal(swap_slots_retire(s, 3), 0);
+	assert_int_equal(s->retired, 2);
+	assert_int_equal(s->in_use, 68);
+	assert_int_equal(swap_slots_free_count(s), 0);
+	assert_false(swap_slots_is_used(s, 3));
+	assert_int_equal(swap_slots_free(s, 3), -1);
+	assert_int_equal(swap_slots_retire(s, 3), -1);
+	assert_int_equal(swap_slots_retire(s, 70), -1);
+	assert_int_equal(s->bad_frees, 3);
+	assert_int_equal(s->retired, 2);
+	/* Everything else freed: all of it comes back, the retired never. */
+	for (unsigned i = 0; i < 70; i++)
+		if (i != 3 && i != 65)
+			assert_int_equal(swap_slots_free(s, i), 0);
+	assert_int_equal(s->in_use, 0);
+	assert_int_equal(swap_slots_free_count(s), 68);
+	for (unsigned i = 0; i < 68; i++) {
+		assert_true(swap_slots_alloc(s, &slot));
+		assert_true(slot != 3 && slot != 65);
+	}
+	assert_false(swap_slots_alloc(s, &slot));
+	assert_int_equal(s->retired, 2);
 }
 
 static void test_tiny_sizes(void **state)
@@ -207,6 +244,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_fill_and_full, teardown),
 		cmocka_unit_test_teardown(test_bad_frees, teardown),
 		cmocka_unit_test_teardown(test_next_fit, teardown),
+		cmocka_unit_test_teardown(test_retire, teardown),
 		cmocka_unit_test_teardown(test_tiny_sizes, teardown),
 		cmocka_unit_test_teardown(test_random_against_model, teardown),
 	};
