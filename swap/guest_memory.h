@@ -90,8 +90,9 @@ struct swap_io_ops {
 	 * Called once per eviction batch, after the victims were unmapped
 	 * and before their frames are read or freed: returns once no CPU
 	 * can use a stale translation (INVEPT here, plus IPIs to the other
-	 * vCPU CPUs). It may drop and retake the guest lock; faults meanwhile
-	 * are handled. NULL when there is nothing to flush (tests).
+	 * vCPU CPUs). It runs under the caller's lock and keeps it: vCPUs
+	 * enter the guest without that lock, so the flush can wait for
+	 * them. NULL when there is nothing to flush (tests).
 	 */
 	void (*flush)(void *ctx);
 	void *ctx;
@@ -251,6 +252,13 @@ enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
  */
 int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 		       uint64_t len);
+
+/*
+ * True when the swap area is full and a whole turn of the CLOCK hand found
+ * only pages that need a write: no eviction can free a frame until a page
+ * becomes resident or a slot is freed.
+ */
+bool guest_memory_swap_stalled(const struct guest_memory *gm);
 
 /* True when free frames are below the low watermark. */
 bool guest_memory_needs_eviction(const struct guest_memory *gm);

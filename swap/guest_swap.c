@@ -121,7 +121,7 @@ static bool clock_victim(struct guest_memory *gm, uint64_t *scan_left,
  * idle_scan. Until then a step only probes GUEST_STALL_SCAN pages, for a
  * page the guest may have zeroed in place (no event tells of that).
  */
-static bool swap_stalled(const struct guest_memory *gm)
+bool guest_memory_swap_stalled(const struct guest_memory *gm)
 {
 	return gm->swap_full && gm->idle_scan >= gm->npages;
 }
@@ -131,7 +131,7 @@ static uint64_t scan_budget(struct guest_memory *gm)
 {
 	uint64_t budget = GUEST_SCAN_BUDGET;
 
-	if (swap_stalled(gm)) {
+	if (guest_memory_swap_stalled(gm)) {
 		gm->stats.evict_steps_stalled++;
 		budget = GUEST_STALL_SCAN;
 	}

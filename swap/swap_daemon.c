@@ -102,22 +102,19 @@ static void flush_translations(void *ctx)
 }
 
 /*
- * The page's I/O ended. If it is settled (no retry in flight) and vCPUs
- * wait for it, they hear so once.
+ * guest_memory's page_settled: the page's I/O ended for good (resident, or
+ * lost). One page-resident event names it with the vCPUs that waited.
  */
-static void settle(struct swap_daemon *d, uint64_t gfn)
+static void page_settled(void *ctx, uint64_t gfn, bool resident)
 {
-	uint64_t gpa = gfn << PAGE_SHIFT;
+	struct swap_daemon *d = ctx;
 	uint64_t waiters = d->waiters[gfn];
 
-	if (!waiters || guest_memory_io_busy(d->mem, gpa))
-		return;
 	__atomic_store_n(&d->waiters[gfn], 0, __ATOMIC_RELEASE);
 	d->stats.page_resident_events++;
 	if (d->cfg.ops.page_resident)
-		d->cfg.ops.page_resident(d->cfg.ops.ctx, gpa, waiters,
-					 guest_memory_page_state(d->mem, gpa) ==
-						 PAGE_RESIDENT);
+		d->cfg.ops.page_resident(d->cfg.ops.ctx, gfn << PAGE_SHIFT,
+					 waiters, resident);
 }
 
 static void harvest(struct swap_daemon *d)
@@ -137,7 +134,6 @@ static void harvest(struct swap_daemon *d)
 			fatal(d, "swap: the page at gpa 0x%llx could not be "
 			      "mapped again after its I/O",
 			      (unsigned long long)(io.gfn << PAGE_SHIFT));
-		settle(d, io.gfn);
 	}
 	d->stats.io_tsc += rdtsc() - t0;
 }
@@ -200,15 +196,18 @@ static void check_deadlines(struct swap_daemon *d)
 }
 
 /*
- * Nothing can be evicted (every resident page needs a write and the swap
- * area is full) and no I/O will free a frame: say so once and stop the
- * guest rather than let its vCPUs wait for a frame forever.
+ * Nothing can be evicted (the swap area is full and a whole turn of the
+ * hand found only pages that need a write), no frame is free and no I/O
+ * will free one: say so once and stop the guest rather than let its vCPUs
+ * wait for a frame forever. A vCPU that merely lost the race for frames
+ * while the daemon makes progress is never stopped.
  */
 static void note_progress(struct swap_daemon *d, unsigned freed)
 {
 	struct guest_memory *gm = d->mem;
 
-	if (freed || gm->io_in_flight || gm->pool->nfree) {
+	if (freed || gm->io_in_flight || gm->pool->nfree ||
+	    !guest_memory_swap_stalled(gm)) {
 		d->stuck_steps = 0;
 		return;
 	}
@@ -216,10 +215,11 @@ static void note_progress(struct swap_daemon *d, unsigned freed)
 		return;
 	d->stuck = true;
 	fatal(d, "swap: out of memory: the swap area is full (%llu of %llu "
-	      "slots in use) and no resident page can be evicted; the guest "
-	      "needs more than host.guest_frames + the swap area",
-	      (unsigned long long)d->slots.in_use,
-	      (unsigned long long)d->slots.nslots);
+	      "slots in use, %llu retired) and no resident page can be "
+	      "evicted; the guest needs more than host.guest_frames + the "
+	      "swap area", (unsigned long long)d->slots.in_use,
+	      (unsigned long long)d->slots.nslots,
+	      (unsigned long long)d->slots.retired);
 }
 
 static void evict(struct swap_daemon *d)
@@ -237,6 +237,11 @@ static void evict(struct swap_daemon *d)
 			 "stops until slots are freed",
 			 (unsigned long long)d->hdr.page_count);
 	note_progress(d, freed);
+}
+
+unsigned swap_daemon_io_waiting(const struct swap_daemon *d)
+{
+	return d->dev ? swap_io_queue_waiting(&d->io) : 0;
 }
 
 /* Called with the lock held. */
@@ -400,7 +405,7 @@ static bool open_swap(struct swap_daemon *d)
 	sc = (struct guest_swap_config){
 		.meta = hv_alloc(d->mem->npages * sizeof(struct guest_page_meta)),
 		.slots = &d->slots,
-		.io = { queue_io, flush_translations, d },
+		.io = { queue_io, flush_translations, d, page_settled },
 	};
 	if (guest_memory_enable_swap(d->mem, &sc)) {
 		hv_error("swap: cannot enable eviction for this guest");

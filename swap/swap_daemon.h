@@ -71,6 +71,9 @@ bool swap_daemon_has_swap(const struct swap_daemon *d);
 /* True when a CPU of its own runs the daemon's work (and the console). */
 bool swap_daemon_has_service_cpu(const struct swap_daemon *d);
 
+/* Requests queued for the device and not yet handed to it. */
+unsigned swap_daemon_io_waiting(const struct swap_daemon *d);
+
 /* Moves I/O along and evicts when frames run low. Takes the lock. */
 void swap_daemon_work(struct swap_daemon *d);
 

@@ -9,3 +9,17 @@ unit_srcs_test_ept_shootdown := ept/ept_shootdown.c
 unit_srcs_test_counters := lib/counters.c
 unit_srcs_test_spinlock :=
 unit_srcs_test_ept_qualification :=
+
+# The paging daemon over fakes: swap/swap_daemon.c sees the fake TSC of
+# tests/unit/fake_x86 (the test defines rdtsc and tsc_hz) and a fake swap
+# device (the test defines swap_device_open).
+UNIT_TESTS += test_swap_daemon
+unit_srcs_test_swap_daemon := swap/swap_io_queue.c swap/guest_memory.c \
+	swap/guest_swap.c swap/swap_slots.c swap/frame_pool.c ept/ept.c \
+	lib/string.c lib/counters.c lib/console.c lib/format.c lib/heap.c \
+	lib/page_alloc.c tests/unit/ept_fake.c
+unit_objs_test_swap_daemon := $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o
+
+$(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o: swap/swap_daemon.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_x86 $(UNIT_CFLAGS) -MMD -MP -c $< -o $@

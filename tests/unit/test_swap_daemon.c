@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * swap/swap_daemon.c over fakes: guest memory and EPT in fake physical
+ * memory (ept_fake.h), a fake block device that completes what the test
+ * lets it, a fake TSC. Checked: the non-blocking fault begin and the wait,
+ * one page-resident event per swap-in naming every waiting vCPU, daemon
+ * work only where it belongs (the service CPU when there is one), reads
+ * before queued writes at the device, a stuck request reported and then
+ * fatal, and a too-small swap area ending in one fatal error, not a spin.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "swap/swap_daemon.h"
+#include "swap/swap_device.h"
+#include "swap/swap_format.h"
+#include "swap/swap_io_queue.h"
+#include "lib/counters.h"
+#include "lib/heap.h"
+#include "tests/unit/ept_fake.h"
+
+#define HEAP_BYTES (8u << 20)
+#define MAX_REQ 64
+
+/* ---- the fake TSC (arch/x86/cpu.h and tsc.h are replaced) */
+
+uint64_t tsc_hz = 1000;
+static volatile uint64_t fake_now;
+
+uint64_t rdtsc(void)
+{
+	return __atomic_add_fetch(&fake_now, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- the fake block device */
+
+struct fake_disk {
+	struct blockdev dev;
+	struct fake_mem *fm;
+	uint8_t *slots;                 /* nslots pages after the header */
+	unsigned nslots;
+	struct blk_request req[MAX_REQ];
+	unsigned nreq;
+	bool hold;                      /* complete nothing */
+	enum blk_op order[256];         /* ops in submission order */
+	unsigned nsubmitted;
+	pthread_t service_thread;       /* where submissions belong */
+	unsigned foreign_submits;       /* made by any other thread */
+};
+
+static struct fake_disk disk;
+
+static int fake_submit(struct blockdev *dev, const struct blk_request *r)
+{
+	(void)dev;
+	if (disk.nreq == MAX_REQ)
+		return -1;
+	disk.req[disk.nreq++] = *r;
+	if (disk.nsubmitted < 256)
+		disk.order[disk.nsubmitted] = r->op;
+	disk.nsubmitted++;
+	if (!pthread_equal(pthread_self(), disk.service_thread))
+		disk.foreign_submits++;
+	return 0;
+}
+
+static unsigned fake_poll(struct blockdev *dev, struct blk_completion *out,
+			  unsigned max)
+{
+	unsigned n = 0;
+
+	(void)dev;
+	if (disk.hold)
+		return 0;
+	while (n < max && disk.nreq) {
+		struct blk_request *r = &disk.req[0];
+		uint8_t *frame = fake_phys_to_virt(disk.fm, r->buffer_pa);
+		uint8_t *slot = disk.slots + (r->offset - PAGE_SIZE);
+
+		if (r->op == BLK_READ)
+			memcpy(frame, slot, PAGE_SIZE);
+		else
+			memcpy(slot, frame, PAGE_SIZE);
+		out[n++] = (struct blk_completion){ r->cookie, BLK_OK };
+		memmove(&disk.req[0], &disk.req[1],
+			--disk.nreq * sizeof(disk.req[0]));
+	}
+	return n;
+}
+
+static const struct blockdev_ops fake_ops = { fake_submit, fake_poll };
+
+struct blockdev *swap_device_open(enum swap_device_kind kind,
+				  struct swap_header_info *hdr)
+{
+	(void)kind;
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->page_count = disk.nslots;
+	return &disk.dev;
+}
+
+/* ---- the daemon's callers */
+
+struct env {
+	struct fixture *ef;
+	struct frame_pool pool;
+	struct guest_memory mem;
+	struct spinlock lock;
+	struct swap_daemon *d;
+	unsigned npages;
+	/* callbacks seen */
+	unsigned flushes, fatals, events;
+	uint64_t last_gpa, last_waiters;
+	bool last_resident;
+	volatile bool stop;
+};
+
+static void on_flush(void *ctx)
+{
+	((struct env *)ctx)->flushes++;
+}
+
+static void on_fatal(void *ctx, const char *reason)
+{
+	struct env *e = ctx;
+
+	(void)reason;
+	e->fatals++;
+	e->stop = true;
+}
+
+static void on_resident(void *ctx, uint64_t gpa, uint64_t waiters,
+			bool resident)
+{
+	struct env *e = ctx;
+
+	e->events++;
+	e->last_gpa = gpa;
+	e->last_waiters = waiters;
+	e->last_resident = resident;
+}
+
+static void *heap;
+static struct env *current;
+static unsigned device_depth = 8;       /* for the next make_env */
+
+static struct env *make_env(unsigned npages, unsigned nframes, unsigned nslots,
+			    bool service_cpu)
+{
+	struct env *e = calloc(1, sizeof(*e));
+	void *ef;
+
+	heap = aligned_alloc(PAGE_SIZE, HEAP_BYTES);
+	current = e;
+	counters_reset();       /* the last test's daemon is gone */
+	assert_non_null(e);
+	assert_non_null(heap);
+	hv_heap_init((uint64_t)(uintptr_t)heap, HEAP_BYTES);
+	assert_int_equal(ept_fixture_setup(&ef), 0);
+	e->ef = ef;
+	assert_int_equal(fake_frames_init(&e->ef->fm, nframes, 0x5a), 0);
+	frame_pool_init(&e->pool, hv_alloc(frame_pool_storage_words(nframes) *
+					   sizeof(uint64_t)), nframes);
+	assert_int_equal(frame_pool_add_range(&e->pool, FAKE_FRAME_BASE,
+					      nframes), 0);
+	guest_memory_init(&e->mem, (uint64_t)npages * PAGE_SIZE,
+			  hv_alloc(npages), &e->ef->ept, &e->pool);
+	e->npages = npages;
+	memset(&disk, 0, sizeof(disk));
+	disk.dev = (struct blockdev){ .ops = &fake_ops, .name = "fake",
+				      .queue_depth = device_depth };
+	disk.fm = &e->ef->fm;
+	disk.service_thread = pthread_self();
+	disk.nslots = nslots;
+	disk.slots = calloc(nslots, PAGE_SIZE);
+	e->d = swap_daemon_create(&(struct swap_daemon_config){
+		.mem = &e->mem,
+		.lock = &e->lock,
+		.params = { .device = SWAP_DEVICE_AUTO },
+		.ops = { on_flush, on_fatal, on_resident, e },
+		.service_cpu = service_cpu,
+		.host_frames = (uint64_t)nframes * PAGE_SIZE,
+	});
+	assert_non_null(e->d);
+	return e;
+}
+
+static int free_env(void **state)
+{
+	void *ef = current ? current->ef : NULL;
+
+	(void)state;
+	if (ef)
+		ept_fixture_teardown(&ef);
+	free(disk.slots);
+	disk.slots = NULL;
+	free(current);
+	current = NULL;
+	free(heap);
+	heap = NULL;
+	return 0;
+}
+
+/* The guest writes a non-zero pattern into page gfn (a dirty page). */
+static void guest_writes(struct env *e, uint64_t gfn)
+{
+	uint64_t gpa = gfn << PAGE_SHIFT;
+	struct ept_mapping m;
+	uint64_t *leaf;
+	int level;
+
+	assert_int_equal(swap_fault_wait(e->d, gpa, 0, &e->stop),
+			 GUEST_FAULT_RESOLVED);
+	assert_true(ept_lookup(&e->ef->ept, gpa, &m));
+	memset(fake_frame(&e->ef->fm, m.hpa), (int)(gfn + 1), PAGE_SIZE);
+	leaf = cpu_walk(e->ef, gpa, &level);
+	*leaf |= BIT(8) | BIT(9);       /* accessed, dirty */
+}
+
+/* Runs the daemon until page gfn is swapped out. */
+static void evict_until_swapped(struct env *e, uint64_t gfn)
+{
+	for (unsigned i = 0; i < 1000; i++) {
+		swap_daemon_work(e->d);
+		if (guest_memory_page_state(&e->mem, gfn << PAGE_SHIFT) ==
+		    PAGE_SWAPPED)
+			return;
+	}
+	fail_msg("page %llu never got swapped out", (unsigned long long)gfn);
+}
+
+static void fill_and_evict(struct env *e, unsigned pages)
+{
+	for (uint64_t g = 0; g < pages; g++)
+		guest_writes(e, g);
+	evict_until_swapped(e, 0);
+}
+
+static void begin_does_not_block_and_event_names_waiters(void **state)
+{
+	struct env *e = make_env(64, 16, 64, true);
+	uint64_t gpa = 0;
+
+	(void)state;
+	fill_and_evict(e, 16);
+	disk.hold = true;
+	assert_int_equal(swap_fault_begin(e->d, gpa, 1),
+			 GUEST_FAULT_SWAPIN_STARTED);
+	assert_int_equal(swap_fault_begin(e->d, gpa, 3), GUEST_FAULT_WAIT_IO);
+	swap_daemon_work(e->d);                 /* submits the read */
+	assert_int_equal(e->events, 0);
+	disk.hold = false;
+	swap_daemon_work(e->d);                 /* harvests it */
+	assert_int_equal(e->events, 1);
+	assert_int_equal(e->last_gpa, gpa);
+	assert_int_equal(e->last_waiters, BIT(1) | BIT(3));
+	assert_true(e->last_resident);
+	/* The page is back, with what the guest wrote. */
+	assert_int_equal(swap_fault_begin(e->d, gpa, 1), GUEST_FAULT_RESOLVED);
+	assert_int_equal(e->fatals, 0);
+	assert_true(e->flushes > 0);
+}
+
+static void wait_without_service_cpu_runs_the_daemon(void **state)
+{
+	struct env *e = make_env(64, 16, 64, false);
+
+	(void)state;
+	fill_and_evict(e, 16);
+	assert_int_equal(swap_fault_wait(e->d, 0, 0, &e->stop),
+			 GUEST_FAULT_RESOLVED);
+	assert_int_equal(e->events, 1);
+}
+
+struct waiter {
+	struct env *e;
+	enum guest_fault_result r;
+	volatile bool done;
+};
+
+static void *vcpu_waits(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->r = swap_fault_wait(w->e->d, 0, 2, &w->e->stop);
+	__atomic_store_n(&w->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* With a service CPU a waiting vCPU never submits I/O itself. */
+static void wait_with_service_cpu_leaves_work_to_it(void **state)
+{
+	struct env *e = make_env(64, 16, 64, true);
+	struct waiter w = { e, GUEST_FAULT_INTERNAL_ERROR, false };
+	unsigned before;
+	pthread_t t;
+
+	(void)state;
+	fill_and_evict(e, 16);
+	before = disk.nsubmitted;
+	assert_int_equal(pthread_create(&t, NULL, vcpu_waits, &w), 0);
+	while (!__atomic_load_n(&w.done, __ATOMIC_ACQUIRE)) {
+		usleep(200);                    /* a slow service CPU */
+		swap_daemon_work(e->d);
+	}
+	pthread_join(t, NULL);
+	assert_int_equal(disk.foreign_submits, 0);
+	assert_int_equal(w.r, GUEST_FAULT_RESOLVED);
+	assert_true(disk.nsubmitted > before);
+}
+
+/*
+ * A swap-in read goes to the device before writes queued earlier: with a
+ * device that takes one request at a time and writes waiting, the next
+ * request after the fault is its read.
+ */
+static void read_overtakes_queued_writes(void **state)
+{
+	struct env *e;
+	unsigned at_fault;
+
+	(void)state;
+	device_depth = 1;
+	e = make_env(512, 256, 512, false);
+	device_depth = 8;
+	fill_and_evict(e, 256);
+	disk.hold = true;
+	/* Use the free frames up (no waiting: they are free). */
+	for (uint64_t g = 256; e->pool.nfree; g++)
+		guest_writes(e, g);
+	swap_daemon_work(e->d);         /* evicts: one write at the device */
+	assert_int_equal(disk.nreq, 1);
+	assert_true(swap_daemon_io_waiting(e->d) > 0);
+	at_fault = disk.nsubmitted;
+	disk.hold = false;
+	swap_daemon_work(e->d);         /* the write completes, frames free */
+	assert_int_equal(swap_fault_begin(e->d, 0, 0),
+			 GUEST_FAULT_SWAPIN_STARTED);
+	swap_daemon_work(e->d);         /* one more done; the read goes next */
+	assert_true(disk.nsubmitted > at_fault);
+	assert_int_equal(disk.order[disk.nsubmitted - 1], BLK_READ);
+	assert_true(swap_daemon_io_waiting(e->d) > 0);   /* writes wait */
+}
+
+static void stuck_request_is_reported_then_fatal(void **state)
+{
+	struct env *e = make_env(64, 16, 64, true);
+
+	(void)state;
+	fill_and_evict(e, 16);
+	disk.hold = true;
+	assert_int_equal(swap_fault_begin(e->d, 0, 0),
+			 GUEST_FAULT_SWAPIN_STARTED);
+	swap_daemon_work(e->d);
+	fake_now += (SWAP_IO_DEADLINE_S + 1) * tsc_hz;
+	swap_daemon_work(e->d);
+	assert_int_equal(e->fatals, 0);         /* reported only */
+	fake_now += 4 * SWAP_IO_DEADLINE_S * tsc_hz;
+	swap_daemon_work(e->d);
+	assert_int_equal(e->fatals, 1);
+	/* The waiter does not wait for ever. */
+	assert_int_not_equal(swap_fault_wait(e->d, 0, 0, &e->stop),
+			     GUEST_FAULT_RESOLVED);
+}
+
+/* Too little swap for the working set: one fatal error, no endless wait. */
+static void swap_too_small_ends_with_one_error(void **state)
+{
+	struct env *e = make_env(64, 8, 4, false);
+	enum guest_fault_result r = GUEST_FAULT_RESOLVED;
+
+	(void)state;
+	for (uint64_t g = 0; g < 64 && r == GUEST_FAULT_RESOLVED; g++) {
+		r = swap_fault_wait(e->d, g << PAGE_SHIFT, 0, &e->stop);
+		if (r == GUEST_FAULT_RESOLVED) {
+			struct ept_mapping m;
+
+			assert_true(ept_lookup(&e->ef->ept, g << PAGE_SHIFT,
+					       &m));
+			memset(fake_frame(&e->ef->fm, m.hpa), 7, PAGE_SIZE);
+			*cpu_walk(e->ef, g << PAGE_SHIFT, &(int){ 0 }) |=
+				BIT(8) | BIT(9);
+		}
+	}
+	assert_int_equal(r, GUEST_FAULT_NO_FRAME);
+	assert_int_equal(e->fatals, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(begin_does_not_block_and_event_names_waiters, free_env),
+		cmocka_unit_test_teardown(wait_without_service_cpu_runs_the_daemon, free_env),
+		cmocka_unit_test_teardown(wait_with_service_cpu_leaves_work_to_it, free_env),
+		cmocka_unit_test_teardown(read_overtakes_queued_writes, free_env),
+		cmocka_unit_test_teardown(stuck_request_is_reported_then_fatal, free_env),
+		cmocka_unit_test_teardown(swap_too_small_ends_with_one_error, free_env),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
