@@ -331,8 +331,11 @@ enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
 						__ATOMIC_RELAXED) &&
 			       !d->stuck && !*stop);
 		} else {
-			while (still_waiting(d, gpa, vcpu) && !d->stuck && !*stop)
+			/* At least one round: a waiter without a bit polls. */
+			do
 				wait_round(d);
+			while (still_waiting(d, gpa, vcpu) && !d->stuck &&
+			       !*stop);
 		}
 		r = swap_fault_begin(d, gpa, vcpu);
 	}
