@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "swap/swap_daemon.h"
+#include "swap/blockdev_faults.h"
 #include "swap/swap_device.h"
 #include "swap/swap_format.h"
 #include "swap/swap_slots.h"
@@ -196,6 +197,8 @@ bool swap_daemon_setup(struct guest *g, const struct boot_info *bi)
 		return false;
 	}
 	d->dev = swap_device_open(kind, &d->hdr);
+	d->dev = blockdev_faults_wrap(d->dev, bi->cfg.debug_swap_fail_reads,
+				      bi->cfg.debug_swap_fail_writes);
 	if (!d->dev)
 		return false;
 	nslots = (uint32_t)MIN(d->hdr.page_count, UINT32_MAX);
