@@ -12,6 +12,7 @@
 #define CONFIG_FILE "apfvisor.cfg"
 #define CONFIG_GUEST_MEMORY_MIN MiB(2)
 #define CONFIG_VCPUS_MAX 64
+#define CONFIG_FAIL_EVERY_MAX 1000000
 /* Longest value or key quoted back in an error message. */
 #define CONFIG_ECHO_MAX 40
 
@@ -45,6 +46,8 @@ void config_set_defaults(struct hv_config *cfg)
 	cfg->debug_host_exception = false;
 	cfg->debug_blockdev_selftest = false;
 	cfg->bench_swap = false;
+	cfg->debug_swap_fail_reads = 0;
+	cfg->debug_swap_fail_writes = 0;
 }
 
 static bool is_blank(char c)
@@ -196,20 +199,29 @@ static enum set_result set_memory(struct hv_config *cfg, struct slice v)
 	return SET_OK;
 }
 
-static enum set_result set_vcpus(struct hv_config *cfg, struct slice v)
+/* A decimal number in 0..max, no sign, no suffix. */
+static bool parse_count(struct slice v, uint32_t max, uint32_t *out)
 {
 	uint32_t n = 0;
 
 	if (!v.n)
-		return SET_BAD_VALUE;
+		return false;
 	for (size_t i = 0; i < v.n; i++) {
 		if (v.p[i] < '0' || v.p[i] > '9')
-			return SET_BAD_VALUE;
-		n = n * 10 + (v.p[i] - '0');
-		if (n > CONFIG_VCPUS_MAX)
-			return SET_BAD_VALUE;
+			return false;
+		n = n * 10 + (uint32_t)(v.p[i] - '0');
+		if (n > max)
+			return false;
 	}
-	if (n < 1)
+	*out = n;
+	return true;
+}
+
+static enum set_result set_vcpus(struct hv_config *cfg, struct slice v)
+{
+	uint32_t n;
+
+	if (!parse_count(v, CONFIG_VCPUS_MAX, &n) || n < 1)
 		return SET_BAD_VALUE;
 	cfg->guest_vcpus = n;
 	return SET_OK;
@@ -284,6 +296,20 @@ static enum set_result set_bench_swap(struct hv_config *cfg, struct slice v)
 	return set_on_off(&cfg->bench_swap, v);
 }
 
+static enum set_result set_swap_fail_reads(struct hv_config *cfg,
+					   struct slice v)
+{
+	return parse_count(v, CONFIG_FAIL_EVERY_MAX,
+			   &cfg->debug_swap_fail_reads) ? SET_OK : SET_BAD_VALUE;
+}
+
+static enum set_result set_swap_fail_writes(struct hv_config *cfg,
+					    struct slice v)
+{
+	return parse_count(v, CONFIG_FAIL_EVERY_MAX,
+			   &cfg->debug_swap_fail_writes) ? SET_OK : SET_BAD_VALUE;
+}
+
 static const struct config_key config_keys[] = {
 	{ "guest.kernel", set_kernel, "a file path", false },
 	{ "guest.initrd", set_initrd, "a file path", false },
@@ -300,6 +326,10 @@ static const struct config_key config_keys[] = {
 	{ "debug.blockdev_selftest", set_debug_blockdev_selftest,
 	  "on or off", false },
 	{ "bench.swap", set_bench_swap, "on or off", false },
+	{ "debug.swap_fail_reads", set_swap_fail_reads,
+	  "0..1000000 (0 = off)", false },
+	{ "debug.swap_fail_writes", set_swap_fail_writes,
+	  "0..1000000 (0 = off)", false },
 };
 
 static const struct config_key *find_key(struct slice name)

@@ -16,6 +16,8 @@
  *   swap.device = auto|virtio-blk|ata|none (none)
  *   apf = on|off (on)
  *   trace = on|off (off)
+ *   debug.swap_fail_reads = N, debug.swap_fail_writes = N
+ *                             0..1000000 (0 = off)
  * SIZE is a decimal number of bytes, or one followed by K, M or G (binary
  * units; "64M", "64MiB", "64 MB" are the same).
  */
@@ -53,6 +55,14 @@ struct hv_config {
 	 * beside the device's at the end (make bench-swap).
 	 */
 	bool bench_swap;
+	/*
+	 * debug.swap_fail_reads = N, debug.swap_fail_writes = M: fail every
+	 * Nth swap read and every Mth swap write at the driver level (the
+	 * completion reports an I/O error, no data moves), to exercise the
+	 * paging daemon's error paths (swap/blockdev_faults.c). 0 = off.
+	 */
+	uint32_t debug_swap_fail_reads;
+	uint32_t debug_swap_fail_writes;
 };
 
 /* Fills *cfg with the defaults (see config.c); every key may override. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "swap/swap_daemon.h"
+#include "swap/blockdev_faults.h"
 #include "swap/swap_device.h"
 #include "swap/swap_format.h"
 #include "swap/swap_io_queue.h"
@@ -57,6 +58,7 @@ struct swap_daemon {
 	volatile bool stuck;                    /* reported: nothing can go */
 	struct swap_daemon_stats stats;
 	struct counter_source daemon_counters, memory_counters, queue_counters;
+	struct counter_source injected_counters;
 };
 
 bool swap_daemon_has_swap(const struct swap_daemon *d)
@@ -363,6 +365,15 @@ static void each_queue_counter(const void *obj, counter_fn fn, void *ctx)
 	fn(ctx, "swap.unknown_completions", q->unknown_completions);
 }
 
+static void each_injected_counter(const void *obj, counter_fn fn, void *ctx)
+{
+	struct blockdev_fault_counts c = blockdev_faults_injected();
+
+	(void)obj;
+	fn(ctx, "swap.injected_read_failures", c.injected_read_failures);
+	fn(ctx, "swap.injected_write_failures", c.injected_write_failures);
+}
+
 static void register_counters(struct swap_daemon *d)
 {
 	d->daemon_counters = (struct counter_source){
@@ -381,6 +392,12 @@ static void register_counters(struct swap_daemon *d)
 	counters_register(&d->memory_counters);
 	counters_register(&d->daemon_counters);
 	counters_register(&d->queue_counters);
+	if (d->cfg.params.fail_reads || d->cfg.params.fail_writes) {
+		d->injected_counters = (struct counter_source){
+			.each = each_injected_counter,
+		};
+		counters_register(&d->injected_counters);
+	}
 }
 
 static bool open_swap(struct swap_daemon *d)
@@ -396,7 +413,10 @@ static bool open_swap(struct swap_daemon *d)
 			 (unsigned long long)(cfg->host_frames >> 20));
 		return false;
 	}
-	d->dev = swap_device_open(cfg->params.device, &d->hdr);
+	d->dev = blockdev_faults_wrap(swap_device_open(cfg->params.device,
+						       &d->hdr),
+				      cfg->params.fail_reads,
+				      cfg->params.fail_writes);
 	if (!d->dev)
 		return false;
 	nslots = (uint32_t)MIN(d->hdr.page_count, UINT32_MAX);

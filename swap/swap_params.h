@@ -18,6 +18,8 @@ enum swap_device_kind {
 struct swap_params {
 	enum swap_device_kind device;   /* swap.device */
 	bool bench;                     /* bench.swap: print per-page costs */
+	/* debug.swap_fail_reads/_writes: fail every Nth read/write (0: no) */
+	uint32_t fail_reads, fail_writes;
 };
 
 #endif

@@ -18,12 +18,12 @@ LINUX_CFG = REPO / "guest" / "linux.cfg"
 MEMCHECK = "memcheck -m 160M -p 3"
 
 
-def overcommitted_cfg(vcpus):
+def overcommitted_cfg(vcpus, command=MEMCHECK, extra=""):
     text = LINUX_CFG.read_text()
-    text = re.sub(r'apfvisor\.run="[^"]*"', f'apfvisor.run="{MEMCHECK}"',
+    text = re.sub(r'apfvisor\.run="[^"]*"', f'apfvisor.run="{command}"',
                   text)
     return text + (f"\nguest.vcpus = {vcpus}\nhost.guest_frames = 64M\n"
-                   "swap.device = ata\n")
+                   "swap.device = ata\n") + extra
 
 
 def formatted_swap(ctx, name, size="512M"):
@@ -47,9 +47,16 @@ def test_memcheck_overcommitted(ctx, cpus):
                          r"mismatches 0$")
     run.expect_line("guest: memcheck: total mismatches 0")
     run.expect_line("guest: apfvisor-guest: command exited with status 0")
+    expect_swapped_cleanly(run)
+
+
+def expect_swapped_cleanly(run):
+    """A clean power-off after pages went both ways over swap, without an
+    error, an OOM kill or a kernel splat, within host.guest_frames = 64M."""
     run.expect_line("apfvisor: guest powered off")
     run.expect_absent(r"^apfvisor: error:")
-    run.expect_absent(r"^guest: .*(Out of memory|Killed process|Call Trace)")
+    run.expect_absent(r"^guest: .*(Out of memory|Killed process|Call Trace|"
+                      r"BUG:|WARNING:)")
     # More guest memory was used than the host backs: pages went both ways.
     run.expect_stat_at_least("swap.outs", 10000)
     run.expect_stat_at_least("swap.ins", 10000)
@@ -59,4 +66,123 @@ def test_memcheck_overcommitted(ctx, cpus):
     expect(run.stat("frames.peak") <= 64 * 256,
            f"the guest used {run.stat('frames.peak')} frames, more than "
            "host.guest_frames = 64M allows")
+    run.expect_status(0)
+
+
+# Three memcheck processes at once, 96 MiB in all, beside the kernel's own
+# pages (64 MiB of host frames hold about half of that): a dense one,
+# one with zeroed pages (the "all-zero page is not written" path, read
+# back as zeroes) and one whose two threads write different words of the
+# same pages at once, sparsely (one word per page and thread each pass).
+# Each prints its label: memcheck[dense]: ..., memcheck[zero]: ...
+CONCURRENT = {
+    "dense": "memcheck -m 32M -p 2 -l dense",
+    "zero": "memcheck -m 32M -p 2 -z -l zero",
+    "threads": "memcheck -m 32M -p 2 -t 2 -s -l threads",
+}
+
+
+def expect_memchecks_clean(run, labels, passes):
+    """Every labelled memcheck finished every pass with 0 mismatches, and
+    none reported a mismatched word."""
+    run.expect_absent(r"^guest: memcheck.*: page \d+ word \d+: got ")
+    for label in labels:
+        prefix = rf"^guest: memcheck\[{label}\]: "
+        for p in range(1, passes + 1):
+            run.expect_regex(prefix + rf"pass {p}: wrote \d+ pages, "
+                             r"mismatches 0$")
+        run.expect_line(f"guest: memcheck[{label}]: total mismatches 0")
+
+
+def test_memcheck_concurrent_2vcpus(ctx):
+    # 2 vCPUs on 3 host CPUs: the boot CPU runs the paging daemon, the two
+    # APs the vCPUs, so two vCPUs fault on the same pages (the threaded
+    # memcheck) and on different processes' pages at once. Slow: Bochs
+    # emulates the three CPUs in turn, the spinning service CPU included
+    # (with 3 x 48M, 30 min with three emulators on 2 cores, unfinished).
+    command = " & ".join(CONCURRENT.values()) + "; wait"
+    run = ctx.boot_cfg(overcommitted_cfg(2, command), cpus=3, timeout=2400,
+                       swap=formatted_swap(ctx, "swap.img"))
+    ctx.log(f"### wall time {run.wall:.1f} s")
+    run.expect_line("apfvisor: config: guest.kernel=vmlinuz guest.memory=256 "
+                    "MiB host.guest_frames=64 MiB guest.vcpus=2")
+    run.expect_line("apfvisor: host cpus: 3 (UEFI MP services)")
+    run.expect_line("apfvisor: vcpu 0 runs on host cpu 1")
+    run.expect_line("apfvisor: vcpu 1 runs on host cpu 2")
+    run.expect_regex(r"^guest: \[ *[\d.]+\] smp: Brought up 1 node, "
+                     r"2 CPUs$")
+    run.expect_line("guest: memcheck[threads]: 8192 pages of 4096 bytes, "
+                    "2 passes, sparse, 2 threads")
+    expect_memchecks_clean(run, CONCURRENT, 2)
+    # memcheck[zero] zeroes a quarter of its pages in each pass.
+    run.expect_stat_at_least("swap.zero_pages_skipped", 1000)
+    expect_swapped_cleanly(run)
+
+
+MISMATCH_RE = (r"^guest: memcheck.*(: page \d+ word \d+: got |"
+               r"mismatches [1-9])")
+
+
+def test_memcheck_injected_io_errors(ctx):
+    # Every 7th swap read and every 5th swap write fails in the driver
+    # (debug.swap_fail_*): the daemon retries a failed I/O (3 attempts in
+    # all). Acceptable ends: memcheck's zero mismatches and a clean
+    # power-off, or an "apfvisor: error:" line naming the page (gpa) that
+    # could not be saved or brought back. Never a mismatch (a lost or stale
+    # page handed to the guest), never a hang.
+    cfg = overcommitted_cfg(1, "memcheck -m 128M -p 2", extra=(
+        "debug.swap_fail_reads = 7\ndebug.swap_fail_writes = 5\n"))
+    run = ctx.boot_cfg(cfg, cpus=2, timeout=1200,
+                       swap=formatted_swap(ctx, "swap.img"))
+    ctx.log(f"### wall time {run.wall:.1f} s")
+    run.expect_line("apfvisor: debug: failing every 7th swap read, "
+                    "every 5th swap write")
+    expect(run.status != 2, "the run hung until the timeout")
+    run.expect_absent(MISMATCH_RE)
+    errors = [l for l in run.lines if l.startswith("apfvisor: error:")]
+    if errors:
+        expect(any(re.search(r"\bgpa 0x[0-9a-f]+", l) for l in errors),
+               "apfvisor reported errors, none naming the page (gpa):\n" +
+               "\n".join("    > " + l for l in errors[:5]))
+        run.expect_status(1)
+        return
+    for p in (1, 2):
+        run.expect_regex(rf"^guest: memcheck: pass {p}: wrote \d+ pages, "
+                         r"mismatches 0$")
+    run.expect_line("guest: memcheck: total mismatches 0")
+    run.expect_line("apfvisor: guest powered off")
+    # Failures were injected, seen by the daemon and retried.
+    run.expect_stat_at_least("swap.io_errors", 1)
+    run.expect_stat_at_least("swap.io_retries", 1)
+    for name in ("swap.injected_read_failures",
+                 "swap.injected_write_failures"):
+        if name in run.stats:   # printed once the counters are hooked in
+            run.expect_stat_at_least(name, 1)
+    run.expect_status(0)
+
+
+def test_swap_area_too_small(ctx):
+    # A 16 MiB swap area (4095 slots) for a working set of ~100 MiB more
+    # than the 64 MiB of frames: the run must end soon after the area
+    # fills, with one clear error about it, or by the guest's own OOM
+    # handling, never by the timeout and never with a mismatch.
+    run = ctx.boot_cfg(overcommitted_cfg(1, "memcheck -m 160M -p 2"), cpus=2,
+                       timeout=900,
+                       swap=formatted_swap(ctx, "swap.img", "16M"))
+    ctx.log(f"### wall time {run.wall:.1f} s")
+    run.expect_regex(r"^apfvisor: swap: ata0-slave, 16 MiB, \d+ pages")
+    expect(run.status != 2, "the run hung until the timeout")
+    run.expect_absent(MISMATCH_RE)
+    errors = [l for l in run.lines if l.startswith("apfvisor: error:")]
+    oom = [l for l in run.lines
+           if re.search(r"^guest: .*(Out of memory|Killed process)", l)]
+    if errors or not oom:
+        expect(len(errors) == 1 and re.search(
+            r"swap.*(full|too small|insufficient|not enough)", errors[0]),
+            "expected exactly one 'apfvisor: error:' line saying the swap "
+            "area is full (or the guest's OOM killer), got:\n" +
+            "\n".join("    > " + l for l in errors[:6] or ["(none)"]))
+        run.expect_status(1)
+        return
+    run.expect_line("apfvisor: guest powered off")
     run.expect_status(0)

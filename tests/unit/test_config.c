@@ -63,6 +63,8 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.swap_device, SWAP_DEVICE_NONE);
 	assert_true(cfg.apf);
 	assert_false(cfg.trace);
+	assert_int_equal(cfg.debug_swap_fail_reads, 0);
+	assert_int_equal(cfg.debug_swap_fail_writes, 0);
 }
 
 static void test_minimal_file(void **state)
@@ -363,6 +365,43 @@ static void test_kernel_required(void **state)
 		    "apfvisor.cfg: guest.kernel is not set");
 }
 
+static void test_swap_fault_injection(void **state)
+{
+	struct hv_config cfg;
+
+	(void)state;
+	/* Off unless asked for. */
+	parse_ok("guest.kernel=k\n", &cfg);
+	assert_int_equal(cfg.debug_swap_fail_reads, 0);
+	assert_int_equal(cfg.debug_swap_fail_writes, 0);
+	parse_ok("guest.kernel=k\ndebug.swap_fail_reads = 7\n"
+		 "debug.swap_fail_writes=5 # every 5th\n", &cfg);
+	assert_int_equal(cfg.debug_swap_fail_reads, 7);
+	assert_int_equal(cfg.debug_swap_fail_writes, 5);
+	parse_ok("guest.kernel=k\ndebug.swap_fail_reads = 0\n"
+		 "debug.swap_fail_writes = 1000000\n", &cfg);
+	assert_int_equal(cfg.debug_swap_fail_reads, 0);
+	assert_int_equal(cfg.debug_swap_fail_writes, 1000000);
+	parse_ok("guest.kernel=k\ndebug.swap_fail_writes = 1\n", &cfg);
+	assert_int_equal(cfg.debug_swap_fail_reads, 0);
+	assert_int_equal(cfg.debug_swap_fail_writes, 1);
+	parse_fails("debug.swap_fail_reads = 1000001\n",
+		    "apfvisor.cfg:1: bad value '1000001' for "
+		    "debug.swap_fail_reads (expected 0..1000000 (0 = off))");
+	parse_fails("debug.swap_fail_writes = -1\n",
+		    "apfvisor.cfg:1: bad value '-1' for "
+		    "debug.swap_fail_writes (expected 0..1000000 (0 = off))");
+	parse_fails("debug.swap_fail_writes = on\n",
+		    "apfvisor.cfg:1: bad value 'on' for "
+		    "debug.swap_fail_writes (expected 0..1000000 (0 = off))");
+	parse_fails("debug.swap_fail_reads =\n",
+		    "apfvisor.cfg:1: bad value '' for "
+		    "debug.swap_fail_reads (expected 0..1000000 (0 = off))");
+	parse_fails("guest.kernel=k\ndebug.swap_fail_reads = 3\n"
+		    "debug.swap_fail_reads = 4\n",
+		    "apfvisor.cfg:3: duplicate key 'debug.swap_fail_reads'");
+}
+
 static void test_error_buffer(void **state)
 {
 	struct hv_config cfg;
@@ -399,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_errors_on_last_line),
 		cmocka_unit_test(test_kernel_required),
+		cmocka_unit_test(test_swap_fault_injection),
 		cmocka_unit_test(test_error_buffer),
 	};
 

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Fault injection over a struct blockdev (see swap/blockdev_faults.h): a
+ * failed request is kept back from the driver and its completion, with
+ * BLK_IO_ERROR, is handed out by the next poll before the driver's own.
+ */
+#include "swap/blockdev_faults.h"
+#include "lib/console.h"
+#include "lib/format.h"
+#include "lib/string.h"
+
+static struct blockdev_faults the_faults;
+static bool the_faults_used;
+
+static struct blockdev_faults *faults_of(struct blockdev *dev)
+{
+	return (struct blockdev_faults *)dev->driver;
+}
+
+/* The wrapper's counters: the driver's, plus the errors made up here. */
+static void sync_counters(struct blockdev_faults *f)
+{
+	f->dev.reads = f->inner->reads;
+	f->dev.writes = f->inner->writes;
+	f->dev.errors = f->inner->errors +
+			f->injected.injected_read_failures +
+			f->injected.injected_write_failures;
+}
+
+/* Is the next accepted request of this kind one to fail? */
+static bool fails_next(uint32_t every, uint64_t seen)
+{
+	return every && (seen + 1) % every == 0;
+}
+
+static int faults_submit(struct blockdev *dev, const struct blk_request *req)
+{
+	struct blockdev_faults *f = faults_of(dev);
+	bool write = req->op == BLK_WRITE;
+	uint64_t *seen = write ? &f->writes_seen : &f->reads_seen;
+	int r;
+
+	if (!fails_next(write ? f->fail_writes : f->fail_reads, *seen)) {
+		r = blk_submit(f->inner, req);
+		if (r == 0)
+			(*seen)++;
+		sync_counters(f);
+		return r;
+	}
+	if (f->pending_count == BLOCKDEV_FAULTS_PENDING)
+		return -1;      /* "queue full": the caller polls and retries */
+	f->pending[(f->pending_head + f->pending_count) %
+		   BLOCKDEV_FAULTS_PENDING] = req->cookie;
+	f->pending_count++;
+	(*seen)++;
+	if (write)
+		f->injected.injected_write_failures++;
+	else
+		f->injected.injected_read_failures++;
+	sync_counters(f);
+	return 0;
+}
+
+static unsigned faults_poll(struct blockdev *dev, struct blk_completion *out,
+			    unsigned max)
+{
+	struct blockdev_faults *f = faults_of(dev);
+	unsigned n = 0;
+
+	while (n < max && f->pending_count) {
+		out[n++] = (struct blk_completion){
+			.cookie = f->pending[f->pending_head],
+			.status = BLK_IO_ERROR,
+		};
+		f->pending_head = (f->pending_head + 1) %
+				  BLOCKDEV_FAULTS_PENDING;
+		f->pending_count--;
+	}
+	if (n < max)
+		n += blk_poll(f->inner, out + n, max - n);
+	sync_counters(f);
+	return n;
+}
+
+static const struct blockdev_ops faults_ops = {
+	.submit = faults_submit,
+	.poll = faults_poll,
+};
+
+void blockdev_faults_init(struct blockdev_faults *f, struct blockdev *inner,
+			  uint32_t fail_reads, uint32_t fail_writes)
+{
+	memset(f, 0, sizeof(*f));
+	f->inner = inner;
+	f->fail_reads = fail_reads;
+	f->fail_writes = fail_writes;
+	f->dev = (struct blockdev){
+		.ops = &faults_ops,
+		.name = inner->name,
+		.size = inner->size,
+		.queue_depth = inner->queue_depth,
+		.driver = f,
+	};
+	sync_counters(f);
+}
+
+/* "every 7th swap read", "every 2nd swap write", "no swap read". */
+static void describe(char *buf, size_t len, uint32_t every, const char *what)
+{
+	static const char *const suffix[] = { "th", "st", "nd", "rd" };
+	unsigned last = every % 10;
+
+	if (!every) {
+		fmt_snprintf(buf, len, "no swap %s", what);
+		return;
+	}
+	if (last > 3 || (every % 100) / 10 == 1)
+		last = 0;
+	if (every == 1)
+		fmt_snprintf(buf, len, "every swap %s", what);
+	else
+		fmt_snprintf(buf, len, "every %u%s swap %s", every,
+			     suffix[last], what);
+}
+
+struct blockdev *blockdev_faults_wrap(struct blockdev *dev,
+				      uint32_t fail_reads,
+				      uint32_t fail_writes)
+{
+	char reads[40], writes[40];
+
+	if (!dev || (!fail_reads && !fail_writes))
+		return dev;
+	blockdev_faults_init(&the_faults, dev, fail_reads, fail_writes);
+	the_faults_used = true;
+	describe(reads, sizeof(reads), fail_reads, "read");
+	describe(writes, sizeof(writes), fail_writes, "write");
+	hv_info("debug: failing %s, %s", reads, writes);
+	return &the_faults.dev;
+}
+
+struct blockdev_fault_counts blockdev_faults_injected(void)
+{
+	if (!the_faults_used)
+		return (struct blockdev_fault_counts){ 0 };
+	return the_faults.injected;
+}
