@@ -234,10 +234,15 @@ static void evict(struct swap_daemon *d)
 	freed = guest_memory_evict_step(d->mem, EVICT_PAGES_PER_STEP, &res);
 	d->stats.evict_tsc += rdtsc() - t0;
 	d->stats.victims += res.victims;
+	/*
+	 * Not an error yet: clean and zero pages can still go, and slots come
+	 * back as pages are dirtied. It becomes one (note_progress) when
+	 * nothing can be evicted at all.
+	 */
 	if (res.report_swap_full)
-		hv_error("swap: the swap area is full (%llu pages): eviction "
-			 "stops until slots are freed",
-			 (unsigned long long)d->hdr.page_count);
+		hv_info("swap: the swap area is full (%llu pages): pages that "
+			"need a write stay until slots are freed",
+			(unsigned long long)d->hdr.page_count);
 	note_progress(d, freed);
 }
 
