@@ -46,6 +46,7 @@ void config_set_defaults(struct hv_config *cfg)
 	cfg->debug_host_exception = false;
 	cfg->debug_blockdev_selftest = false;
 	cfg->bench_swap = false;
+	cfg->debug_swap_verify = false;
 	cfg->debug_swap_fail_reads = 0;
 	cfg->debug_swap_fail_writes = 0;
 }
@@ -296,6 +297,11 @@ static enum set_result set_bench_swap(struct hv_config *cfg, struct slice v)
 	return set_on_off(&cfg->bench_swap, v);
 }
 
+static enum set_result set_swap_verify(struct hv_config *cfg, struct slice v)
+{
+	return set_on_off(&cfg->debug_swap_verify, v);
+}
+
 static enum set_result set_swap_fail_reads(struct hv_config *cfg,
 					   struct slice v)
 {
@@ -330,6 +336,7 @@ static const struct config_key config_keys[] = {
 	  "0..1000000 (0 = off)", false },
 	{ "debug.swap_fail_writes", set_swap_fail_writes,
 	  "0..1000000 (0 = off)", false },
+	{ "debug.swap_verify", set_swap_verify, "on or off", false },
 };
 
 static const struct config_key *find_key(struct slice name)

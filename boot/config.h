@@ -17,6 +17,7 @@
  *   apf = on|off (on)
  *   trace = on|off (off)
  *   debug.swap_fail_reads = N, debug.swap_fail_writes = N
+ *   debug.swap_verify = on|off (off)
  *                             0..1000000 (0 = off)
  * SIZE is a decimal number of bytes, or one followed by K, M or G (binary
  * units; "64M", "64MiB", "64 MB" are the same).
@@ -63,6 +64,12 @@ struct hv_config {
 	 */
 	uint32_t debug_swap_fail_reads;
 	uint32_t debug_swap_fail_writes;
+	/*
+	 * debug.swap_verify = on: a checksum of every page written to swap is
+	 * kept and checked when the page is read back; a page that comes back
+	 * different is treated as a failed read (never mapped).
+	 */
+	bool debug_swap_verify;
 };
 
 /* Fills *cfg with the defaults (see config.c); every key may override. */

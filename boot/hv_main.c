@@ -189,7 +189,8 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 		.swap = { .device = bi->cfg.swap_device,
 			  .bench = bi->cfg.bench_swap,
 			  .fail_reads = bi->cfg.debug_swap_fail_reads,
-			  .fail_writes = bi->cfg.debug_swap_fail_writes },
+			  .fail_writes = bi->cfg.debug_swap_fail_writes,
+			  .verify = bi->cfg.debug_swap_verify },
 		.service_cpu = host_cpu_count > guest_vcpus(bi),
 	};
 }

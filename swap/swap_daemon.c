@@ -34,7 +34,9 @@
 	  "swap.faults_already_mapped")                                        \
 	X(struct swap_daemon_stats, page_resident_events,                    \
 	  "swap.page_resident_events")                                         \
-	X(struct swap_daemon_stats, overdue_requests, "swap.overdue_requests")
+	X(struct swap_daemon_stats, overdue_requests, "swap.overdue_requests") \
+	X(struct swap_daemon_stats, verify_mismatches,                       \
+	  "swap.verify_mismatches")
 
 struct swap_daemon_stats {
 	SWAP_DAEMON_COUNTERS(COUNTER_FIELD)
@@ -54,6 +56,8 @@ struct swap_daemon {
 	struct swap_io_queue io;
 	/* Per guest page: the vCPUs waiting for its I/O (bit n = vCPU n). */
 	uint64_t *waiters;
+	/* debug.swap_verify: per guest page, the checksum last written. */
+	uint64_t *sums;
 	unsigned stuck_steps;
 	volatile bool stuck;                    /* reported: nothing can go */
 	struct swap_daemon_stats stats;
@@ -84,11 +88,48 @@ static void fatal(struct swap_daemon *d, const char *fmt, ...)
 		d->cfg.ops.fatal(d->cfg.ops.ctx, line);
 }
 
+/* A cheap checksum of a frame (debug.swap_verify): never 0. */
+static uint64_t frame_sum(const struct swap_daemon *d, uint64_t pa)
+{
+	const struct ept_memory *m = &d->mem->ept->mem;
+	const uint64_t *w = m->phys_to_virt(m->ctx, pa);
+	uint64_t sum = 0x9e3779b97f4a7c15ull;
+
+	for (unsigned i = 0; i < PAGE_SIZE / sizeof(*w); i++)
+		sum = ((sum << 7) | (sum >> 57)) ^ (w[i] + i);
+	return sum | 1;
+}
+
+/*
+ * debug.swap_verify: a page read back must hold what was written; if not,
+ * the read counts as failed (retried, then the page is lost and the guest
+ * stops) and the page is never mapped with the wrong contents.
+ */
+static bool read_verified(struct swap_daemon *d, const struct swap_io *io)
+{
+	uint64_t want = d->sums[io->gfn], got;
+
+	if (!want)
+		return true;
+	got = frame_sum(d, io->frame_pa);
+	if (got == want)
+		return true;
+	d->stats.verify_mismatches++;
+	hv_error("swap: the page at gpa 0x%llx came back from slot %u "
+		 "different from what was written (checksum 0x%llx, want "
+		 "0x%llx)", (unsigned long long)(io->gfn << PAGE_SHIFT),
+		 io->slot, (unsigned long long)got, (unsigned long long)want);
+	return false;
+}
+
 /* guest_memory's I/O leaves here: into the daemon's queues. */
 static void queue_io(void *ctx, const struct swap_io *io)
 {
 	struct swap_daemon *d = ctx;
 
+	/* The frame is unmapped and flushed: its contents are final. */
+	if (d->sums && io->op == SWAP_IO_WRITE)
+		d->sums[io->gfn] = frame_sum(d, io->frame_pa);
 	if (!swap_io_queue_add(&d->io, io))
 		fatal(d, "swap: I/O queue overflow (%u requests): stopping "
 		      "rather than losing a page", swap_io_queue_waiting(&d->io));
@@ -130,9 +171,12 @@ static void harvest(struct swap_daemon *d)
 
 		if (!swap_io_queue_complete(&d->io, done[i].cookie, &io))
 			continue;       /* not ours: counted by the queue */
+		bool ok = done[i].status == BLK_OK;
+
 		d->stats.completed++;
-		if (guest_memory_io_done(d->mem, io.id,
-					 done[i].status == BLK_OK) == -2)
+		if (ok && d->sums && io.op == SWAP_IO_READ)
+			ok = read_verified(d, &io);
+		if (guest_memory_io_done(d->mem, io.id, ok) == -2)
 			fatal(d, "swap: the page at gpa 0x%llx could not be "
 			      "mapped again after its I/O",
 			      (unsigned long long)(io.gfn << PAGE_SHIFT));
@@ -430,6 +474,11 @@ static bool open_swap(struct swap_daemon *d)
 	swap_io_queue_init(&d->io, MIN(d->dev->queue_depth,
 				       SWAP_IO_IN_FLIGHT_MAX));
 	d->waiters = hv_alloc(d->mem->npages * sizeof(uint64_t));
+	if (cfg->params.verify) {
+		d->sums = hv_alloc(d->mem->npages * sizeof(uint64_t));
+		hv_info("debug: swap pages are checksummed and verified on "
+			"swap-in");
+	}
 	sc = (struct guest_swap_config){
 		.meta = hv_alloc(d->mem->npages * sizeof(struct guest_page_meta)),
 		.slots = &d->slots,

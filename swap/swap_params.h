@@ -20,6 +20,7 @@ struct swap_params {
 	bool bench;                     /* bench.swap: print per-page costs */
 	/* debug.swap_fail_reads/_writes: fail every Nth read/write (0: no) */
 	uint32_t fail_reads, fail_writes;
+	bool verify;                    /* debug.swap_verify: checksum pages */
 };
 
 #endif

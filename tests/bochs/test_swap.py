@@ -36,8 +36,15 @@ def formatted_swap(ctx, name, size="512M"):
 @cases(cpus=(1, 2))
 def test_memcheck_overcommitted(ctx, cpus):
     # With 2 host CPUs the boot CPU runs the daemon, the AP the vCPU.
-    run = ctx.boot_cfg(overcommitted_cfg(1), cpus=cpus, timeout=1500,
+    # debug.swap_verify: every page read back is checked against the
+    # checksum taken when it was written, so a mix-up of slots or I/O
+    # order is caught in the hypervisor even where memcheck does not look
+    # (the kernel's and the shell's pages).
+    run = ctx.boot_cfg(overcommitted_cfg(1, extra="debug.swap_verify = on\n"),
+                       cpus=cpus, timeout=1500,
                        swap=formatted_swap(ctx, "swap.img"))
+    run.expect_line("apfvisor: debug: swap pages are checksummed and "
+                    "verified on swap-in")
     run.expect_regex(r"^apfvisor: swap: ata0-slave, 512 MiB, \d+ pages, "
                      r"uuid [0-9a-f-]{36}$")
     run.expect_line("apfvisor: config: guest.kernel=vmlinuz guest.memory=256 "
@@ -48,6 +55,8 @@ def test_memcheck_overcommitted(ctx, cpus):
     run.expect_line("guest: memcheck: total mismatches 0")
     run.expect_line("guest: apfvisor-guest: command exited with status 0")
     expect_swapped_cleanly(run)
+    expect(run.stat("swap.verify_mismatches") == 0,
+           "pages came back different from what was written")
 
 
 def expect_swapped_cleanly(run):

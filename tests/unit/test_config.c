@@ -400,6 +400,13 @@ static void test_swap_fault_injection(void **state)
 	parse_fails("guest.kernel=k\ndebug.swap_fail_reads = 3\n"
 		    "debug.swap_fail_reads = 4\n",
 		    "apfvisor.cfg:3: duplicate key 'debug.swap_fail_reads'");
+	/* The checksum check of pages read back from swap. */
+	assert_false(cfg.debug_swap_verify);
+	parse_ok("guest.kernel=k\ndebug.swap_verify = on\n", &cfg);
+	assert_true(cfg.debug_swap_verify);
+	parse_fails("debug.swap_verify = yes\n",
+		    "apfvisor.cfg:1: bad value 'yes' for debug.swap_verify "
+		    "(expected on or off)");
 }
 
 static void test_error_buffer(void **state)

@@ -150,6 +150,7 @@ static void on_resident(void *ctx, uint64_t gpa, uint64_t waiters,
 static void *heap;
 static struct env *current;
 static unsigned device_depth = 8;       /* for the next make_env */
+static bool verify_next;                /* debug.swap_verify for it */
 
 static struct env *make_env(unsigned npages, unsigned nframes, unsigned nslots,
 			    bool service_cpu)
@@ -183,7 +184,7 @@ static struct env *make_env(unsigned npages, unsigned nframes, unsigned nslots,
 	e->d = swap_daemon_create(&(struct swap_daemon_config){
 		.mem = &e->mem,
 		.lock = &e->lock,
-		.params = { .device = SWAP_DEVICE_AUTO },
+		.params = { .device = SWAP_DEVICE_AUTO, .verify = verify_next },
 		.ops = { on_flush, on_fatal, on_resident, e },
 		.service_cpu = service_cpu,
 		.host_frames = (uint64_t)nframes * PAGE_SIZE,
@@ -349,6 +350,34 @@ static void read_overtakes_queued_writes(void **state)
 	assert_true(swap_daemon_io_waiting(e->d) > 0);   /* writes wait */
 }
 
+/*
+ * debug.swap_verify: a page whose slot changed on the device is never
+ * mapped; the reads are retried and the page ends up lost.
+ */
+static void verify_catches_a_changed_slot(void **state)
+{
+	struct env *e;
+	struct guest_page_info info;
+
+	(void)state;
+	verify_next = true;
+	e = make_env(64, 16, 64, false);
+	verify_next = false;
+	fill_and_evict(e, 16);
+	assert_true(guest_memory_page_info(&e->mem, 0, &info));
+	assert_true(info.flags & GPM_SLOT);
+	disk.slots[(size_t)info.slot * PAGE_SIZE + 100] ^= 0x40;
+	assert_int_equal(swap_fault_wait(e->d, 0, 0, &e->stop),
+			 GUEST_FAULT_IO_ERROR);
+	assert_int_equal(guest_memory_page_state(&e->mem, 0), PAGE_SWAPPED);
+	assert_int_equal(e->events, 1);
+	assert_false(e->last_resident);
+	/* An untouched slot still comes back. */
+	evict_until_swapped(e, 1);
+	assert_int_equal(swap_fault_wait(e->d, 1 << PAGE_SHIFT, 0, &e->stop),
+			 GUEST_FAULT_RESOLVED);
+}
+
 static void stuck_request_is_reported_then_fatal(void **state)
 {
 	struct env *e = make_env(64, 16, 64, true);
@@ -400,6 +429,7 @@ int main(void)
 		cmocka_unit_test_teardown(wait_without_service_cpu_runs_the_daemon, free_env),
 		cmocka_unit_test_teardown(wait_with_service_cpu_leaves_work_to_it, free_env),
 		cmocka_unit_test_teardown(read_overtakes_queued_writes, free_env),
+		cmocka_unit_test_teardown(verify_catches_a_changed_slot, free_env),
 		cmocka_unit_test_teardown(stuck_request_is_reported_then_fatal, free_env),
 		cmocka_unit_test_teardown(swap_too_small_ends_with_one_error, free_env),
 	};
