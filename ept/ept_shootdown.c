@@ -58,3 +58,21 @@ void ept_client_exit(struct ept_shootdown *s, unsigned n)
 {
 	__atomic_store_n(&s->client[n].in_guest, false, __ATOMIC_RELEASE);
 }
+
+bool ept_client_enter_flushed(struct ept_shootdown *s, unsigned n,
+			      bool (*flush)(void *ctx), void *ctx,
+			      bool *flushed)
+{
+	uint64_t gen;
+
+	*flushed = false;
+	if (!ept_client_enter(s, n, &gen))
+		return true;
+	if (!flush(ctx)) {
+		ept_client_exit(s, n);
+		return false;
+	}
+	ept_client_flushed(s, n, gen);
+	*flushed = true;
+	return true;
+}

@@ -60,6 +60,16 @@ void ept_shootdown_wait(struct ept_shootdown *s, uint64_t gen);
  * then call ept_client_flushed with *gen.
  */
 bool ept_client_enter(struct ept_shootdown *s, unsigned n, uint64_t *gen);
+
+/*
+ * ept_client_enter and, when needed, flush(ctx) (the INVEPT) and
+ * ept_client_flushed. When the flush fails the client is taken out of
+ * guest mode again, is not marked flushed, and false says so: the caller
+ * must not enter the guest (stale translations could survive).
+ */
+bool ept_client_enter_flushed(struct ept_shootdown *s, unsigned n,
+			      bool (*flush)(void *ctx), void *ctx,
+			      bool *flushed);
 void ept_client_flushed(struct ept_shootdown *s, unsigned n, uint64_t gen);
 void ept_client_exit(struct ept_shootdown *s, unsigned n);
 

@@ -197,23 +197,26 @@ static bool restart_after_init(struct vcpu *v)
  * guest mode to kick us, and we say we are before we look at the bits:
  * so either we see the bit here or the sender sees us and kicks.
  */
+static bool flush_ept(void *ctx)
+{
+	struct vcpu *v = ctx;
+
+	return invept(INVEPT_SINGLE_CONTEXT, ept_pointer(&v->guest->ept));
+}
+
 static bool enter_guest_mode(struct vcpu *v)
 {
 	struct ept_shootdown *tlb = &v->guest->tlb;
-	uint64_t gen;
+	bool flushed;
 
-	if (ept_client_enter(tlb, v->id, &gen)) {
-		if (!invept(INVEPT_SINGLE_CONTEXT, ept_pointer(&v->guest->ept))) {
-			hv_error("vcpu %u: INVEPT failed: stale guest "
-				 "translations could survive", v->id);
-			vm_end(v->guest, false, "INVEPT failed on vcpu %u",
-			       v->id);
-			ept_client_exit(tlb, v->id);
-			return false;
-		}
-		ept_client_flushed(tlb, v->id, gen);
-		v->stats.invept++;
+	if (!ept_client_enter_flushed(tlb, v->id, flush_ept, v, &flushed)) {
+		hv_error("vcpu %u: INVEPT failed: stale guest translations "
+			 "could survive", v->id);
+		vm_end(v->guest, false, "INVEPT failed on vcpu %u", v->id);
+		return false;
 	}
+	if (flushed)
+		v->stats.invept++;
 	if (vm_has_requests(v->guest, v->id)) {
 		ept_client_exit(tlb, v->id);
 		v->stats.entries_retried++;

@@ -83,6 +83,46 @@ static void flushed_client_is_not_kicked(void **state)
 	assert_int_equal(k.kicks, 0);
 }
 
+static bool flush_ok(void *ctx)
+{
+	(*(unsigned *)ctx)++;
+	return true;
+}
+
+static bool flush_fails(void *ctx)
+{
+	(*(unsigned *)ctx)++;
+	return false;
+}
+
+/* A failed INVEPT: the vCPU must not enter, and must try again next time. */
+static void failed_flush_keeps_client_out(void **state)
+{
+	struct ept_shootdown s;
+	unsigned calls = 0;
+	bool flushed;
+
+	(void)state;
+	ept_shootdown_init(&s, 1, NULL, NULL);
+	ept_shootdown_begin(&s);
+	assert_false(ept_client_enter_flushed(&s, 0, flush_fails, &calls,
+					      &flushed));
+	assert_false(flushed);
+	assert_false(s.client[0].in_guest);
+	assert_int_equal(s.client[0].flushed, 0);
+	assert_true(ept_client_enter_flushed(&s, 0, flush_ok, &calls,
+					     &flushed));
+	assert_true(flushed);
+	assert_true(s.client[0].in_guest);
+	assert_int_equal(s.client[0].flushed, 1);
+	ept_client_exit(&s, 0);
+	/* Up to date: no second flush. */
+	assert_true(ept_client_enter_flushed(&s, 0, flush_fails, &calls,
+					     &flushed));
+	assert_false(flushed);
+	assert_int_equal(calls, 2);
+}
+
 /* ---- concurrency */
 
 #define ROUNDS 20000
@@ -152,6 +192,7 @@ int main(void)
 		cmocka_unit_test(idle_clients_are_not_waited_for),
 		cmocka_unit_test(running_client_is_kicked_and_waited_for),
 		cmocka_unit_test(flushed_client_is_not_kicked),
+		cmocka_unit_test(failed_flush_keeps_client_out),
 		cmocka_unit_test(no_stale_translation_survives_a_shootdown),
 	};
 
