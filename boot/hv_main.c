@@ -11,6 +11,7 @@
 #include "arch/x86/acpi.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/host_paging.h"
+#include "arch/x86/idle.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/platform.h"
@@ -103,20 +104,27 @@ static void ap_run_vcpu(struct percpu *cpu)
 	cpu_halt_forever();
 }
 
-/* The boot CPU's loop while APs run every vCPU: the daemon, the console. */
+/*
+ * The boot CPU's loop while APs run every vCPU: the daemon, the console.
+ * A round that found nothing to do rests (HLT) for SERVICE_REST_US, so
+ * that an emulator gives the time to the vCPUs and real CPUs save power.
+ */
+#define SERVICE_REST_US 20
+
 static NORETURN void service_loop(struct vm *vm, const struct boot_info *bi)
 {
 	uint64_t next_poll = 0;
 
 	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < vm->nvcpus) {
 		uint64_t now = rdtsc();
+		bool busy = swap_daemon_work(vm->swap);
 
-		swap_daemon_work(vm->swap);
 		if (now >= next_poll) {
 			vm_poll_console(vm);
 			next_poll = now + tsc_hz / CONSOLE_POLLS_PER_SECOND;
 		}
-		spin_pause();
+		if (!busy)
+			cpu_idle_us(SERVICE_REST_US);
 	}
 	finish(vm, bi);
 }
@@ -237,6 +245,7 @@ NORETURN void hv_main(struct boot_info *bi)
 	percpu_activate(bsp);
 	write_cr3(host_paging_build(bi->ram, bi->n_ram, bi->phys_top));
 	lapic_init();
+	cpu_idle_init();
 	bsp->apic_id = lapic_id();
 	bsp->online = true;
 	hv_info("hypervisor heap %llu MiB, guest frames %llu MiB in %u "

@@ -4,6 +4,7 @@
 #include "guest/linux_loader.h"
 #include "guest/cpuid.h"
 #include "guest/interrupts.h"
+#include "arch/x86/idle.h"
 #include "arch/x86/serial.h"
 #include "arch/x86/tsc.h"
 #include "lib/heap.h"
@@ -76,6 +77,15 @@ static void page_resident(void *ctx, uint64_t gpa, uint64_t waiters,
 			vm_request(vm, n, VCPU_REQ_PAGE_READY);
 }
 
+/* A vCPU waiting for the service CPU's swap work rests this long. */
+#define SWAP_WAIT_REST_US 10
+
+static void rest(void *ctx)
+{
+	(void)ctx;
+	cpu_idle_us(SWAP_WAIT_REST_US);
+}
+
 static bool setup_memory(struct vm *vm, const struct vm_spec *spec)
 {
 	const struct ept_memory mem = { alloc_ept_table, identity, NULL };
@@ -103,7 +113,8 @@ static bool start_swap(struct vm *vm, const struct vm_spec *spec)
 		.mem = &vm->mem,
 		.lock = &vm->mem_lock,
 		.params = spec->swap,
-		.ops = { flush_translations, swap_fatal, page_resident, vm },
+		.ops = { flush_translations, swap_fatal, page_resident, rest,
+			 vm },
 		.service_cpu = spec->service_cpu,
 		.host_frames = vm->pool.total * PAGE_SIZE,
 	};

@@ -160,7 +160,7 @@ static void page_settled(void *ctx, uint64_t gfn, bool resident)
 					 waiters, resident);
 }
 
-static void harvest(struct swap_daemon *d)
+static unsigned harvest(struct swap_daemon *d)
 {
 	struct blk_completion done[COMPLETIONS_PER_POLL];
 	uint64_t t0 = rdtsc();
@@ -182,12 +182,14 @@ static void harvest(struct swap_daemon *d)
 			      (unsigned long long)(io.gfn << PAGE_SHIFT));
 	}
 	d->stats.io_tsc += rdtsc() - t0;
+	return n;
 }
 
-static void submit_queued(struct swap_daemon *d)
+static unsigned submit_queued(struct swap_daemon *d)
 {
 	struct swap_io io;
 	void *cookie;
+	unsigned n = 0;
 
 	while (swap_io_queue_next(&d->io, &io, &cookie)) {
 		struct blk_request r = {
@@ -200,11 +202,13 @@ static void submit_queued(struct swap_daemon *d)
 		if (blk_submit(d->dev, &r)) {
 			d->stats.queue_full++;
 			swap_io_queue_unsubmit(&d->io);
-			return;
+			return n;
 		}
 		swap_io_queue_submitted(&d->io, rdtsc());
 		d->stats.submitted++;
+		n++;
 	}
+	return n;
 }
 
 /*
@@ -295,24 +299,31 @@ unsigned swap_daemon_io_waiting(const struct swap_daemon *d)
 	return d->dev ? swap_io_queue_waiting(&d->io) : 0;
 }
 
-/* Called with the lock held. */
-static void work_locked(struct swap_daemon *d)
+/* Called with the lock held; false when there was nothing to do. */
+static bool work_locked(struct swap_daemon *d)
 {
-	harvest(d);
+	bool busy = harvest(d) > 0;
+
 	if (guest_memory_needs_eviction(d->mem) &&
-	    swap_io_queue_room_for_writes(&d->io) >= EVICT_PAGES_PER_STEP)
+	    swap_io_queue_room_for_writes(&d->io) >= EVICT_PAGES_PER_STEP) {
 		evict(d);
-	submit_queued(d);
+		busy = true;
+	}
+	busy |= submit_queued(d) > 0;
 	check_deadlines(d);
+	return busy;
 }
 
-void swap_daemon_work(struct swap_daemon *d)
+bool swap_daemon_work(struct swap_daemon *d)
 {
+	bool busy;
+
 	if (!d->dev)
-		return;
+		return false;
 	spin_lock(d->lock);
-	work_locked(d);
+	busy = work_locked(d);
 	spin_unlock(d->lock);
+	return busy;
 }
 
 enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
@@ -346,11 +357,16 @@ static bool still_waiting(const struct swap_daemon *d, uint64_t gpa,
 				__ATOMIC_ACQUIRE) & BIT(vcpu));
 }
 
-/* One round of waiting: the daemon's work when nobody else runs it. */
+/*
+ * One round of waiting: the daemon's work when nobody else runs it,
+ * else a short rest while the service CPU does it.
+ */
 static void wait_round(struct swap_daemon *d)
 {
 	if (!d->cfg.service_cpu)
 		swap_daemon_work(d);
+	else if (d->cfg.ops.rest)
+		d->cfg.ops.rest(d->cfg.ops.ctx);
 	spin_pause();
 }
 

@@ -43,6 +43,11 @@ struct swap_daemon_ops {
 	 */
 	void (*page_resident)(void *ctx, uint64_t gpa, uint64_t waiters,
 			      bool resident);
+	/*
+	 * A vCPU waits while another CPU does the work: let this CPU rest a
+	 * moment (a short HLT). NULL: spin.
+	 */
+	void (*rest)(void *ctx);
 	void *ctx;
 };
 
@@ -74,8 +79,12 @@ bool swap_daemon_has_service_cpu(const struct swap_daemon *d);
 /* Requests queued for the device and not yet handed to it. */
 unsigned swap_daemon_io_waiting(const struct swap_daemon *d);
 
-/* Moves I/O along and evicts when frames run low. Takes the lock. */
-void swap_daemon_work(struct swap_daemon *d);
+/*
+ * Moves I/O along and evicts when frames run low. Takes the lock. False
+ * when it found nothing to do (no completion, no submission, no eviction):
+ * the caller may rest a moment.
+ */
+bool swap_daemon_work(struct swap_daemon *d);
 
 /*
  * An EPT violation (or a hypervisor access) of vCPU vcpu at gpa; takes the

@@ -146,7 +146,7 @@ static bool wait_for_sipi(struct vcpu *v, struct vcpu_entry_state *s)
 		if (!vcpu_take_requests(v))
 			return false;
 		if (!v->sipi_pending)
-			spin_pause();
+			vcpu_idle(v, rdtsc() + tsc_hz / VCPU_IDLE_CHECKS_PER_SECOND);
 	}
 	v->sipi_pending = false;
 	v->plat->run_state = VCPU_RUNNABLE;

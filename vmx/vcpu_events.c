@@ -166,12 +166,37 @@ void vcpu_prepare_entry(struct vcpu *v)
 	arm_preemption_timer(now, deadline);
 }
 
+static bool no_requests(void *ctx)
+{
+	struct vcpu *v = ctx;
+
+	return !vm_has_requests(v->guest, v->id) && !v->guest->ended;
+}
+
+void vcpu_idle(struct vcpu *v, uint64_t deadline)
+{
+	cpu_idle_until(deadline, no_requests, v);
+}
+
+/* Until when a halted vCPU may rest: its timer, the console, the daemon. */
+static uint64_t halt_deadline(struct vcpu *v, uint64_t now, uint64_t timer)
+{
+	uint64_t limit = now + tsc_hz / VCPU_IDLE_CHECKS_PER_SECOND;
+
+	/* Without a service CPU this vCPU also moves the swap I/O. */
+	if (!swap_daemon_has_service_cpu(v->guest->swap) &&
+	    swap_daemon_has_swap(v->guest->swap))
+		limit = now + tsc_hz / 100000;
+	return MIN(limit, timer);
+}
+
 void vcpu_block_until_event(struct vcpu *v)
 {
 	struct vm *g = v->guest;
 
 	while (!g->ended) {
 		struct pending_interrupt pi;
+		uint64_t now, timer;
 
 		if (vm_has_requests(g, v->id)) {
 			if (!vcpu_take_requests(v))
@@ -183,12 +208,14 @@ void vcpu_block_until_event(struct vcpu *v)
 		if (!swap_daemon_has_service_cpu(g->swap))
 			swap_daemon_work(g->swap);
 		poll_console(v);
+		now = rdtsc();
 		spin_lock(&g->dev_lock);
-		pi = guest_poll_interrupts(g, v->id, rdtsc());
+		pi = guest_poll_interrupts(g, v->id, now);
+		timer = guest_timer_deadline(g, v->id);
 		spin_unlock(&g->dev_lock);
 		if (pi.vector >= 0)
 			return;
-		spin_pause();
+		vcpu_idle(v, halt_deadline(v, now, timer));
 	}
 }
 
@@ -211,7 +238,7 @@ void vcpu_park(struct vcpu *v)
 			vm_end(g, true, "hlt with interrupts disabled");
 		if (vm_has_requests(g, v->id) && !vcpu_take_requests(v))
 			break;
-		spin_pause();
+		vcpu_idle(v, rdtsc() + tsc_hz / VCPU_IDLE_CHECKS_PER_SECOND);
 	}
 	p->parked = false;
 }
@@ -221,10 +248,13 @@ void vcpu_kick(void *ctx, unsigned n)
 	struct vcpu *v = &((struct vcpu *)ctx)[n];
 
 	/*
-	 * Only a vCPU in guest mode needs the IPI (an external-interrupt
-	 * exit); one in root mode looks at its requests before it enters.
+	 * A vCPU in guest mode needs the IPI (an external-interrupt exit),
+	 * and so does one resting in vcpu_idle (it ends the HLT); one busy in
+	 * root mode looks at its requests before it enters.
 	 */
 	if (v->host && v->host != this_cpu() &&
-	    __atomic_load_n(&v->guest->tlb.client[n].in_guest, __ATOMIC_SEQ_CST))
+	    (__atomic_load_n(&v->guest->tlb.client[n].in_guest,
+			     __ATOMIC_SEQ_CST) ||
+	     cpu_is_idle(v->host->index)))
 		lapic_send_fixed(v->host->apic_id, HV_KICK_VECTOR);
 }

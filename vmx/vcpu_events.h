@@ -5,8 +5,7 @@
 
 #include "vmx/vcpu.h"
 
-/* Host IPI vector that makes a vCPU leave guest mode (ext.-int. exit). */
-#define HV_KICK_VECTOR 0xf2
+#include "arch/x86/idle.h"    /* HV_KICK_VECTOR */
 
 /*
  * Right after an exit: an event whose delivery the exit interrupted is
@@ -31,6 +30,15 @@ void vcpu_park(struct vcpu *v);
  * only wake). False when the guest has ended.
  */
 bool vcpu_take_requests(struct vcpu *v);
+
+/* A vCPU with nothing to do re-checks at least this often. */
+#define VCPU_IDLE_CHECKS_PER_SECOND 1000
+
+/*
+ * Rests (HLT) until deadline (a TSC value), a request for v (its kick
+ * ends the HLT) or another interrupt.
+ */
+void vcpu_idle(struct vcpu *v, uint64_t deadline);
 
 /* vm->kick: makes vCPU n of the vCPU array ctx leave guest mode soon. */
 void vcpu_kick(void *ctx, unsigned n);

@@ -4,6 +4,7 @@
  * to find it, then stop cleanly instead of letting it become a triple fault.
  */
 #include "arch/x86/exceptions.h"
+#include "arch/x86/idle.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/platform.h"
@@ -61,6 +62,9 @@ void exception_dispatch(struct exception_frame *f)
 	const char *name = NULL;
 	unsigned cpu = 0;
 
+	/* Interrupts reach the hypervisor only while a CPU idles. */
+	if (f->vector >= 32 && cpu_idle_interrupt(f->vector))
+		return;
 	if (f->vector < ARRAY_SIZE(exception_names))
 		name = exception_names[f->vector];
 	if (host_cpus[0])

@@ -45,6 +45,21 @@ void lapic_init(void)
 		xapic_write(XAPIC_SVR, xapic_read(XAPIC_SVR) | SVR_APIC_ENABLE);
 }
 
+uint32_t lapic_read_reg(uint32_t reg)
+{
+	if (x2apic)
+		return (uint32_t)rdmsr(X2APIC_MSR_BASE + (reg >> 4));
+	return xapic_read(reg);
+}
+
+void lapic_write_reg(uint32_t reg, uint32_t value)
+{
+	if (x2apic)
+		wrmsr(X2APIC_MSR_BASE + (reg >> 4), value);
+	else
+		xapic_write(reg, value);
+}
+
 uint32_t lapic_id(void)
 {
 	if (x2apic)

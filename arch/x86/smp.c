@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "arch/x86/smp.h"
+#include "arch/x86/idle.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/pit.h"
 #include "lib/string.h"
@@ -37,6 +38,7 @@ static void ap_start(struct percpu *cpu)
 {
 	percpu_activate(cpu);
 	lapic_init();
+	cpu_idle_init();
 	ap_entry_fn entry = pending_entry;
 
 	__atomic_store_n(&cpu->online, true, __ATOMIC_RELEASE);

@@ -185,7 +185,7 @@ static struct env *make_env(unsigned npages, unsigned nframes, unsigned nslots,
 		.mem = &e->mem,
 		.lock = &e->lock,
 		.params = { .device = SWAP_DEVICE_AUTO, .verify = verify_next },
-		.ops = { on_flush, on_fatal, on_resident, e },
+		.ops = { on_flush, on_fatal, on_resident, NULL, e },
 		.service_cpu = service_cpu,
 		.host_frames = (uint64_t)nframes * PAGE_SIZE,
 	});
