@@ -17,6 +17,20 @@
 #define COMPLETIONS_PER_POLL 32
 /* Steps that freed nothing, with no I/O in flight, before "stuck". */
 #define STUCK_STEPS 3
+/*
+ * A vCPU that has waited this long for a free frame while the swap area
+ * is full is out of memory, even if the daemon still frees a frame now
+ * and then (a thrashing guest gets nowhere either).
+ */
+#define FRAME_WAIT_LIMIT_S 10u
+/*
+ * Thrashing: over a window of this many seconds with the swap area full
+ * all along, the vCPUs that waited spent at least THRASH_PERCENT of their
+ * time waiting for swap. Clean pages still go and come back, so nothing
+ * is "stuck", but the guest gets nowhere: out of memory.
+ */
+#define THRASH_WINDOW_S 10u
+#define THRASH_PERCENT 95u
 
 #define SWAP_DAEMON_COUNTERS(X)                                              \
 	X(struct swap_daemon_stats, submitted, "swap.submitted")              \
@@ -60,6 +74,11 @@ struct swap_daemon {
 	uint64_t *sums;
 	unsigned stuck_steps;
 	volatile bool stuck;                    /* reported: nothing can go */
+	struct {
+		uint64_t start;                 /* 0: no window open */
+		uint64_t wait_tsc;              /* stats.wait_tsc then */
+		uint64_t vcpus;                 /* vCPUs that waited since */
+	} thrash;
 	struct swap_daemon_stats stats;
 	struct counter_source daemon_counters, memory_counters, queue_counters;
 	struct counter_source injected_counters;
@@ -299,6 +318,44 @@ unsigned swap_daemon_io_waiting(const struct swap_daemon *d)
 	return d->dev ? swap_io_queue_waiting(&d->io) : 0;
 }
 
+/*
+ * The thrashing rule (THRASH_WINDOW_S): a window opens when the swap area
+ * is full and closes (without verdict) as soon as it is not.
+ */
+static void check_thrashing(struct swap_daemon *d)
+{
+	uint64_t now = rdtsc(), elapsed, waited, budget;
+	unsigned n;
+
+	if (!d->mem->swap_full || d->stuck) {
+		d->thrash.start = 0;
+		return;
+	}
+	if (!d->thrash.start) {
+		d->thrash.start = now;
+		d->thrash.wait_tsc = d->stats.wait_tsc;
+		d->thrash.vcpus = 0;
+		return;
+	}
+	elapsed = now - d->thrash.start;
+	if (elapsed < (uint64_t)THRASH_WINDOW_S * tsc_hz)
+		return;
+	waited = d->stats.wait_tsc - d->thrash.wait_tsc;
+	n = 0;
+	for (uint64_t m = d->thrash.vcpus; m; m &= m - 1)
+		n++;
+	budget = elapsed * (n ? n : 1);
+	d->thrash.start = 0;
+	if (!n || waited < budget / 100 * THRASH_PERCENT)
+		return;
+	d->stuck = true;
+	fatal(d, "swap: out of memory: the swap area is full (%llu slots) and "
+	      "the guest spent %llu%% of the last %u s waiting for swap "
+	      "(thrashing); it needs more than host.guest_frames + the swap "
+	      "area", (unsigned long long)d->slots.nslots,
+	      (unsigned long long)(waited * 100 / budget), THRASH_WINDOW_S);
+}
+
 /* Called with the lock held; false when there was nothing to do. */
 static bool work_locked(struct swap_daemon *d)
 {
@@ -311,6 +368,7 @@ static bool work_locked(struct swap_daemon *d)
 	}
 	busy |= submit_queued(d) > 0;
 	check_deadlines(d);
+	check_thrashing(d);
 	return busy;
 }
 
@@ -347,6 +405,25 @@ enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
 		r = GUEST_FAULT_RESOLVED;
 	}
 	return r;
+}
+
+/*
+ * The vCPU has waited FRAME_WAIT_LIMIT_S for a frame with the swap area
+ * full: stop the guest with one error (the first CPU to see it says so).
+ */
+static bool frame_wait_hopeless(struct swap_daemon *d, uint64_t start)
+{
+	if (!d->mem->swap_full ||
+	    rdtsc() - start < (uint64_t)FRAME_WAIT_LIMIT_S * tsc_hz)
+		return false;
+	if (!__atomic_exchange_n(&d->stuck, true, __ATOMIC_ACQ_REL))
+		fatal(d, "swap: out of memory: the swap area is full (%llu "
+		      "slots, %llu retired) and no host frame came free for "
+		      "%u s; the guest needs more than host.guest_frames + "
+		      "the swap area", (unsigned long long)d->slots.nslots,
+		      (unsigned long long)d->slots.retired,
+		      FRAME_WAIT_LIMIT_S);
+	return true;
 }
 
 static bool still_waiting(const struct swap_daemon *d, uint64_t gpa,
@@ -396,7 +473,8 @@ enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
 				wait_round(d);
 			while (!__atomic_load_n(&d->mem->pool->nfree,
 						__ATOMIC_RELAXED) &&
-			       !d->stuck && !*stop);
+			       !d->stuck && !*stop &&
+			       !frame_wait_hopeless(d, start));
 		} else {
 			/* At least one round: a waiter without a bit polls. */
 			do
@@ -406,8 +484,13 @@ enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
 		}
 		r = swap_fault_begin(d, gpa, vcpu);
 	}
-	if (start)
-		d->stats.wait_tsc += rdtsc() - start;
+	if (start) {
+		__atomic_fetch_add(&d->stats.wait_tsc, rdtsc() - start,
+				   __ATOMIC_RELAXED);
+		if (vcpu < SWAP_MAX_WAITERS)
+			__atomic_fetch_or(&d->thrash.vcpus, BIT(vcpu),
+					  __ATOMIC_RELAXED);
+	}
 	return r;
 }
 
