@@ -195,7 +195,6 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 		.epoch_tsc = bi->boot_tsc,
 		.hv_start_tsc = bi->hv_start_tsc,
 		.swap = { .device = bi->cfg.swap_device,
-			  .bench = bi->cfg.bench_swap,
 			  .fail_reads = bi->cfg.debug_swap_fail_reads,
 			  .fail_writes = bi->cfg.debug_swap_fail_writes,
 			  .verify = bi->cfg.debug_swap_verify },

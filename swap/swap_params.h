@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the configuration asks of the swap layer (boot/ fills it from
- * apfvisor.cfg): which device, and the debug and benchmark switches.
+ * apfvisor.cfg): which device, and the debug switches.
  */
 #ifndef SWAP_SWAP_PARAMS_H
 #define SWAP_SWAP_PARAMS_H
@@ -17,7 +17,6 @@ enum swap_device_kind {
 
 struct swap_params {
 	enum swap_device_kind device;   /* swap.device */
-	bool bench;                     /* bench.swap: print per-page costs */
 	/* debug.swap_fail_reads/_writes: fail every Nth read/write (0: no) */
 	uint32_t fail_reads, fail_writes;
 	bool verify;                    /* debug.swap_verify: checksum pages */
