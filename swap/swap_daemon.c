@@ -23,6 +23,8 @@
  * and then (a thrashing guest gets nowhere either).
  */
 #define FRAME_WAIT_LIMIT_S 10u
+/* A fatal line, short enough for the end-of-guest line that repeats it. */
+#define SWAP_FATAL_LINE_MAX 160
 /*
  * Thrashing: over a window of this many seconds with the swap area full
  * all along, the vCPUs that waited spent at least THRASH_PERCENT of their
@@ -96,7 +98,7 @@ bool swap_daemon_has_service_cpu(const struct swap_daemon *d)
 
 static void fatal(struct swap_daemon *d, const char *fmt, ...)
 {
-	char line[160];
+	char line[SWAP_FATAL_LINE_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -283,10 +285,9 @@ static void note_progress(struct swap_daemon *d, unsigned freed)
 	if (++d->stuck_steps < STUCK_STEPS || d->stuck)
 		return;
 	d->stuck = true;
-	fatal(d, "swap: out of memory: the swap area is full (%llu of %llu "
-	      "slots in use, %llu retired) and no resident page can be "
-	      "evicted; the guest needs more than host.guest_frames + the "
-	      "swap area", (unsigned long long)d->slots.in_use,
+	fatal(d, "swap: out of memory: swap area full (%llu of %llu slots, "
+	      "%llu retired), no resident page can be evicted",
+	      (unsigned long long)d->slots.in_use,
 	      (unsigned long long)d->slots.nslots,
 	      (unsigned long long)d->slots.retired);
 }
@@ -349,10 +350,9 @@ static void check_thrashing(struct swap_daemon *d)
 	if (!n || waited < budget / 100 * THRASH_PERCENT)
 		return;
 	d->stuck = true;
-	fatal(d, "swap: out of memory: the swap area is full (%llu slots) and "
-	      "the guest spent %llu%% of the last %u s waiting for swap "
-	      "(thrashing); it needs more than host.guest_frames + the swap "
-	      "area", (unsigned long long)d->slots.nslots,
+	fatal(d, "swap: out of memory: swap area full (%llu slots), %llu%% of "
+	      "the last %u s spent waiting for swap (thrashing)",
+	      (unsigned long long)d->slots.nslots,
 	      (unsigned long long)(waited * 100 / budget), THRASH_WINDOW_S);
 }
 
@@ -417,10 +417,9 @@ static bool frame_wait_hopeless(struct swap_daemon *d, uint64_t start)
 	    rdtsc() - start < (uint64_t)FRAME_WAIT_LIMIT_S * tsc_hz)
 		return false;
 	if (!__atomic_exchange_n(&d->stuck, true, __ATOMIC_ACQ_REL))
-		fatal(d, "swap: out of memory: the swap area is full (%llu "
-		      "slots, %llu retired) and no host frame came free for "
-		      "%u s; the guest needs more than host.guest_frames + "
-		      "the swap area", (unsigned long long)d->slots.nslots,
+		fatal(d, "swap: out of memory: swap area full (%llu slots, "
+		      "%llu retired), no host frame free for %u s",
+		      (unsigned long long)d->slots.nslots,
 		      (unsigned long long)d->slots.retired,
 		      FRAME_WAIT_LIMIT_S);
 	return true;
