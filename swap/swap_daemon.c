@@ -32,7 +32,7 @@
  * is "stuck", but the guest gets nowhere: out of memory.
  */
 #define THRASH_WINDOW_S 10u
-#define THRASH_PERCENT 95u
+#define THRASH_PERCENT 90u
 
 #define SWAP_DAEMON_COUNTERS(X)                                              \
 	X(struct swap_daemon_stats, submitted, "swap.submitted")              \
