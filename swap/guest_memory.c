@@ -370,6 +370,8 @@ static const struct {
 	STAT("swap.clock_referenced", clock_referenced),
 	STAT("swap.flushes", flushes),
 	STAT("swap.evict_steps_stalled", evict_steps_stalled),
+	STAT("swap.frame_free_errors", frame_free_errors),
+	STAT("swap.quarantine_changed", quarantine_changed),
 };
 
 void guest_memory_each_stat(const struct guest_memory *gm,

@@ -106,6 +106,13 @@ struct swap_io_ops {
 	 * the struct so that { submit, flush, ctx } initialisers still work.
 	 */
 	void (*page_settled)(void *ctx, uint64_t gfn, bool resident);
+	/*
+	 * Asked, after the flush, before a page whose swap copy is valid
+	 * and whose dirty bit stayed clear loses its frame (a clean drop):
+	 * false keeps the frame and writes the page again instead. For
+	 * checks only (debug.swap_verify); NULL: always drop.
+	 */
+	bool (*clean_drop_ok)(void *ctx, uint64_t gfn, uint64_t frame_pa);
 };
 
 /*
@@ -165,7 +172,25 @@ struct guest_memory_stats {
 	uint64_t clock_referenced;      /* ... spared: accessed bit was set */
 	uint64_t flushes;
 	uint64_t evict_steps_stalled;   /* swap full, nothing changed: probe */
+	uint64_t frame_free_errors;     /* a frame freed twice (a bug) */
+	uint64_t quarantine_changed;    /* a dropped frame changed later */
 	uint64_t transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
+};
+
+/*
+ * debug.swap_verify: frames of dropped pages (all zero, or clean) wait
+ * here before they are reused, with a checksum taken at the drop; one that
+ * changed meanwhile was written through a translation the flush should
+ * have removed.
+ */
+#define GUEST_QUARANTINE_FRAMES 256
+
+struct guest_quarantine {
+	struct {
+		uint64_t pa, gfn, sum;
+	} slot[GUEST_QUARANTINE_FRAMES];
+	unsigned capacity;      /* at most a 16th of the frames */
+	unsigned next, used;
 };
 
 struct guest_memory {
@@ -195,6 +220,7 @@ struct guest_memory {
 	bool evicting;                  /* an evict step is under way */
 	bool swap_full;                 /* the last slot allocation failed */
 	bool swap_full_reported;
+	struct guest_quarantine *quarantine;    /* NULL: off */
 };
 
 struct guest_swap_config {

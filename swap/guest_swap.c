@@ -22,6 +22,8 @@
  * swap-in, or the end of a cancelled write). Writes by the hypervisor do not
  * set the bit; guest_memory_write frees the slot itself.
  */
+#include "lib/checksum.h"
+#include "lib/console.h"
 #include "swap/guest_memory_internal.h"
 
 /* Free frames, counting those that writes in flight will free. */
@@ -163,10 +165,61 @@ static unsigned select_batch(struct guest_memory *gm, unsigned want,
 	return n;
 }
 
+static void free_frame(struct guest_memory *gm, uint64_t gfn, uint64_t pa)
+{
+	if (frame_pool_free(gm->pool, pa) == 0)
+		return;
+	gm->stats.frame_free_errors++;
+	hv_error("swap: frame 0x%llx of gpa 0x%llx was already free: two "
+		 "guest pages may share it", (unsigned long long)pa,
+		 (unsigned long long)gfn_gpa(gfn));
+}
+
+static uint64_t quarantine_sum(const struct guest_memory *gm, uint64_t pa)
+{
+	return page_checksum(frame_ptr(gm, pa), ~0ull);
+}
+
+/* The oldest frame leaves the quarantine: it must be as it was dropped. */
+static void quarantine_release(struct guest_memory *gm, unsigned i)
+{
+	struct guest_quarantine *q = gm->quarantine;
+
+	if (quarantine_sum(gm, q->slot[i].pa) != q->slot[i].sum) {
+		gm->stats.quarantine_changed++;
+		hv_error("swap: frame 0x%llx changed after gpa 0x%llx was "
+			 "dropped from it: a stale translation survived the "
+			 "flush", (unsigned long long)q->slot[i].pa,
+			 (unsigned long long)gfn_gpa(q->slot[i].gfn));
+	}
+	free_frame(gm, q->slot[i].gfn, q->slot[i].pa);
+}
+
+static void release_frame(struct guest_memory *gm, uint64_t gfn)
+{
+	struct guest_quarantine *q = gm->quarantine;
+	uint64_t pa = meta_frame_pa(&gm->meta[gfn]);
+	unsigned i;
+
+	if (!q) {
+		free_frame(gm, gfn, pa);
+		return;
+	}
+	i = q->next;
+	q->next = (i + 1) % q->capacity;
+	if (q->used == q->capacity)
+		quarantine_release(gm, i);
+	else
+		q->used++;
+	q->slot[i].pa = pa;
+	q->slot[i].gfn = gfn;
+	q->slot[i].sum = quarantine_sum(gm, pa);
+}
+
 static void drop_frame(struct guest_memory *gm, uint64_t gfn,
 		       enum guest_page_state to)
 {
-	frame_pool_free(gm->pool, meta_frame_pa(&gm->meta[gfn]));
+	release_frame(gm, gfn);
 	set_state(gm, gfn, to);
 }
 
@@ -216,6 +269,13 @@ static void start_write(struct guest_memory *gm, uint64_t gfn,
 	submit_io(gm, gfn, SWAP_IO_WRITE);
 }
 
+static bool clean_drop_ok(struct guest_memory *gm, uint64_t gfn)
+{
+	return !gm->io.clean_drop_ok ||
+	       gm->io.clean_drop_ok(gm->io.ctx, gfn,
+				    meta_frame_pa(&gm->meta[gfn]));
+}
+
 /* After the flush: what a victim needs. */
 static void finish_victim(struct guest_memory *gm, uint64_t gfn,
 			  struct guest_evict_result *res)
@@ -225,6 +285,9 @@ static void finish_victim(struct guest_memory *gm, uint64_t gfn,
 	if (gm->state[gfn] != PAGE_WRITEBACK) {
 		/* A fault during the flush took the page back. */
 		res->cancelled++;
+	} else if ((m->flags & GPM_SWAP_VALID) && !clean_drop_ok(gm, gfn)) {
+		release_slot(gm, gfn);
+		start_write(gm, gfn, res);
 	} else if (m->flags & GPM_SWAP_VALID) {
 		drop_frame(gm, gfn, PAGE_SWAPPED);
 		gm->stats.clean_drops++;

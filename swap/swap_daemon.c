@@ -5,6 +5,7 @@
 #include "swap/swap_format.h"
 #include "swap/swap_io_queue.h"
 #include "swap/swap_slots.h"
+#include "lib/checksum.h"
 #include "lib/console.h"
 #include "lib/counters.h"
 #include "lib/format.h"
@@ -52,7 +53,9 @@
 	  "swap.page_resident_events")                                         \
 	X(struct swap_daemon_stats, overdue_requests, "swap.overdue_requests") \
 	X(struct swap_daemon_stats, verify_mismatches,                       \
-	  "swap.verify_mismatches")
+	  "swap.verify_mismatches")                                            \
+	X(struct swap_daemon_stats, verify_clean_changed,                    \
+	  "swap.verify_clean_changed")
 
 struct swap_daemon_stats {
 	SWAP_DAEMON_COUNTERS(COUNTER_FIELD)
@@ -72,8 +75,12 @@ struct swap_daemon {
 	struct swap_io_queue io;
 	/* Per guest page: the vCPUs waiting for its I/O (bit n = vCPU n). */
 	uint64_t *waiters;
-	/* debug.swap_verify: per guest page, the checksum last written. */
-	uint64_t *sums;
+	/*
+	 * debug.swap_verify: per guest page, the checksum last written, and
+	 * the same with bits 5 and 6 of every word left out (where x86 page
+	 * table entries keep their accessed and dirty flags).
+	 */
+	uint64_t *sums, *sums_no_ad;
 	unsigned stuck_steps;
 	volatile bool stuck;                    /* reported: nothing can go */
 	struct {
@@ -109,17 +116,26 @@ static void fatal(struct swap_daemon *d, const char *fmt, ...)
 		d->cfg.ops.fatal(d->cfg.ops.ctx, line);
 }
 
-/* A cheap checksum of a frame (debug.swap_verify): never 0. */
-static uint64_t frame_sum(const struct swap_daemon *d, uint64_t pa)
+static const uint64_t *frame_words(const struct swap_daemon *d, uint64_t pa)
 {
 	const struct ept_memory *m = &d->mem->ept->mem;
-	const uint64_t *w = m->phys_to_virt(m->ctx, pa);
-	uint64_t sum = 0x9e3779b97f4a7c15ull;
 
-	for (unsigned i = 0; i < PAGE_SIZE / sizeof(*w); i++)
-		sum = ((sum << 7) | (sum >> 57)) ^ (w[i] + i);
-	return sum | 1;
+	return m->phys_to_virt(m->ctx, pa);
 }
+
+static uint64_t frame_sum_masked(const struct swap_daemon *d, uint64_t pa,
+				 uint64_t mask)
+{
+	return page_checksum(frame_words(d, pa), mask);
+}
+
+/* The checksum of a whole frame: never 0 (0 means "none taken"). */
+static uint64_t frame_sum(const struct swap_daemon *d, uint64_t pa)
+{
+	return frame_sum_masked(d, pa, ~0ull);
+}
+
+#define PTE_AD_BITS (BIT(5) | BIT(6))
 
 /*
  * debug.swap_verify: a page read back must hold what was written; if not,
@@ -143,14 +159,51 @@ static bool read_verified(struct swap_daemon *d, const struct swap_io *io)
 	return false;
 }
 
+/*
+ * debug.swap_verify: a page about to be dropped as clean (its dirty bit
+ * stayed clear since its swap-in) must still be what was written. If not,
+ * a write reached it without setting the EPT dirty bit: say so (and
+ * whether only page-table accessed/dirty flags changed) and write it
+ * again instead of losing the change.
+ */
+static bool clean_drop_ok(void *ctx, uint64_t gfn, uint64_t frame_pa)
+{
+	struct swap_daemon *d = ctx;
+	const uint64_t *w;
+	unsigned nonzero = 0, pte_like = 0;
+
+	if (!d->sums[gfn] || frame_sum(d, frame_pa) == d->sums[gfn])
+		return true;
+	d->stats.verify_clean_changed++;
+	w = frame_words(d, frame_pa);
+	for (unsigned i = 0; i < PAGE_SIZE / sizeof(*w); i++) {
+		nonzero += w[i] != 0;
+		pte_like += (w[i] & 1) &&
+			    (w[i] & 0x000ffffffffff000ull) < d->mem->ram_size;
+	}
+	hv_info("debug: swap: gpa 0x%llx changed since it was written, with "
+		"its EPT dirty bit clear; %s; %u nonzero words, %u look like "
+		"present PTEs; written again",
+		(unsigned long long)(gfn << PAGE_SHIFT),
+		frame_sum_masked(d, frame_pa, ~PTE_AD_BITS) ==
+				d->sums_no_ad[gfn] ?
+			"only bits 5/6 (PTE accessed/dirty) differ" :
+			"other bits differ",
+		nonzero, pte_like);
+	return false;
+}
+
 /* guest_memory's I/O leaves here: into the daemon's queues. */
 static void queue_io(void *ctx, const struct swap_io *io)
 {
 	struct swap_daemon *d = ctx;
 
 	/* The frame is unmapped and flushed: its contents are final. */
-	if (d->sums && io->op == SWAP_IO_WRITE)
+	if (d->sums && io->op == SWAP_IO_WRITE) {
 		d->sums[io->gfn] = frame_sum(d, io->frame_pa);
+		d->sums_no_ad[io->gfn] = frame_sum_masked(d, io->frame_pa,
+							  ~PTE_AD_BITS);
+	}
 	if (!swap_io_queue_add(&d->io, io))
 		fatal(d, "swap: I/O queue overflow (%u requests): stopping "
 		      "rather than losing a page", swap_io_queue_waiting(&d->io));
@@ -574,13 +627,18 @@ static bool open_swap(struct swap_daemon *d)
 	d->waiters = hv_alloc(d->mem->npages * sizeof(uint64_t));
 	if (cfg->params.verify) {
 		d->sums = hv_alloc(d->mem->npages * sizeof(uint64_t));
+		d->sums_no_ad = hv_alloc(d->mem->npages * sizeof(uint64_t));
+		d->mem->quarantine = hv_alloc(sizeof(*d->mem->quarantine));
+		d->mem->quarantine->capacity = (unsigned)MAX(1u,
+			MIN(GUEST_QUARANTINE_FRAMES, d->mem->pool->total / 16));
 		hv_info("debug: swap pages are checksummed and verified on "
 			"swap-in");
 	}
 	sc = (struct guest_swap_config){
 		.meta = hv_alloc(d->mem->npages * sizeof(struct guest_page_meta)),
 		.slots = &d->slots,
-		.io = { queue_io, flush_translations, d, page_settled },
+		.io = { queue_io, flush_translations, d, page_settled,
+			d->sums ? clean_drop_ok : NULL },
 	};
 	if (guest_memory_enable_swap(d->mem, &sc)) {
 		hv_error("swap: cannot enable eviction for this guest");
