@@ -7,6 +7,7 @@
 #ifndef GUEST_CPUID_H
 #define GUEST_CPUID_H
 
+#include "apf/kvm_para.h"
 #include "arch/x86/cpu.h"
 
 #define CPUID_HYPERVISOR_BASE 0x40000000u
@@ -17,10 +18,11 @@
 #define KVM_SIGNATURE_ECX 0x564b4d56u
 #define KVM_SIGNATURE_EDX 0x0000004du
 
-/* KVM paravirtual feature bits, EAX of 0x40000001 (uapi kvm_para.h). */
+/*
+ * KVM paravirtual feature bits, EAX of 0x40000001 (uapi kvm_para.h); the
+ * async-PF ones are in apf/kvm_para.h.
+ */
 #define KVM_FEATURE_CLOCKSOURCE2 BIT(3)
-#define KVM_FEATURE_ASYNC_PF BIT(4)
-#define KVM_FEATURE_ASYNC_PF_INT BIT(14)
 #define KVM_FEATURE_CLOCKSOURCE_STABLE_BIT BIT(24)
 
 struct cpuid_context {
