@@ -134,6 +134,44 @@ static bool parse_size(struct slice s, uint64_t *bytes)
 	return true;
 }
 
+/*
+ * A duration: digits and a unit ns, us, ms or s ("0" alone is allowed),
+ * at most CONFIG_DURATION_MAX_NS; in nanoseconds.
+ */
+static bool parse_duration(struct slice s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		      { "s", 1000000000 } };
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (!s.n || s.p[0] < '0' || s.p[0] > '9')
+		return false;
+	for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) {
+		if (v > CONFIG_DURATION_MAX_NS)
+			return false;
+		v = v * 10 + (unsigned)(s.p[i] - '0');
+	}
+	while (i < s.n && is_blank(s.p[i]))
+		i++;
+	s = (struct slice){ s.p + i, s.n - i };
+	if (!s.n) {
+		*ns = v;
+		return v == 0;
+	}
+	for (size_t u = 0; u < ARRAY_SIZE(units); u++) {
+		if (slice_eq(s, units[u].unit) &&
+		    v <= CONFIG_DURATION_MAX_NS / units[u].ns) {
+			*ns = v * units[u].ns;
+			return true;
+		}
+	}
+	return false;
+}
+
 bool config_parse_size(const char *s, uint64_t *bytes)
 {
 	return parse_size((struct slice){ s, strlen(s) }, bytes);
@@ -316,6 +354,13 @@ static enum set_result set_swap_fail_writes(struct hv_config *cfg,
 			   &cfg->debug_swap_fail_writes) ? SET_OK : SET_BAD_VALUE;
 }
 
+static enum set_result set_read_latency(struct hv_config *cfg,
+					struct slice v)
+{
+	return parse_duration(v, &cfg->swap_read_latency_ns) ? SET_OK
+							     : SET_BAD_VALUE;
+}
+
 static const struct config_key config_keys[] = {
 	{ "guest.kernel", set_kernel, "a file path", false },
 	{ "guest.initrd", set_initrd, "a file path", false },
@@ -325,6 +370,9 @@ static const struct config_key config_keys[] = {
 	{ "guest.vcpus", set_vcpus, "1..64", false },
 	{ "host.guest_frames", set_frames, "a size, a multiple of 4K", false },
 	{ "swap.device", set_swap, "auto, virtio-blk, ata or none", false },
+	{ "swap.read_latency", set_read_latency,
+	  "0 or a duration in ns, us, ms or s, at most 10s",
+	  false },
 	{ "apf", set_apf, "on or off", false },
 	{ "trace", set_trace, "on or off", false },
 	{ "debug.host_exception", set_debug_host_exception, "on or off",

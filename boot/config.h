@@ -14,6 +14,9 @@
  *   guest.vcpus = N           1..64 (1)
  *   host.guest_frames = SIZE  multiple of 4 KiB; 0 = guest.memory (0)
  *   swap.device = auto|virtio-blk|ata|none (none)
+ *   swap.read_latency = DURATION  each swap-in completes no earlier than
+ *                             this after it was submitted: 0, or a
+ *                             number with ns, us, ms or s, at most 10s (0)
  *   apf = on|off (on)
  *   trace = on|off (off)
  *   debug.swap_fail_reads = N, debug.swap_fail_writes = N
@@ -31,6 +34,7 @@
 #define CONFIG_PATH_MAX 128
 #define CONFIG_CMDLINE_MAX 1024
 #define CONFIG_ERROR_MAX 160
+#define CONFIG_DURATION_MAX_NS 10000000000ull
 
 struct hv_config {
 	char guest_kernel[CONFIG_PATH_MAX];   /* guest.kernel (required) */
@@ -40,6 +44,7 @@ struct hv_config {
 	uint32_t guest_vcpus;                 /* guest.vcpus */
 	uint64_t host_guest_frames;           /* host.guest_frames, bytes */
 	enum swap_device_kind swap_device;    /* swap.device */
+	uint64_t swap_read_latency_ns;        /* swap.read_latency */
 	bool apf;                             /* apf = on|off */
 	bool trace;                           /* trace = on|off */
 	/* debug.host_exception = on: fault in root mode on purpose (tests) */

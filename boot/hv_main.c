@@ -197,8 +197,10 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 		.swap = { .device = bi->cfg.swap_device,
 			  .fail_reads = bi->cfg.debug_swap_fail_reads,
 			  .fail_writes = bi->cfg.debug_swap_fail_writes,
-			  .verify = bi->cfg.debug_swap_verify },
+			  .verify = bi->cfg.debug_swap_verify,
+			  .read_latency_ns = bi->cfg.swap_read_latency_ns },
 		.service_cpu = host_cpu_count > guest_vcpus(bi),
+		.apf = bi->cfg.apf,
 	};
 }
 

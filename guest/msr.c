@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/msr.h"
+#include "guest/async_pf.h"
 #include "guest/cpuid.h"
 #include "guest/vm.h"
 #include "guest/interrupts.h"
@@ -113,6 +114,9 @@ enum msr_result guest_rdmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 
 	if (vlapic_owns_msr(msr))
 		return lapic_rdmsr(g, vcpu, msr, value);
+	if (apf_msr_is_async_pf(msr))
+		return vm_apf_rdmsr(g, vcpu, msr, value) ? MSR_HANDLED
+							 : MSR_RAISE_GP;
 
 	if (fixed >= 0) {
 		*value = m->mtrr_fixed[fixed];
@@ -145,6 +149,9 @@ enum msr_result guest_wrmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 
 	if (vlapic_owns_msr(msr))
 		return lapic_wrmsr(g, vcpu, msr, value);
+	if (apf_msr_is_async_pf(msr))
+		return vm_apf_wrmsr(g, vcpu, msr, value) ? MSR_HANDLED
+							 : MSR_RAISE_GP;
 
 	if (fixed >= 0) {
 		if (value & ~MTRR_TYPE_VALID_MASK)

@@ -156,6 +156,14 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 {
 	vm->kvm_features = KVM_FEATURE_CLOCKSOURCE2 |
 			   KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
+	/* Page-ready by interrupt only: Linux 5.10+ asks for nothing else. */
+	if (spec->apf)
+		vm->kvm_features |= KVM_FEATURE_ASYNC_PF |
+				    KVM_FEATURE_ASYNC_PF_INT;
+	vm->apf_env = (struct apf_msr_env){
+		.kvm_features = vm->kvm_features,
+		.guest_ram_size = spec->memory,
+	};
 	vm->clock.start_tsc = rdtsc();
 	vm->clock.start_epoch_sec = spec->epoch_sec +
 				    (vm->clock.start_tsc - spec->epoch_tsc) / tsc_hz;
@@ -164,6 +172,7 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 	for (unsigned i = 0; i < VM_MAX_VCPUS; i++) {
 		vcpu_msrs_init(&vm->plat[i].msrs);
 		vm->plat[i].run_state = i ? VCPU_WAIT_FOR_SIPI : VCPU_RUNNABLE;
+		apf_vcpu_init(&vm->plat[i].apf, i);
 	}
 	guest_interrupts_init(vm, tsc_hz);
 	uart_init(&vm->uart, print_guest_line);
@@ -195,6 +204,9 @@ struct vm *vm_create(const struct vm_spec *spec)
 		.each = each_vm_counter, .obj = vm,
 	};
 	counters_register(&vm->counters);
+	if (vm->kvm_features & KVM_FEATURE_ASYNC_PF)
+		apf_counters_register(&vm->apf_counters, &vm->plat[0].apf,
+				      vm->nvcpus, sizeof(vm->plat[0]));
 	return vm;
 }
 
@@ -233,18 +245,21 @@ void vm_end_as(struct vm *vm, enum vm_end_kind kind, bool clean,
 }
 
 /*
- * Hypervisor writes bypass EPT: every page must be resident first (a
- * swapped-out page is brought back; the write then invalidates its swap
- * copy). A write never spans more than a few pages: each gets a few tries,
- * since the daemon may evict a page again between its fault and the copy.
+ * Hypervisor reads and writes bypass EPT: every page must be resident
+ * first (a swapped-out page is brought back; a write then invalidates its
+ * swap copy). An access never spans more than a few pages: each gets a
+ * few tries, since the daemon may evict a page again between its fault
+ * and the copy.
  */
-int vm_write_ram(struct vm *vm, uint64_t gpa, const void *src, uint64_t len)
+static int access_ram(struct vm *vm, uint64_t gpa, void *buf, uint64_t len,
+		      bool write)
 {
 	for (int attempt = 0; attempt < 4; attempt++) {
 		int rc;
 
 		spin_lock(&vm->mem_lock);
-		rc = guest_memory_write(&vm->mem, gpa, src, len);
+		rc = write ? guest_memory_write(&vm->mem, gpa, buf, len)
+			   : guest_memory_read(&vm->mem, gpa, buf, len);
 		spin_unlock(&vm->mem_lock);
 		if (rc == 0)
 			return 0;
@@ -255,6 +270,16 @@ int vm_write_ram(struct vm *vm, uint64_t gpa, const void *src, uint64_t len)
 				return -1;
 	}
 	return -1;
+}
+
+int vm_write_ram(struct vm *vm, uint64_t gpa, const void *src, uint64_t len)
+{
+	return access_ram(vm, gpa, (void *)(uintptr_t)src, len, true);
+}
+
+int vm_read_ram(struct vm *vm, uint64_t gpa, void *dst, uint64_t len)
+{
+	return access_ram(vm, gpa, dst, len, false);
 }
 
 void vm_poll_console(struct vm *vm)

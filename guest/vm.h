@@ -18,6 +18,7 @@
 #ifndef GUEST_VM_H
 #define GUEST_VM_H
 
+#include "apf/apf.h"
 #include "lib/counters.h"
 #include "lib/spinlock.h"
 #include "ept/ept.h"
@@ -77,6 +78,7 @@ struct vcpu_platform {
 	volatile enum vcpu_run_state run_state;
 	volatile uint8_t sipi_vector;   /* with VCPU_REQ_SIPI */
 	volatile bool parked;           /* in HLT with interrupts disabled */
+	struct apf_vcpu apf;            /* async page faults (the vCPU's own) */
 };
 
 /* What boot/ hands over to build a VM (from apfvisor.cfg and UEFI). */
@@ -95,6 +97,7 @@ struct vm_spec {
 	uint64_t hv_start_tsc;
 	struct swap_params swap;
 	bool service_cpu;               /* a host CPU for the daemon alone */
+	bool apf;                       /* offer async page faults */
 };
 
 struct vm {
@@ -113,6 +116,8 @@ struct vm {
 	unsigned nvcpus;
 	bool is_linux;                  /* a bzImage, not a flat test guest */
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
+	struct apf_msr_env apf_env;     /* what the async-PF MSRs check */
+	struct apf_counter_sources apf_counters;
 	/* Makes vCPU n leave guest mode soon (set by vmx/). */
 	void (*kick)(void *ctx, unsigned n);
 	void *kick_ctx;
@@ -167,6 +172,9 @@ void vm_end_as(struct vm *vm, enum vm_end_kind kind, bool clean,
  * or a page that cannot come back).
  */
 int vm_write_ram(struct vm *vm, uint64_t gpa, const void *src, uint64_t len);
+
+/* Reads guest RAM the same way (bringing evicted pages back): 0 or -1. */
+int vm_read_ram(struct vm *vm, uint64_t gpa, void *dst, uint64_t len);
 
 /*
  * Polls the host console for input to the guest's COM1 and flushes an

@@ -256,6 +256,32 @@ int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 	return 0;
 }
 
+int guest_memory_read(const struct guest_memory *gm, uint64_t gpa, void *dst,
+		      uint64_t len)
+{
+	uint8_t *to = dst;
+
+	while (len) {
+		uint64_t off = gpa & (PAGE_SIZE - 1);
+		uint64_t chunk = MIN(len, PAGE_SIZE - off);
+		struct ept_mapping m;
+
+		if (gpa >= gm->ram_size)
+			return -1;
+		if (gm->state[gpa >> PAGE_SHIFT] == PAGE_UNTOUCHED)
+			memset(to, 0, chunk);
+		else if (ept_lookup(gm->ept, gpa, &m))
+			memcpy(to, (const uint8_t *)frame_ptr(gm, m.hpa) + off,
+			       chunk);
+		else
+			return -1;
+		gpa += chunk;
+		to += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
 void release_slot(struct guest_memory *gm, uint64_t gfn)
 {
 	struct guest_page_meta *m = &gm->meta[gfn];

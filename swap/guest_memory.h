@@ -276,6 +276,14 @@ enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
  * -1 when a page is outside RAM, cannot get a frame or is not resident.
  * The write bypasses EPT, so it invalidates the pages' swap copies itself.
  */
+/*
+ * Copies len bytes of guest RAM at gpa to dst; untouched pages read as
+ * zero. -1 when gpa is outside RAM or a page is not mapped (swapped out,
+ * or on its way): the caller brings it in and tries again.
+ */
+int guest_memory_read(const struct guest_memory *gm, uint64_t gpa, void *dst,
+		      uint64_t len);
+
 int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 		       uint64_t len);
 

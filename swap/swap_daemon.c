@@ -55,7 +55,8 @@
 	X(struct swap_daemon_stats, verify_mismatches,                       \
 	  "swap.verify_mismatches")                                            \
 	X(struct swap_daemon_stats, verify_clean_changed,                    \
-	  "swap.verify_clean_changed")
+	  "swap.verify_clean_changed")                                         \
+	X(struct swap_daemon_stats, reads_delayed, "swap.reads_delayed")
 
 struct swap_daemon_stats {
 	SWAP_DAEMON_COUNTERS(COUNTER_FIELD)
@@ -88,6 +89,14 @@ struct swap_daemon {
 		uint64_t wait_tsc;              /* stats.wait_tsc then */
 		uint64_t vcpus;                 /* vCPUs that waited since */
 	} thrash;
+	/* swap.read_latency: reads done at the device but not yet due. */
+	uint64_t read_latency_tsc;
+	struct held_read {
+		void *cookie;
+		bool ok;
+		uint64_t due;
+	} held[SWAP_IO_IN_FLIGHT_MAX];
+	unsigned nheld;
 	struct swap_daemon_stats stats;
 	struct counter_source daemon_counters, memory_counters, queue_counters;
 	struct counter_source injected_counters;
@@ -234,6 +243,61 @@ static void page_settled(void *ctx, uint64_t gfn, bool resident)
 					 waiters, resident);
 }
 
+static void finish_io(struct swap_daemon *d, void *cookie, bool ok)
+{
+	struct swap_io io;
+
+	if (!swap_io_queue_complete(&d->io, cookie, &io))
+		return;         /* not ours: counted by the queue */
+	d->stats.completed++;
+	if (ok && d->sums && io.op == SWAP_IO_READ)
+		ok = read_verified(d, &io);
+	if (guest_memory_io_done(d->mem, io.id, ok) == -2)
+		fatal(d, "swap: the page at gpa 0x%llx could not be "
+		      "mapped again after its I/O",
+		      (unsigned long long)(io.gfn << PAGE_SHIFT));
+}
+
+/*
+ * swap.read_latency: a read the device finished early is held (its queue
+ * slot stays taken, as on a slower disk) until read_latency after it was
+ * submitted. Returns true when held.
+ */
+static bool hold_early_read(struct swap_daemon *d, void *cookie, bool ok,
+			    uint64_t now)
+{
+	const struct swap_io_in_flight *f = swap_io_queue_peek(&d->io, cookie);
+	uint64_t due;
+
+	if (!d->read_latency_tsc || !f || f->io.op != SWAP_IO_READ ||
+	    d->nheld == ARRAY_SIZE(d->held))
+		return false;
+	due = f->submitted_tsc + d->read_latency_tsc;
+	if (now >= due)
+		return false;
+	d->held[d->nheld++] = (struct held_read){ cookie, ok, due };
+	d->stats.reads_delayed++;
+	return true;
+}
+
+static unsigned release_due_reads(struct swap_daemon *d, uint64_t now)
+{
+	unsigned released = 0;
+
+	for (unsigned i = 0; i < d->nheld;) {
+		struct held_read h = d->held[i];
+
+		if (now < h.due) {
+			i++;
+			continue;
+		}
+		d->held[i] = d->held[--d->nheld];
+		finish_io(d, h.cookie, h.ok);
+		released++;
+	}
+	return released;
+}
+
 static unsigned harvest(struct swap_daemon *d)
 {
 	struct blk_completion done[COMPLETIONS_PER_POLL];
@@ -241,20 +305,12 @@ static unsigned harvest(struct swap_daemon *d)
 	unsigned n = blk_poll(d->dev, done, COMPLETIONS_PER_POLL);
 
 	for (unsigned i = 0; i < n; i++) {
-		struct swap_io io;
-
-		if (!swap_io_queue_complete(&d->io, done[i].cookie, &io))
-			continue;       /* not ours: counted by the queue */
 		bool ok = done[i].status == BLK_OK;
 
-		d->stats.completed++;
-		if (ok && d->sums && io.op == SWAP_IO_READ)
-			ok = read_verified(d, &io);
-		if (guest_memory_io_done(d->mem, io.id, ok) == -2)
-			fatal(d, "swap: the page at gpa 0x%llx could not be "
-			      "mapped again after its I/O",
-			      (unsigned long long)(io.gfn << PAGE_SHIFT));
+		if (!hold_early_read(d, done[i].cookie, ok, t0))
+			finish_io(d, done[i].cookie, ok);
 	}
+	n += release_due_reads(d, rdtsc());
 	d->stats.io_tsc += rdtsc() - t0;
 	return n;
 }
@@ -625,6 +681,13 @@ static bool open_swap(struct swap_daemon *d)
 	swap_io_queue_init(&d->io, MIN(d->dev->queue_depth,
 				       SWAP_IO_IN_FLIGHT_MAX));
 	d->waiters = hv_alloc(d->mem->npages * sizeof(uint64_t));
+	/* At most 10 s: 1e10 ns times tsc_hz / 1000 stays far below 2^64. */
+	d->read_latency_tsc = cfg->params.read_latency_ns * (tsc_hz / 1000) /
+			      1000000ull;
+	if (d->read_latency_tsc)
+		hv_info("swap: reads complete %llu us after submission at the "
+			"earliest (swap.read_latency)",
+			(unsigned long long)(cfg->params.read_latency_ns / 1000));
 	if (cfg->params.verify) {
 		d->sums = hv_alloc(d->mem->npages * sizeof(uint64_t));
 		d->sums_no_ad = hv_alloc(d->mem->npages * sizeof(uint64_t));

@@ -95,6 +95,16 @@ void swap_io_queue_unsubmit(struct swap_io_queue *q)
 	q->next_ring = NULL;
 }
 
+const struct swap_io_in_flight *swap_io_queue_peek(const struct swap_io_queue *q,
+						   void *cookie)
+{
+	uintptr_t n = (uintptr_t)cookie;
+
+	if (n < 1 || n > SWAP_IO_IN_FLIGHT_MAX || !q->at_device[n - 1].used)
+		return NULL;
+	return &q->at_device[n - 1];
+}
+
 bool swap_io_queue_complete(struct swap_io_queue *q, void *cookie,
 			    struct swap_io *io)
 {

@@ -73,6 +73,10 @@ void swap_io_queue_submitted(struct swap_io_queue *q, uint64_t now);
 void swap_io_queue_unsubmit(struct swap_io_queue *q);
 
 /* A completion: fills *io; false for a cookie that is not in flight. */
+/* The request behind cookie, still at the device; NULL if unknown. */
+const struct swap_io_in_flight *swap_io_queue_peek(const struct swap_io_queue *q,
+						   void *cookie);
+
 bool swap_io_queue_complete(struct swap_io_queue *q, void *cookie,
 			    struct swap_io *io);
 

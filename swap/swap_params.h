@@ -20,6 +20,7 @@ struct swap_params {
 	/* debug.swap_fail_reads/_writes: fail every Nth read/write (0: no) */
 	uint32_t fail_reads, fail_writes;
 	bool verify;                    /* debug.swap_verify: checksum pages */
+	uint64_t read_latency_ns;       /* swap.read_latency */
 };
 
 #endif

@@ -5,13 +5,15 @@
  * mapped: the processor drops the faulting translation itself (29.4.3.1).
  *
  * The page is brought in through the paging daemon's fault path: begin,
- * and, when its swap-in is under way, wait for it (the synchronous case;
- * async page faults will resume the guest instead).
+ * and, when its swap-in is under way, either tell the guest with an async
+ * page fault and resume it at once, or wait for the page (synchronous).
  */
 #include "vmx/exit_handlers.h"
 #include "vmx/ept_qualification.h"
 #include "vmx/vmx_ops.h"
 #include "swap/swap_daemon.h"
+#include "guest/async_pf.h"
+#include "arch/x86/cpu.h"
 #include "lib/console.h"
 
 static const char *access_kind(uint64_t qual)
@@ -37,6 +39,44 @@ static void reblock_nmi_if_needed(struct vcpu *v, const struct vmx_exit *e)
 	v->stats.nmi_reblocked++;
 }
 
+/* What apf/ needs to know of the vCPU at the violation (KVM's rules). */
+static void read_fault_state(struct apf_guest_state *gs)
+{
+	uint32_t shadow = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
+
+	*gs = (struct apf_guest_state){
+		.event_in_delivery = vmcs_read32(VMCS_IDT_VECTORING_INFO) &
+				     INTR_INFO_VALID,
+		.exception_pending = vmcs_read32(VMCS_ENTRY_INTERRUPTION_INFO) &
+				     INTR_INFO_VALID,
+		.interrupts_enabled = vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_IF,
+		.interrupt_shadow = shadow & (INTERRUPTIBILITY_STI |
+					      INTERRUPTIBILITY_MOV_SS),
+		.paging = vmcs_read(VMCS_GUEST_CR0) & CR0_PG,
+		.cpl = (vmcs_read32(VMCS_GUEST_SS_ACCESS_RIGHTS) >> 5) & 3,
+	};
+}
+
+/*
+ * The page's swap-in is under way: tell the guest "page not present" with
+ * a token (#PF, CR2 = token) and let it run another task, if the protocol
+ * allows it now. False: the caller waits as without async page faults.
+ */
+static bool try_async_fault(struct vcpu *v, uint64_t gpa)
+{
+	struct apf_guest_state gs;
+	uint32_t token;
+
+	if (!apf_enabled(&v->plat->apf))
+		return false;
+	read_fault_state(&gs);
+	if (!vm_apf_not_present(v->guest, v->id, &gs, gpa, &token))
+		return false;
+	v->regs.cr2 = token;
+	vmx_inject_exception(KVM_APF_PF_VECTOR, true, KVM_APF_PF_ERROR_CODE);
+	return true;
+}
+
 enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 {
 	struct vm *g = v->guest;
@@ -44,7 +84,12 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 	enum guest_fault_result r;
 
 	reblock_nmi_if_needed(v, e);
-	r = swap_fault_wait(g->swap, gpa, v->id, &g->ended);
+	r = swap_fault_begin(g->swap, gpa, v->id);
+	if ((r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) &&
+	    try_async_fault(v, gpa))
+		return EXIT_RESUME;
+	if (r != GUEST_FAULT_RESOLVED)
+		r = swap_fault_wait(g->swap, gpa, v->id, &g->ended);
 	if (r == GUEST_FAULT_RESOLVED || g->ended)
 		return g->ended ? EXIT_STOP : EXIT_RESUME;
 	if (r == GUEST_FAULT_OUTSIDE_RAM) {

@@ -14,6 +14,7 @@
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/tsc.h"
+#include "guest/async_pf.h"
 #include "guest/interrupts.h"
 #include "swap/swap_daemon.h"
 
@@ -79,6 +80,7 @@ bool vcpu_take_requests(struct vcpu *v)
 		return false;
 	/* The BSP ignores INIT here; an AP waits for a SIPI again. */
 	if ((req & BIT(VCPU_REQ_INIT)) && v->id != 0) {
+		vm_apf_reset(g, v->id);
 		p->run_state = VCPU_WAIT_FOR_SIPI;
 		v->sipi_pending = false;
 		v->nmi_pending = false;
@@ -92,7 +94,8 @@ bool vcpu_take_requests(struct vcpu *v)
 	/*
 	 * VCPU_REQ_TLB_FLUSH: the flush itself happens on entry (the
 	 * shootdown generation moved). VCPU_REQ_EVENT, _PAGE_READY: the
-	 * interrupt state is looked at before every entry anyway.
+	 * interrupt state and the async-PF tokens are looked at before
+	 * every entry (and in HLT) anyway.
 	 */
 	return true;
 }
@@ -124,9 +127,21 @@ static bool try_inject_nmi(struct vcpu *v)
 	return true;
 }
 
-static void arm_preemption_timer(uint64_t now, uint64_t deadline)
+/*
+ * With async page faults outstanding and no service CPU, this vCPU's own
+ * exits move the swap I/O: the timer then fires often enough that a
+ * page-ready is late by ~1 ms at most.
+ */
+#define APF_POLLS_PER_SECOND 1000
+
+static void arm_preemption_timer(struct vcpu *v, uint64_t now,
+				 uint64_t deadline)
 {
 	uint64_t ticks = tsc_hz / POLL_INTERVALS_PER_SECOND;
+
+	if (vm_apf_busy(v->guest, v->id) &&
+	    !swap_daemon_has_service_cpu(v->guest->swap))
+		ticks = tsc_hz / APF_POLLS_PER_SECOND;
 
 	if (deadline != UINT64_MAX)
 		ticks = MIN(ticks, deadline > now ? deadline - now : 0);
@@ -143,6 +158,8 @@ void vcpu_prepare_entry(struct vcpu *v)
 	bool want_window = false;
 
 	poll_console(v);
+	if (vm_apf_busy(g, v->id))
+		vm_apf_page_ready(g, v->id);
 	spin_lock(&g->dev_lock);
 	pi = guest_poll_interrupts(g, v->id, now);
 	if (!(vmcs_read32(VMCS_ENTRY_INTERRUPTION_INFO) & INTR_INFO_VALID) &&
@@ -163,7 +180,7 @@ void vcpu_prepare_entry(struct vcpu *v)
 	deadline = guest_timer_deadline(g, v->id);
 	spin_unlock(&g->dev_lock);
 	set_proc_control(PROC_INTERRUPT_WINDOW_EXITING, want_window);
-	arm_preemption_timer(now, deadline);
+	arm_preemption_timer(v, now, deadline);
 }
 
 static bool no_requests(void *ctx)
@@ -208,6 +225,8 @@ void vcpu_block_until_event(struct vcpu *v)
 		if (!swap_daemon_has_service_cpu(g->swap))
 			swap_daemon_work(g->swap);
 		poll_console(v);
+		if (vm_apf_busy(g, v->id) && vm_apf_page_ready(g, v->id))
+			apf_count_halt_woken(&v->plat->apf);
 		now = rdtsc();
 		spin_lock(&g->dev_lock);
 		pi = guest_poll_interrupts(g, v->id, now);

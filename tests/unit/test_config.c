@@ -409,6 +409,45 @@ static void test_swap_fault_injection(void **state)
 		    "(expected on or off)");
 }
 
+static void test_read_latency(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t ns;
+	} good[] = {
+		{ "0", 0 }, { "0ms", 0 }, { "250ns", 250 }, { "50us", 50000 },
+		{ "2ms", 2000000 }, { "1 ms", 1000000 }, { "10s", 10000000000ull },
+	};
+	static const char *const bad[] = {
+		"5", "1.5ms", "ms", "-1ms", "2 sec", "11s", "10001ms",
+		"99999999999999999999999ns", "1msx",
+	};
+	struct hv_config cfg;
+	char line[128];
+
+	(void)state;
+	parse_ok("guest.kernel=k\n", &cfg);
+	assert_int_equal(cfg.swap_read_latency_ns, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		snprintf(line, sizeof(line),
+			 "guest.kernel=k\nswap.read_latency = %s\n",
+			 good[i].text);
+		parse_ok(line, &cfg);
+		assert_int_equal(cfg.swap_read_latency_ns, good[i].ns);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char want[CONFIG_ERROR_MAX];
+
+		snprintf(line, sizeof(line), "swap.read_latency = %s\n",
+			 bad[i]);
+		snprintf(want, sizeof(want),
+			 "apfvisor.cfg:1: bad value '%s' for swap.read_latency "
+			 "(expected 0 or a duration in ns, us, ms or s, at most "
+			 "10s)", bad[i]);
+		parse_fails(line, want);
+	}
+}
+
 static void test_error_buffer(void **state)
 {
 	struct hv_config cfg;
@@ -446,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_errors_on_last_line),
 		cmocka_unit_test(test_kernel_required),
 		cmocka_unit_test(test_swap_fault_injection),
+		cmocka_unit_test(test_read_latency),
 		cmocka_unit_test(test_error_buffer),
 	};
 

@@ -151,6 +151,7 @@ static void *heap;
 static struct env *current;
 static unsigned device_depth = 8;       /* for the next make_env */
 static bool verify_next;                /* debug.swap_verify for it */
+static uint64_t read_latency_next;      /* swap.read_latency, ns */
 
 static struct env *make_env(unsigned npages, unsigned nframes, unsigned nslots,
 			    bool service_cpu)
@@ -184,7 +185,8 @@ static struct env *make_env(unsigned npages, unsigned nframes, unsigned nslots,
 	e->d = swap_daemon_create(&(struct swap_daemon_config){
 		.mem = &e->mem,
 		.lock = &e->lock,
-		.params = { .device = SWAP_DEVICE_AUTO, .verify = verify_next },
+		.params = { .device = SWAP_DEVICE_AUTO, .verify = verify_next,
+			    .read_latency_ns = read_latency_next },
 		.ops = { on_flush, on_fatal, on_resident, NULL, e },
 		.service_cpu = service_cpu,
 		.host_frames = (uint64_t)nframes * PAGE_SIZE,
@@ -267,6 +269,35 @@ static void begin_does_not_block_and_event_names_waiters(void **state)
 	assert_int_equal(swap_fault_begin(e->d, gpa, 1), GUEST_FAULT_RESOLVED);
 	assert_int_equal(e->fatals, 0);
 	assert_true(e->flushes > 0);
+}
+
+/*
+ * swap.read_latency: a read the device has finished is held until the
+ * latency has passed since it was submitted. tsc_hz = 1000 and every
+ * rdtsc() here moves the fake TSC by one, so 1 s is 1000 ticks, far more
+ * than a few daemon passes take.
+ */
+static void read_latency_holds_completions(void **state)
+{
+	struct env *e;
+
+	(void)state;
+	read_latency_next = 1000000000;         /* 1 s */
+	e = make_env(64, 16, 64, true);
+	read_latency_next = 0;
+	fill_and_evict(e, 16);
+	assert_int_equal(swap_fault_begin(e->d, 0, 2),
+			 GUEST_FAULT_SWAPIN_STARTED);
+	for (int i = 0; i < 3; i++)
+		swap_daemon_work(e->d);         /* submitted, done, held */
+	assert_int_equal(e->events, 0);
+	assert_int_equal(guest_memory_page_state(&e->mem, 0), PAGE_SWAPIN);
+	fake_now += 1000;
+	swap_daemon_work(e->d);
+	assert_int_equal(e->events, 1);
+	assert_int_equal(e->last_waiters, BIT(2));
+	assert_int_equal(guest_memory_page_state(&e->mem, 0), PAGE_RESIDENT);
+	assert_int_equal(e->fatals, 0);
 }
 
 static void wait_without_service_cpu_runs_the_daemon(void **state)
@@ -430,6 +461,8 @@ int main(void)
 		cmocka_unit_test_teardown(wait_with_service_cpu_leaves_work_to_it, free_env),
 		cmocka_unit_test_teardown(read_overtakes_queued_writes, free_env),
 		cmocka_unit_test_teardown(verify_catches_a_changed_slot, free_env),
+		cmocka_unit_test_teardown(read_latency_holds_completions,
+					  free_env),
 		cmocka_unit_test_teardown(stuck_request_is_reported_then_fatal, free_env),
 		cmocka_unit_test_teardown(swap_too_small_ends_with_one_error, free_env),
 	};

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "guest/async_pf.h"
+#include "arch/x86/cpu.h"
+
+static int read_area_u32(struct vm *vm, const struct apf_vcpu *a,
+			 uint64_t offset, uint32_t *value)
+{
+	return vm_read_ram(vm, apf_area_gpa(a) + offset, value, sizeof(*value));
+}
+
+static int write_area_u32(struct vm *vm, const struct apf_vcpu *a,
+			  uint64_t offset, uint32_t value)
+{
+	return vm_write_ram(vm, apf_area_gpa(a) + offset, &value,
+			    sizeof(value));
+}
+
+bool vm_apf_not_present(struct vm *vm, unsigned n, struct apf_guest_state *gs,
+			uint64_t gpa, uint32_t *token)
+{
+	struct apf_vcpu *a = &vm->plat[n].apf;
+
+	gs->area_flags = 0;
+	if (apf_enabled(a) &&
+	    read_area_u32(vm, a, KVM_APF_AREA_FLAGS_OFFSET, &gs->area_flags))
+		return false;
+	if (apf_not_present(a, gs, ALIGN_DOWN(gpa, PAGE_SIZE), rdtsc(),
+			    token) != APF_DELIVER)
+		return false;
+	if (write_area_u32(vm, a, KVM_APF_AREA_FLAGS_OFFSET,
+			   KVM_PV_REASON_PAGE_NOT_PRESENT)) {
+		apf_not_present_abandoned(a, *token);
+		return false;
+	}
+	return true;
+}
+
+/* Tokens whose page has no I/O in flight any more are ready. */
+static void collect_completions(struct vm *vm, struct apf_vcpu *a)
+{
+	spin_lock(&vm->mem_lock);
+	for (unsigned i = 0; i < APF_SLOTS; i++) {
+		const struct apf_entry *e = &a->entries[i];
+
+		if (e->state == APF_ENTRY_OUTSTANDING &&
+		    !guest_memory_io_busy(&vm->mem, e->gpa))
+			apf_page_completed(a, e->gpa);
+	}
+	spin_unlock(&vm->mem_lock);
+}
+
+bool vm_apf_page_ready(struct vm *vm, unsigned n)
+{
+	struct vcpu_platform *p = &vm->plat[n];
+	struct apf_vcpu *a = &p->apf;
+	struct apf_ready_state rs = { 0 };
+	struct apf_page_ready out;
+
+	if (!apf_outstanding(a))
+		return false;
+	collect_completions(vm, a);
+	if (!apf_has_page_ready(a))
+		return false;
+	if (read_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, &rs.area_token))
+		return false;
+	spin_lock(&vm->dev_lock);
+	rs.lapic_enabled = vlapic_sw_enabled(&p->lapic);
+	spin_unlock(&vm->dev_lock);
+	if (apf_next_page_ready(a, &rs, rdtsc(), &out) != APF_READY_DELIVER)
+		return false;
+	if (write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, out.token))
+		return false;
+	spin_lock(&vm->dev_lock);
+	vlapic_accept(&p->lapic, out.vector);
+	spin_unlock(&vm->dev_lock);
+	return true;
+}
+
+bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
+{
+	struct apf_msr_effect effect;
+
+	if (apf_wrmsr(&vm->plat[n].apf, &vm->apf_env, msr, value, &effect) !=
+	    APF_MSR_OK)
+		return false;
+	if (effect.check_page_ready)
+		vm_request(vm, n, VCPU_REQ_PAGE_READY);
+	return true;
+}
+
+bool vm_apf_rdmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t *value)
+{
+	return apf_rdmsr(&vm->plat[n].apf, &vm->apf_env, msr, value) ==
+	       APF_MSR_OK;
+}
+
+void vm_apf_reset(struct vm *vm, unsigned n)
+{
+	struct apf_orphans orphans;
+
+	apf_vcpu_reset(&vm->plat[n].apf, &orphans);
+}
