@@ -26,6 +26,16 @@ def overcommitted_cfg(vcpus, command=MEMCHECK, extra=""):
                    "swap.device = ata\n") + extra
 
 
+# debug.swap_verify's findings: each must stay 0.
+VERIFY_STATS = ("swap.verify_mismatches", "swap.verify_clean_changed",
+                "swap.quarantine_changed", "swap.frame_free_errors")
+
+
+def expect_swap_checks_clean(run):
+    for name in VERIFY_STATS:
+        run.expect_stat(name, 0)
+
+
 def formatted_swap(ctx, name, size="512M"):
     image = ctx.workdir / name
     subprocess.run([str(REPO / "tools" / "apfswap-format"), str(image), size],
@@ -55,8 +65,7 @@ def test_memcheck_overcommitted(ctx, cpus):
     run.expect_line("guest: memcheck: total mismatches 0")
     run.expect_line("guest: apfvisor-guest: command exited with status 0")
     expect_swapped_cleanly(run)
-    expect(run.stat("swap.verify_mismatches") == 0,
-           "pages came back different from what was written")
+    expect_swap_checks_clean(run)
 
 
 def expect_swapped_cleanly(run):
@@ -177,12 +186,16 @@ def test_swap_area_too_small(ctx):
     # than the 64 MiB of frames: the run must end soon after the area
     # fills, with one clear error about it, or by the guest's own OOM
     # handling, never by the timeout and never with a mismatch.
-    run = ctx.boot_cfg(overcommitted_cfg(1, "memcheck -m 160M -p 2"), cpus=2,
-                       timeout=900,
+    # debug.swap_verify: should a page come back wrong here (the open bug
+    # in README's Known limits), the hypervisor says which and how.
+    run = ctx.boot_cfg(overcommitted_cfg(1, "memcheck -m 160M -p 2",
+                                         extra="debug.swap_verify = on\n"),
+                       cpus=2, timeout=900,
                        swap=formatted_swap(ctx, "swap.img", "16M"))
     ctx.log(f"### wall time {run.wall:.1f} s")
     run.expect_regex(r"^apfvisor: swap: ata0-slave, 16 MiB, \d+ pages")
     expect(run.status != 2, "the run hung until the timeout")
+    expect_swap_checks_clean(run)
     run.expect_absent(MISMATCH_RE)
     errors = [l for l in run.lines if l.startswith("apfvisor: error:")]
     oom = [l for l in run.lines
