@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/async_pf.h"
 #include "arch/x86/cpu.h"
+#include "lib/console.h"
 
 static int read_area_u32(struct vm *vm, const struct apf_vcpu *a,
 			 uint64_t offset, uint32_t *value)
@@ -76,13 +77,32 @@ bool vm_apf_page_ready(struct vm *vm, unsigned n)
 	return true;
 }
 
+/* The area's page stays resident while the protocol is on. */
+static void repin_area(struct vm *vm, struct apf_vcpu *a, bool was_on,
+		       uint64_t old_gpa)
+{
+	bool on = apf_enabled(a);
+
+	if (was_on == on && (!on || old_gpa == apf_area_gpa(a)))
+		return;
+	if (was_on)
+		vm_unpin_ram(vm, old_gpa);
+	if (on && vm_pin_ram(vm, apf_area_gpa(a)))
+		hv_info("vcpu %u: async-PF area at gpa 0x%llx not pinned; it "
+			"is brought back when needed", a->vcpu_id,
+			(unsigned long long)apf_area_gpa(a));
+}
+
 bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
 {
+	struct apf_vcpu *a = &vm->plat[n].apf;
+	bool was_on = apf_enabled(a);
+	uint64_t old_gpa = apf_area_gpa(a);
 	struct apf_msr_effect effect;
 
-	if (apf_wrmsr(&vm->plat[n].apf, &vm->apf_env, msr, value, &effect) !=
-	    APF_MSR_OK)
+	if (apf_wrmsr(a, &vm->apf_env, msr, value, &effect) != APF_MSR_OK)
 		return false;
+	repin_area(vm, a, was_on, old_gpa);
 	if (effect.check_page_ready)
 		vm_request(vm, n, VCPU_REQ_PAGE_READY);
 	return true;
@@ -96,7 +116,11 @@ bool vm_apf_rdmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t *value)
 
 void vm_apf_reset(struct vm *vm, unsigned n)
 {
+	struct apf_vcpu *a = &vm->plat[n].apf;
+	bool was_on = apf_enabled(a);
+	uint64_t old_gpa = apf_area_gpa(a);
 	struct apf_orphans orphans;
 
-	apf_vcpu_reset(&vm->plat[n].apf, &orphans);
+	apf_vcpu_reset(a, &orphans);
+	repin_area(vm, a, was_on, old_gpa);
 }

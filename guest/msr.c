@@ -53,9 +53,16 @@ static enum msr_result write_system_time(struct vm *g,
 	struct pvclock_vcpu_time_info ti;
 	uint64_t now = rdtsc();
 
+	/* The record's page stays resident while kvmclock is on. */
+	if (m->kvmclock_system_time & KVM_SYSTEM_TIME_ENABLE)
+		vm_unpin_ram(g, m->kvmclock_system_time & KVMCLOCK_GPA_MASK);
 	m->kvmclock_system_time = value;
 	if (!(value & KVM_SYSTEM_TIME_ENABLE))
 		return MSR_HANDLED;
+	if (vm_pin_ram(g, value & KVMCLOCK_GPA_MASK)) {
+		m->kvmclock_system_time = 0;    /* nothing pinned to undo */
+		return MSR_RAISE_GP;
+	}
 	m->kvmclock_version += 2;
 	pvclock_fill(&ti, m->kvmclock_version, now,
 		     pvclock_ticks_to_ns(now - g->clock.start_tsc, g->clock.scale),

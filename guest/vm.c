@@ -272,6 +272,31 @@ static int access_ram(struct vm *vm, uint64_t gpa, void *buf, uint64_t len,
 	return -1;
 }
 
+int vm_pin_ram(struct vm *vm, uint64_t gpa)
+{
+	for (int attempt = 0; attempt < 4; attempt++) {
+		int rc;
+
+		spin_lock(&vm->mem_lock);
+		rc = guest_memory_pin(&vm->mem, gpa);
+		spin_unlock(&vm->mem_lock);
+		if (rc == 0)
+			return 0;
+		if (swap_fault_wait(vm->swap, ALIGN_DOWN(gpa, PAGE_SIZE),
+				    SWAP_MAX_WAITERS, &vm->ended) !=
+		    GUEST_FAULT_RESOLVED)
+			return -1;
+	}
+	return -1;
+}
+
+void vm_unpin_ram(struct vm *vm, uint64_t gpa)
+{
+	spin_lock(&vm->mem_lock);
+	guest_memory_unpin(&vm->mem, gpa);
+	spin_unlock(&vm->mem_lock);
+}
+
 int vm_write_ram(struct vm *vm, uint64_t gpa, const void *src, uint64_t len)
 {
 	return access_ram(vm, gpa, (void *)(uintptr_t)src, len, true);

@@ -173,6 +173,14 @@ void vm_end_as(struct vm *vm, enum vm_end_kind kind, bool clean,
  */
 int vm_write_ram(struct vm *vm, uint64_t gpa, const void *src, uint64_t len);
 
+/*
+ * Keeps the page holding gpa resident (brought back first if need be)
+ * until vm_unpin_ram: for pages the hypervisor writes on its own, such as
+ * a vCPU's async-PF area or kvmclock record. 0, or -1.
+ */
+int vm_pin_ram(struct vm *vm, uint64_t gpa);
+void vm_unpin_ram(struct vm *vm, uint64_t gpa);
+
 /* Reads guest RAM the same way (bringing evicted pages back): 0 or -1. */
 int vm_read_ram(struct vm *vm, uint64_t gpa, void *dst, uint64_t len);
 

@@ -256,6 +256,49 @@ int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 	return 0;
 }
 
+static struct guest_pin *find_pin(struct guest_memory *gm, uint64_t gfn)
+{
+	for (unsigned i = 0; i < GUEST_MAX_PINS; i++)
+		if (gm->pins[i].count && gm->pins[i].gfn == gfn)
+			return &gm->pins[i];
+	return NULL;
+}
+
+int guest_memory_pin(struct guest_memory *gm, uint64_t gpa)
+{
+	uint64_t gfn = gpa >> PAGE_SHIFT;
+	struct guest_pin *pin;
+
+	if (gpa >= gm->ram_size)
+		return -1;
+	if (!gm->meta)
+		return 0;
+	if (gm->state[gfn] != PAGE_RESIDENT)
+		return -1;
+	pin = find_pin(gm, gfn);
+	for (unsigned i = 0; !pin && i < GUEST_MAX_PINS; i++)
+		if (!gm->pins[i].count)
+			pin = &gm->pins[i];
+	if (!pin)
+		return -1;
+	pin->gfn = gfn;
+	pin->count++;
+	gm->meta[gfn].flags |= GPM_PINNED;
+	gm->stats.pins++;
+	return 0;
+}
+
+void guest_memory_unpin(struct guest_memory *gm, uint64_t gpa)
+{
+	uint64_t gfn = gpa >> PAGE_SHIFT;
+	struct guest_pin *pin;
+
+	if (!gm->meta || gpa >= gm->ram_size || !(pin = find_pin(gm, gfn)))
+		return;
+	if (--pin->count == 0)
+		gm->meta[gfn].flags &= (uint8_t)~GPM_PINNED;
+}
+
 int guest_memory_read(const struct guest_memory *gm, uint64_t gpa, void *dst,
 		      uint64_t len)
 {
@@ -398,6 +441,7 @@ static const struct {
 	STAT("swap.evict_steps_stalled", evict_steps_stalled),
 	STAT("swap.frame_free_errors", frame_free_errors),
 	STAT("swap.quarantine_changed", quarantine_changed),
+	STAT("swap.pins", pins),
 };
 
 void guest_memory_each_stat(const struct guest_memory *gm,

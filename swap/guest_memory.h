@@ -132,6 +132,14 @@ struct guest_page_meta {
 #define GPM_IO          BIT(2)  /* an I/O of the page is in flight */
 #define GPM_CANCEL      BIT(3)  /* WRITEBACK: stay resident after the write */
 #define GPM_LOST        BIT(4)  /* SWAPPED: the slot could not be read */
+#define GPM_PINNED      BIT(5)  /* RESIDENT and never a victim (pins[]) */
+
+/*
+ * Pages the hypervisor writes on its own (a vCPU's async-PF area, its
+ * kvmclock record) stay resident while in use: pinned, with a count, for
+ * two users may share a page. Room for two per vCPU and a few more.
+ */
+#define GUEST_MAX_PINS 136
 
 /* Attempts of one I/O before it is given up. */
 #define GUEST_IO_TRIES 3
@@ -174,6 +182,7 @@ struct guest_memory_stats {
 	uint64_t evict_steps_stalled;   /* swap full, nothing changed: probe */
 	uint64_t frame_free_errors;     /* a frame freed twice (a bug) */
 	uint64_t quarantine_changed;    /* a dropped frame changed later */
+	uint64_t pins;                  /* guest_memory_pin calls that held */
 	uint64_t transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
 };
 
@@ -221,6 +230,10 @@ struct guest_memory {
 	bool swap_full;                 /* the last slot allocation failed */
 	bool swap_full_reported;
 	struct guest_quarantine *quarantine;    /* NULL: off */
+	struct guest_pin {
+		uint64_t gfn;
+		uint32_t count;                 /* 0: the entry is free */
+	} pins[GUEST_MAX_PINS];
 };
 
 struct guest_swap_config {
@@ -276,6 +289,14 @@ enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
  * -1 when a page is outside RAM, cannot get a frame or is not resident.
  * The write bypasses EPT, so it invalidates the pages' swap copies itself.
  */
+/*
+ * Keeps the page at gpa resident until as many unpins: 0, or -1 when it is
+ * not resident now (the caller faults it in and tries again), outside RAM,
+ * or the pin table is full. Without swap every page stays anyway: 0.
+ */
+int guest_memory_pin(struct guest_memory *gm, uint64_t gpa);
+void guest_memory_unpin(struct guest_memory *gm, uint64_t gpa);
+
 /*
  * Copies len bytes of guest RAM at gpa to dst; untouched pages read as
  * zero. -1 when gpa is outside RAM or a page is not mapped (swapped out,

@@ -99,7 +99,8 @@ static bool clock_victim(struct guest_memory *gm, uint64_t *scan_left,
 		}
 		gm->stats.clock_scanned++;
 		check_dirty(gm, gfn, map.dirty);
-		if (unevictable_now(gm, gfn)) {
+		if ((gm->meta[gfn].flags & GPM_PINNED) ||
+		    unevictable_now(gm, gfn)) {
 			note_idle(gm);
 			continue;
 		}

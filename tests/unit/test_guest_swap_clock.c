@@ -4,7 +4,7 @@
  * cancelled eviction) starts with its accessed bit set, so it is not the
  * next victim; an evict step passes a bounded number of pages and, with
  * the swap area full, stops rescanning until something changes; guest RAM
- * mapped by a 2 MiB leaf cannot be put under swap.
+ * mapped by a 2 MiB leaf cannot be put under swap; a pinned page stays.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -156,12 +156,43 @@ static void test_enable_refuses_2m_leaf(void **state)
 	assert_int_equal(guest_memory_enable_swap(&sf->gm, &cfg), 0);
 }
 
+/*
+ * A pinned page (a vCPU's async-PF area, its kvmclock record) is never a
+ * victim, however cold; two pins need two unpins; only a resident page can
+ * be pinned.
+ */
+static void test_pinned_page_stays(void **state)
+{
+	struct swap_fake *sf = new_guest(state);
+
+	fill4(sf);
+	assert_int_equal(guest_memory_pin(&sf->gm, 0x10), 0);
+	assert_int_equal(guest_memory_pin(&sf->gm, 0x20), 0);
+	assert_true(page_flags(sf, 0) & GPM_PINNED);
+	sf->gm.hand = 0;
+	sf->gm.high_free = sf->pool.nfree + 1;
+	assert_int_equal(guest_memory_evict_step(&sf->gm, 1, NULL), 1);
+	assert_state(sf, 0, PAGE_RESIDENT);
+	assert_state(sf, 1, PAGE_WRITEBACK);
+	swap_fake_complete_all(sf);
+	assert_int_equal(guest_memory_pin(&sf->gm, 1 * PAGE_SIZE), -1);
+	assert_int_equal(guest_memory_pin(&sf->gm, sf->gm.ram_size), -1);
+
+	guest_memory_unpin(&sf->gm, 0);
+	assert_true(page_flags(sf, 0) & GPM_PINNED);
+	guest_memory_unpin(&sf->gm, 0);
+	assert_false(page_flags(sf, 0) & GPM_PINNED);
+	evict_one(sf, 0);
+	assert_int_equal(sf->gm.stats.pins, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		swap_test(test_fresh_pages_spared),
 		swap_test(test_scan_budget_swap_full),
 		swap_test(test_enable_refuses_2m_leaf),
+		swap_test(test_pinned_page_stays),
 	};
 
 	return cmocka_run_group_tests_name("guest_swap_clock", tests, NULL,
