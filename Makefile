@@ -28,7 +28,7 @@ GUEST_SRC  := $(wildcard tests/guests/*.asm)
 GUEST_BINS := $(GUEST_SRC:tests/guests/%.asm=$(BUILD)/guests/%.bin)
 
 .PHONY: all deps efi guests esp test test-unit test-qemu test-bochs run \
-	run-kvm usb-image clean bench bench-swap
+	run-kvm usb-image clean bench bench-swap bench-apf
 
 all: deps efi guests unit-binaries host-tools
 
@@ -101,10 +101,14 @@ test-bochs: all guest
 
 # Benchmarks report figures measured side by side in one run (cycles =
 # emulated instructions under Bochs), never wall-clock seconds.
-bench: bench-swap
+bench: bench-swap bench-apf
 
 bench-swap: all guest
 	tools/bench-swap
+
+# Async PF on/off and the ceiling at 0, 200us, 1ms and 5ms read latency.
+bench-apf: all guest
+	tools/bench-apf
 
 clean:
 	rm -rf $(BUILD)
