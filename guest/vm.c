@@ -156,8 +156,15 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 {
 	vm->kvm_features = KVM_FEATURE_CLOCKSOURCE2 |
 			   KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
-	/* Page-ready by interrupt only: Linux 5.10+ asks for nothing else. */
-	if (spec->apf)
+	/*
+	 * Page-ready by interrupt only: Linux 5.10+ asks for nothing else.
+	 * Not to guests with more than one vCPU yet: with two, Linux loses
+	 * bytes its processes just wrote (README, Known limits).
+	 */
+	if (spec->apf && spec->vcpus > 1)
+		hv_info("apf: async page faults are not offered to a guest "
+			"with more than one vCPU yet (see README, Known limits)");
+	else if (spec->apf)
 		vm->kvm_features |= KVM_FEATURE_ASYNC_PF |
 				    KVM_FEATURE_ASYNC_PF_INT;
 	vm->apf_env = (struct apf_msr_env){
