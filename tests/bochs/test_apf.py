@@ -21,12 +21,30 @@ def test_apftest_guest(ctx, cpus):
     faults, ready = int(m[1]), int(m[2])
     expect(faults > 0, "no async page fault reached the guest")
     expect(ready == faults, f"page-ready {ready} != async faults {faults}")
+    # Turned off with a token outstanding: no page-ready for it, and the
+    # rest of that pass (the same data) is served synchronously.
+    run.expect_regex(r"^guest: apftest: turned off with token 0x[0-9a-f]+ "
+                     r"outstanding; data verified synchronously$")
+    m = run.expect_regex(r"^guest: apftest: on again; data verified; async "
+                         r"faults (\d+), page-ready (\d+), stale page-ready "
+                         r"0$")
+    faults_on, ready_on = int(m[1]), int(m[2])
+    expect(faults_on > 0 and ready_on == faults_on,
+           f"after re-enabling: async faults {faults_on}, page-ready "
+           f"{ready_on}")
     run.expect_line("guest: apftest: PASS")
-    # The hypervisor's counters agree with what the guest saw.
-    expect(run.stat("apf.not_present") == faults,
-           f"apf.not_present {run.stat('apf.not_present')} != {faults}")
-    expect(run.stat("apf.page_ready") == ready,
-           f"apf.page_ready {run.stat('apf.page_ready')} != {ready}")
+    # The hypervisor's counters agree with what the guest saw: every token
+    # sent, the one outstanding at "off" included; page-ready for all but it.
+    sent = faults + 1 + faults_on
+    expect(run.stat("apf.not_present") == sent,
+           f"apf.not_present {run.stat('apf.not_present')} != {sent}")
+    expect(run.stat("apf.page_ready") == ready + ready_on,
+           f"apf.page_ready {run.stat('apf.page_ready')} != "
+           f"{ready + ready_on}")
+    expect(run.stat("apf.dropped") == 1,
+           f"apf.dropped {run.stat('apf.dropped')}, expected the 1 token "
+           "outstanding when the guest turned the protocol off")
+    run.expect_stat("swap.read_failures", 0)
     run.expect_stat_at_least("apf.vcpus_enabled", 1)
     run.expect_stat_at_least("swap.reads_delayed", 1)
     run.expect_line("apfvisor: guest halted: test-exit code 0")

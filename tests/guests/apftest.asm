@@ -17,7 +17,15 @@
 ;     The page-ready handler takes the token from the area, frees the slot
 ;     (token word 0), writes MSR_KVM_ASYNC_PF_ACK and EOIs.
 ;  4. It prints the counts: async faults, page-ready interrupts, other work
-;     done while waiting, #GPs; PASS when the data and the counts are right.
+;     done while waiting, #GPs.
+;  5. Turning the protocol off with a token outstanding (APF-PROTOCOL.md
+;     section 7): a second verify pass; at its first async fault the #PF
+;     handler disables the protocol (EN = 0) and returns at once without
+;     waiting, so the access is retried and served synchronously, as is
+;     every fault after it. That token's page-ready must never come.
+;  6. On again: a third verify pass with the protocol re-enabled; its
+;     tokens are new ones and each gets its page-ready. PASS when the data
+;     and all the counts are right.
 
         bits 64
         org 0x200000
@@ -87,12 +95,7 @@ READY_RING              equ 16          ; recent page-ready tokens kept
         say "apftest: 3 refused MSR values raised #GP", 10
 
         ; 2. Enable, with interrupts on (a "wake all" may come at once).
-        mov ecx, MSR_KVM_ASYNC_PF_EN
-        lea rax, [rel apf_area]
-        or rax, APF_ENABLED | APF_SEND_ALWAYS | APF_AS_INT
-        mov rdx, rax
-        shr rdx, 32
-        wrmsr
+        call enable_apf
         sti
         say "apftest: async page faults enabled, filling "
         mov rax, (REGION_END - REGION_START) / MIB
@@ -109,15 +112,7 @@ READY_RING              equ 16          ; recent page-ready tokens kept
         cmp rdi, REGION_END
         jb .fill
 
-        mov rdi, REGION_START
-.verify:
-        mov rax, rdi
-        xor rax, r13
-        cmp [rdi], rax
-        jne .bad_data
-        add rdi, 8
-        cmp rdi, REGION_END
-        jb .verify
+        call verify_region
         cli
 
         say "apftest: data verified; async faults "
@@ -140,20 +135,72 @@ READY_RING              equ 16          ; recent page-ready tokens kept
         ja .ready_missing
         cmp qword [rel other_work], 0
         je .no_work
+
+        ; 5. Off with a token outstanding: the first async fault of this
+        ;    pass turns the protocol off; the rest of the pass is synchronous.
+        mov byte [rel disable_on_fault], 1
+        sti
+        call verify_region
+        cli
+        cmp byte [rel disable_on_fault], 2
+        jne .not_disabled
+        mov rax, [rel async_faults]
+        cmp rax, [rel faults_at_disable]
+        jne .async_after_off
+        say "apftest: turned off with token "
+        mov eax, [rel stale_token]
+        call print_hex
+        say " outstanding; data verified synchronously", 10
+
+        ; 6. On again: fresh tokens, each with its page-ready.
+        mov rax, [rel async_faults]
+        mov [rel faults_before_on], rax
+        mov rax, [rel ready_count]
+        mov [rel ready_before_on], rax
+        call enable_apf
+        sti
+        call verify_region
+        cli
+        mov rax, [rel async_faults]
+        sub rax, [rel faults_before_on]
+        mov r14, rax
+        mov rax, [rel ready_count]
+        sub rax, [rel ready_before_on]
+        mov r15, rax
+        say "apftest: on again; data verified; async faults "
+        mov rax, r14
+        call print_dec
+        say ", page-ready "
+        mov rax, r15
+        call print_dec
+        say ", stale page-ready "
+        mov rax, [rel stale_ready]
+        call print_dec
+        say 10
+        test r14, r14
+        jz .no_async
+        cmp r14, r15
+        jne .ready_missing
+        cmp qword [rel stale_ready], 0
+        jne .stale
         say "apftest: PASS", 10
         test_exit 0
         stop
+
+.not_disabled:
+        say "apftest: FAIL no async fault in the pass that turns it off", 10
+        jmp fail
+.async_after_off:
+        say "apftest: FAIL async fault after the protocol was turned off", 10
+        jmp fail
+.stale:
+        say "apftest: FAIL page-ready for the token outstanding at off", 10
+        jmp fail
 
 .gp_missing:
         say "apftest: FAIL expected 3 #GP, got "
         mov rax, [rel gp_count]
         call print_dec
-        say 10
-        jmp fail
-.bad_data:
-        say "apftest: FAIL wrong data at "
-        mov rax, rdi
-        call print_hex
         say 10
         jmp fail
 .no_async:
@@ -167,6 +214,34 @@ READY_RING              equ 16          ; recent page-ready tokens kept
 fail:
         test_exit 1
         stop
+
+; verify_region: the pattern must be in every word of the region.
+verify_region:
+        mov rdi, REGION_START
+.next:
+        mov rax, rdi
+        xor rax, r13
+        cmp [rdi], rax
+        jne .bad
+        add rdi, 8
+        cmp rdi, REGION_END
+        jb .next
+        ret
+.bad:
+        say "apftest: FAIL wrong data at "
+        mov rax, rdi
+        call print_hex
+        say 10
+        jmp fail
+
+enable_apf:
+        mov ecx, MSR_KVM_ASYNC_PF_EN
+        lea rax, [rel apf_area]
+        or rax, APF_ENABLED | APF_SEND_ALWAYS | APF_AS_INT
+        mov rdx, rax
+        shr rdx, 32
+        wrmsr
+        ret
 
 ; set_gate: ECX = vector, RDI = handler; a 64-bit interrupt gate, DPL 0.
 set_gate:
@@ -220,6 +295,8 @@ pf_handler:
         mov rbx, cr2                    ; the token
         mov dword [rel apf_area], 0     ; consumed
         inc qword [rel async_faults]
+        cmp byte [rel disable_on_fault], 1
+        je .turn_off
         sti
 .wait:
         inc qword [rel other_work]
@@ -240,6 +317,23 @@ pf_handler:
         pop rax
         add rsp, 8                      ; the error code
         iretq                           ; the access runs again
+.turn_off:
+        ; Off with this token outstanding; the access retried synchronously.
+        mov [rel stale_token], ebx
+        mov rax, [rel async_faults]
+        mov [rel faults_at_disable], rax
+        mov byte [rel disable_on_fault], 2
+        push rdx
+        mov ecx, MSR_KVM_ASYNC_PF_EN
+        xor eax, eax
+        xor edx, edx
+        wrmsr
+        pop rdx
+        pop rcx
+        pop rbx
+        pop rax
+        add rsp, 8
+        iretq
 .real_fault:
         say "apftest: FAIL #PF that is not an async page fault, cr2 "
         mov rax, cr2
@@ -259,6 +353,13 @@ ready_handler:
         inc qword [rel wake_all_count]
         jmp .ack
 .token:
+        cmp eax, [rel stale_token]
+        jne .fresh
+        cmp byte [rel disable_on_fault], 2
+        jne .fresh
+        inc qword [rel stale_ready]
+        jmp .ack
+.fresh:
         inc qword [rel ready_count]
         mov rcx, [rel ready_next]
         and ecx, READY_RING - 1
@@ -285,8 +386,14 @@ ready_count:    dq 0
 wake_all_count: dq 0
 other_work:     dq 0
 ready_next:     dq 0
+faults_at_disable: dq 0
+faults_before_on: dq 0
+ready_before_on: dq 0
+stale_ready:    dq 0
 gp_expected:    db 0
+disable_on_fault: db 0                  ; 1: armed, 2: done
 align 4
+stale_token:    dd 0
 ready_ring:     times READY_RING dd 0
 idt_desc:       dw 256 * 16 - 1
 idt_base:       dq 0
