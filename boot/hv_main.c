@@ -17,6 +17,7 @@
 #include "arch/x86/platform.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/tsc.h"
+#include "arch/x86/xsave_probe.h"
 #include "guest/flat_loader.h"
 #include "guest/vm.h"
 #include "swap/blockdev_selftest.h"
@@ -32,6 +33,7 @@ static uint32_t cpu_apic_ids[MAX_HOST_CPUS];
 static struct vm *the_vm;
 static struct vcpu *the_vcpus;
 static volatile unsigned vcpus_done;
+static bool host_xsavec_wrong;
 
 static NORETURN void call_on_stack(uint64_t top, void (*fn)(void *), void *arg)
 {
@@ -201,6 +203,7 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 			  .read_latency_ns = bi->cfg.swap_read_latency_ns },
 		.service_cpu = host_cpu_count > guest_vcpus(bi),
 		.apf = bi->cfg.apf,
+		.hide_xsavec = host_xsavec_wrong,
 	};
 }
 
@@ -263,6 +266,12 @@ NORETURN void hv_main(struct boot_info *bi)
 	}
 	if (bi->cfg.bench_swap)
 		blockdev_selftest_run(bi->cfg.swap_device);  /* the device's own rate */
+	if (xsavec_probe() == XSAVEC_LAYOUT_WRONG) {
+		host_xsavec_wrong = true;
+		hv_info("cpu: XSAVEC stores extended state at the wrong "
+			"offsets (Bochs 2.7 does); the guest is not offered "
+			"XSAVEC and saves in the standard format");
+	}
 	if (bi->cfg.debug_host_exception) {
 		/* Proves that a hypervisor bug ends in a dump, not a reset. */
 		hv_info("debug.host_exception: executing UD2 in the hypervisor");

@@ -45,6 +45,8 @@
 #define L7_ECX_HIDDEN (BIT(5) | BIT(30) | BIT(31))
 /* Leaf 0xD.1 EAX: XSAVES/XRSTORS are not enabled in VMX (no IA32_XSS). */
 #define LD1_EAX_XSAVES BIT(3)
+/* Leaf 0xD.1 EAX: XSAVEC, hidden where the host's is wrong (xsave_probe.h). */
+#define LD1_EAX_XSAVEC BIT(1)
 /* Leaf 0x80000007 EDX: invariant TSC. */
 #define LEXT7_EDX_INVARIANT_TSC BIT(8)
 
@@ -150,7 +152,8 @@ void guest_cpuid(const struct cpuid_context *ctx, uint32_t leaf,
 		break;
 	case 0xd:
 		if (subleaf == 1)
-			out->eax &= ~LD1_EAX_XSAVES;
+			out->eax &= ~(LD1_EAX_XSAVES |
+				      (ctx->hide_xsavec ? LD1_EAX_XSAVEC : 0));
 		break;
 	case 0x80000007:
 		out->edx &= LEXT7_EDX_INVARIANT_TSC;

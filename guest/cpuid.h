@@ -30,6 +30,7 @@ struct cpuid_context {
 	uint32_t nvcpus;
 	bool guest_osxsave;             /* the guest's CR4.OSXSAVE */
 	uint32_t kvm_features;          /* EAX of 0x40000001 */
+	bool hide_xsavec;               /* the host's XSAVEC misplaces state */
 };
 
 /* host = what the CPU answered for (leaf, subleaf); out = the guest's. */

@@ -27,9 +27,26 @@ static void *identity(void *ctx, uint64_t pa)
 	return (void *)(uintptr_t)pa;
 }
 
+/*
+ * Control bytes other than tab are shown in caret notation (NUL as "^@"),
+ * so a line the guest sent with a NUL in it is not cut short on the console.
+ */
 static void print_guest_line(const char *line, size_t len)
 {
-	con_printf("guest: %.*s\n", (int)len, line);
+	char shown[2 * UART_LINE_MAX];
+	size_t n = 0;
+
+	for (size_t i = 0; i < len && n + 2 <= sizeof(shown); i++) {
+		uint8_t c = (uint8_t)line[i];
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+			shown[n++] = '^';
+			shown[n++] = (char)(c ^ 0x40);
+		} else {
+			shown[n++] = (char)c;
+		}
+	}
+	con_printf("guest: %.*s\n", (int)n, shown);
 }
 
 void vm_request(struct vm *vm, unsigned n, enum vcpu_request req)
@@ -154,17 +171,11 @@ static void each_vm_counter(const void *obj, counter_fn fn, void *ctx)
 
 static void init_platform(struct vm *vm, const struct vm_spec *spec)
 {
+	vm->hide_xsavec = spec->hide_xsavec;
 	vm->kvm_features = KVM_FEATURE_CLOCKSOURCE2 |
 			   KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
-	/*
-	 * Page-ready by interrupt only: Linux 5.10+ asks for nothing else.
-	 * Not to guests with more than one vCPU yet: with two, Linux loses
-	 * bytes its processes just wrote (README, Known limits).
-	 */
-	if (spec->apf && spec->vcpus > 1)
-		hv_info("apf: async page faults are not offered to a guest "
-			"with more than one vCPU yet (see README, Known limits)");
-	else if (spec->apf)
+	/* Page-ready by interrupt only: Linux 5.10+ asks for nothing else. */
+	if (spec->apf)
 		vm->kvm_features |= KVM_FEATURE_ASYNC_PF |
 				    KVM_FEATURE_ASYNC_PF_INT;
 	vm->apf_env = (struct apf_msr_env){

@@ -98,6 +98,7 @@ struct vm_spec {
 	struct swap_params swap;
 	bool service_cpu;               /* a host CPU for the daemon alone */
 	bool apf;                       /* offer async page faults */
+	bool hide_xsavec;               /* the host's XSAVEC is wrong */
 };
 
 struct vm {
@@ -116,6 +117,7 @@ struct vm {
 	unsigned nvcpus;
 	bool is_linux;                  /* a bzImage, not a flat test guest */
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
+	bool hide_xsavec;               /* CPUID 0xD.1 without XSAVEC */
 	struct apf_msr_env apf_env;     /* what the async-PF MSRs check */
 	struct apf_counter_sources apf_counters;
 	/* Makes vCPU n leave guest mode soon (set by vmx/). */

@@ -11,7 +11,6 @@
 #include "arch/x86/lapic.h"
 #include "lib/console.h"
 
-#define CPUID_LEAF_XSAVE 0xd
 #define XSAVE_LEGACY_AND_HEADER 576
 #define XSAVEC_SUPPORTED BIT(1)
 #define XSAVE_COMPONENT_ALIGN64 BIT(1)
@@ -59,6 +58,7 @@ enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
 		.nvcpus = g->nvcpus,
 		.guest_osxsave = vmcs_read(VMCS_GUEST_CR4) & CR4_OSXSAVE,
 		.kvm_features = g->kvm_features,
+		.hide_xsavec = g->hide_xsavec,
 	};
 
 	cpuid_count(leaf, subleaf, &host);

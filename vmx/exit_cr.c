@@ -20,7 +20,6 @@
 #define XCR0_X87 BIT(0)
 #define XCR0_SSE BIT(1)
 #define XCR0_AVX BIT(2)
-#define CPUID_LEAF_XSAVE 0xd
 
 /* GPR numbering of the SDM (rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8..) */
 static uint64_t read_gpr(const struct vcpu *v, unsigned n)

@@ -10,7 +10,9 @@
 #define CPUID_1_ECX_VMX          BIT(5)
 #define CPUID_1_ECX_X2APIC       BIT(21)
 #define CPUID_1_ECX_XSAVE        BIT(26)
+#define CPUID_1_ECX_AVX          BIT(28)
 #define CPUID_1_ECX_HYPERVISOR   BIT(31)
+#define CPUID_LEAF_XSAVE         0xd
 
 /* Control registers (SDM Vol. 3A, 2.5). */
 #define CR0_PE  BIT(0)

@@ -127,18 +127,35 @@ def test_memcheck_concurrent_2vcpus(ctx):
     run.expect_line("apfvisor: host cpus: 3 (UEFI MP services)")
     run.expect_line("apfvisor: vcpu 0 runs on host cpu 1")
     run.expect_line("apfvisor: vcpu 1 runs on host cpu 2")
-    # Async PF is held back from 2-vCPU guests (README, Known limits).
-    run.expect_line("apfvisor: apf: async page faults are not offered to a "
-                    "guest with more than one vCPU yet (see README, Known "
-                    "limits)")
     run.expect_regex(r"^guest: \[ *[\d.]+\] smp: Brought up 1 node, "
                      r"2 CPUs$")
+    # Bochs's XSAVEC misplaces AVX state: found, and not offered, so the
+    # kernel saves in the standard format. With it, tasks that slept in an
+    # async page fault in the middle of a SIMD copy got their AVX registers
+    # back wrong: memcheck's printf lines came out as NUL bytes.
+    expect_xsavec_hidden(run)
     run.expect_line("guest: memcheck[threads]: 8192 pages of 4096 bytes, "
                     "2 passes, sparse, 2 threads")
     expect_memchecks_clean(run, CONCURRENT, 2)
+    run.expect_absent(r"^guest: .*\^@")
     # memcheck[zero] zeroes a quarter of its pages in each pass.
     run.expect_stat_at_least("swap.zero_pages_skipped", 1000)
     expect_swapped_cleanly(run)
+    # Both vCPUs' kernels took "page not present" tokens, each got its
+    # page-ready.
+    run.expect_stat("apf.vcpus_enabled", 2)
+    sent, ready = run.stat("apf.not_present"), run.stat("apf.page_ready")
+    expect(sent > 0 and sent == ready,
+           f"tokens sent {sent}, page-ready {ready}")
+
+
+def expect_xsavec_hidden(run):
+    run.expect_line("apfvisor: cpu: XSAVEC stores extended state at the "
+                    "wrong offsets (Bochs 2.7 does); the guest is not offered "
+                    "XSAVEC and saves in the standard format")
+    run.expect_regex(r"^guest: \[ *[\d.]+\] x86/fpu: Enabled xstate "
+                     r"features 0x[0-9a-f]+, context size is \d+ bytes, "
+                     r"using 'standard' format\.$")
 
 
 MISMATCH_RE = (r"^guest: memcheck.*(: page \d+ word \d+: got |"

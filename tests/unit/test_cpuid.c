@@ -175,6 +175,23 @@ static void test_hidden_leaves(void **state)
 	assert_int_equal(out.edx, BIT(8));
 }
 
+/* Where the host's XSAVEC misplaces state, the guest is not offered it. */
+static void test_xsavec_hidden(void **state)
+{
+	struct cpuid_regs h = { .eax = 0xf, .ebx = 0x440, .ecx = 0, .edx = 0 };
+	struct cpuid_context hide = ctx2;
+	struct cpuid_regs out;
+
+	(void)state;
+	out = run(0xd, 1, &h);
+	assert_int_equal(out.eax, BIT(0) | BIT(1) | BIT(2));    /* XSAVEC on */
+	hide.hide_xsavec = true;
+	out = run_ctx(&hide, 0xd, 1, &h);
+	assert_int_equal(out.eax, BIT(0) | BIT(2));     /* XSAVEOPT, XGETBV1 */
+	out = run_ctx(&hide, 0xd, 0, &h);               /* other subleaves stay */
+	assert_regs(&out, h.eax, h.ebx, h.ecx, h.edx);
+}
+
 static void test_pass_through(void **state)
 {
 	const uint32_t leaves[] = {
@@ -202,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_hypervisor_range_zero),
 		cmocka_unit_test(test_topology),
 		cmocka_unit_test(test_hidden_leaves),
+		cmocka_unit_test(test_xsavec_hidden),
 		cmocka_unit_test(test_pass_through),
 	};
 

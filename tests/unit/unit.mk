@@ -22,7 +22,7 @@ UNIT_LDLIBS := -lcmocka
 
 UNIT_TESTS := test_config test_format test_ept test_ept_model \
 	test_frame_pool test_page_alloc test_string test_guest_memory \
-	test_uart test_cpuid test_acpi test_vmx_controls
+	test_uart test_cpuid test_acpi test_vmx_controls test_xsave_probe
 
 unit_srcs_test_config := boot/config.c lib/format.c lib/string.c
 unit_srcs_test_format := lib/format.c
@@ -34,6 +34,7 @@ unit_srcs_test_guest_memory := swap/guest_memory.c swap/frame_pool.c \
 	ept/ept.c tests/unit/ept_fake.c
 unit_srcs_test_uart := guest/uart.c
 unit_srcs_test_cpuid := guest/cpuid.c
+unit_srcs_test_xsave_probe := arch/x86/xsave_probe.c
 unit_srcs_test_acpi := arch/x86/acpi.c
 # vmx_adjust_controls is static inline in vmx/vmx_caps.h: nothing to link.
 unit_srcs_test_vmx_controls :=
