@@ -8,13 +8,15 @@
  * initrd and command line and fill boot_params exactly as for a bzImage.
  *
  * What differs from a bzImage (Linux Documentation/arch/x86/boot.rst):
- *  - There is no setup header in a vmlinux. The kernel proper reads from
- *    boot_params.hdr only what a loader fills in (cmd_line_ptr, the
+ *  - There is no setup header in a vmlinux. What the kernel proper needs
+ *    from boot_params.hdr is what a loader fills in (cmd_line_ptr, the
  *    ramdisk fields, type_of_loader, loadflags; copy_bootdata and
  *    setup_arch in arch/x86/kernel/head64.c and setup.c), so the loader
- *    makes up the header a 2.15 bzImage would carry: boot flag, "HdrS",
+ *    makes up the rest as a 2.15 bzImage carries it: boot flag, "HdrS",
  *    version, the 64-bit xloadflags, kernel_alignment, cmdline_size
- *    (COMMAND_LINE_SIZE - 1) and initrd_addr_max (arch/x86/boot/header.S).
+ *    (COMMAND_LINE_SIZE - 1) and initrd_addr_max (arch/x86/boot/header.S);
+ *    the fields only the real-mode setup or the decompressor use
+ *    (root_flags, vid_mode, setup_sects, syssize, ...) stay zero.
  *    Firecracker boots vmlinux the same way (a zero page built from
  *    scratch, entered at e_entry with RSI pointing at it).
  *  - The kernel is not relocated: each PT_LOAD segment goes at its

@@ -89,7 +89,7 @@ def test_linux_guest_memory_too_small(ctx):
     """The loader's refusal comes before the guest runs (a short run)."""
     run = ctx.boot_cfg(linux_cfg(1, "true").replace(
         "guest.memory = 256M", "guest.memory = 64M"), cpus=1, timeout=300)
-    run.expect_regex(r"^apfvisor: error: guest\.kernel 'vmlinuz': "
+    run.expect_regex(r"^apfvisor: error: guest\.kernel 'vmlinux': "
                      r"guest\.memory \(64 MiB\) is too small for this "
                      r"kernel: it needs at least \d+ MiB")
     run.expect_absent(r"^apfvisor: vcpu ")
