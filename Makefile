@@ -65,6 +65,7 @@ $(BUILD)/guests/%.bin: tests/guests/%.asm tests/guests/guest.inc
 	$(NASM) -f bin -w+all -Werror -Itests/guests/ $< -o $@
 
 include tests/unit/unit.mk
+include tests/fuzz/fuzz.mk
 include tools/tools.mk
 include guest/guest.mk
 

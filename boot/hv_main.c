@@ -137,7 +137,7 @@ static NORETURN void service_loop(struct vm *vm, const struct boot_info *bi)
  */
 static unsigned guest_vcpus(const struct boot_info *bi)
 {
-	return image_is_linux_bzimage(bi->kernel, bi->kernel_size)
+	return image_is_linux(bi->kernel, bi->kernel_size)
 		       ? bi->cfg.guest_vcpus : 1;
 }
 

@@ -3,7 +3,8 @@
 # The default Linux guest image. Included by the top-level Makefile (run
 # from the repository root); the recipe itself is guest/image/build-image.
 #
-#   make guest                  build/guests/vmlinuz, vmlinuz.version and
+#   make guest                  build/guests/vmlinuz, vmlinux (the same
+#                               kernel uncompressed), vmlinuz.version and
 #                               initrd.img (fetches Debian's kernel package
 #                               and busybox-static with apt-get download)
 #   make guest GUEST_EXTRA=DIR  the same, with the files of DIR in /bin

@@ -7,84 +7,15 @@
  * by byte, little-endian, because the image need not be aligned.
  */
 #include "guest/linux_boot.h"
+#include "guest/linux_setup_header.h"
+#include "lib/bytes.h"
 #include "lib/format.h"
 #include "lib/string.h"
-
-/* struct setup_header, by file offset (= offset in the zero page). */
-#define HDR_SETUP_SECTS 0x1f1
-#define HDR_SYSSIZE 0x1f4
-#define HDR_BOOT_FLAG 0x1fe
-#define HDR_JUMP 0x200
-#define HDR_MAGIC 0x202
-#define HDR_VERSION 0x206
-#define HDR_KERNEL_VERSION 0x20e
-#define HDR_TYPE_OF_LOADER 0x210
-#define HDR_LOADFLAGS 0x211
-#define HDR_CODE32_START 0x214
-#define HDR_RAMDISK_IMAGE 0x218
-#define HDR_RAMDISK_SIZE 0x21c
-#define HDR_CMD_LINE_PTR 0x228
-#define HDR_INITRD_ADDR_MAX 0x22c
-#define HDR_KERNEL_ALIGNMENT 0x230
-#define HDR_RELOCATABLE 0x234
-#define HDR_XLOADFLAGS 0x236
-#define HDR_CMDLINE_SIZE 0x238
-#define HDR_SETUP_DATA 0x250
-#define HDR_PREF_ADDRESS 0x258
-#define HDR_INIT_SIZE 0x260
-
-/* struct boot_params, outside the setup header. */
-#define BP_ACPI_RSDP_ADDR 0x070
-#define BP_EXT_RAMDISK_IMAGE 0x0c0
-#define BP_EXT_RAMDISK_SIZE 0x0c4
-#define BP_EXT_CMD_LINE_PTR 0x0c8
-#define BP_E820_ENTRIES 0x1e8
-#define BP_HDR_HOLE_END 0x290 /* edd_mbr_sig_buffer follows the header */
-#define BP_E820_TABLE 0x2d0
-#define BP_E820_ENTRY_SIZE 20
-
-#define BOOT_FLAG 0xaa55
-#define HDRS_MAGIC 0x53726448u /* "HdrS" */
-#define JMP_SHORT 0xeb
-#define SECTOR 512
-#define SETUP_SECTS_ZERO_MEANS 4
-#define SYSSIZE_UNIT 16
-#define PROTOCOL_64BIT 0x020c     /* 2.12: xloadflags, XLF_KERNEL_64 */
-#define PROTOCOL_ACPI_RSDP 0x020e /* 2.14: acpi_rsdp_addr is read */
-#define LOADED_HIGH BIT(0)
-#define LOADER_UNDEFINED 0xff     /* type_of_loader: no assigned id */
-#define ENTRY_64_OFFSET 0x200
 
 /* Nothing the loader places goes below 1 MiB or above 4 GiB (see below). */
 #define LOW_FLOOR MiB(1)
 #define HIGH_LIMIT GiB(4)
 #define BOOT_PARAMS_SIZE PAGE_SIZE
-
-static uint64_t get(const uint8_t *p, unsigned off, unsigned n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = (v << 8) | p[off + n];
-	return v;
-}
-
-static void put(uint8_t *p, unsigned off, unsigned n, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++, v >>= 8)
-		p[off + i] = (uint8_t)v;
-}
-
-static PRINTF_LIKE(3, 4) int fail(char *err, size_t err_len,
-				  const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vsnprintf(err, err_len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static unsigned long long mib_up(uint64_t bytes)
 {
@@ -106,37 +37,43 @@ static int check_identity(const uint8_t *p, uint64_t len, char *err,
 	uint64_t version, end;
 
 	if (len < HDR_VERSION + 2)
-		return fail(err, err_len, "guest.kernel is not a bzImage "
-			    "(%llu bytes, too short for a setup header)",
-			    (unsigned long long)len);
-	if (get(p, HDR_BOOT_FLAG, 2) != BOOT_FLAG)
-		return fail(err, err_len, "guest.kernel is not a bzImage "
-			    "(no boot flag 0xAA55 at 0x1FE)");
-	if (get(p, HDR_MAGIC, 4) != HDRS_MAGIC)
-		return fail(err, err_len, "guest.kernel is not a bzImage "
-			    "(no 'HdrS' magic at 0x202)");
-	version = get(p, HDR_VERSION, 2);
+		return fmt_fail(err, err_len,
+				"guest.kernel is not a bzImage "
+				"(%llu bytes, too short for a setup header)",
+				(unsigned long long)len);
+	if (le_get(p, HDR_BOOT_FLAG, 2) != BOOT_FLAG)
+		return fmt_fail(err, err_len,
+				"guest.kernel is not a bzImage "
+				"(no boot flag 0xAA55 at 0x1FE)");
+	if (le_get(p, HDR_MAGIC, 4) != HDRS_MAGIC)
+		return fmt_fail(err, err_len,
+				"guest.kernel is not a bzImage "
+				"(no 'HdrS' magic at 0x202)");
+	version = le_get(p, HDR_VERSION, 2);
 	if (version < PROTOCOL_64BIT)
-		return fail(err, err_len, "boot protocol %u.%02u is too old: "
-			    "the 64-bit entry needs 2.12 or later",
-			    (unsigned)(version >> 8),
-			    (unsigned)(version & 0xff));
+		return fmt_fail(err, err_len,
+				"boot protocol %u.%02u is too old: "
+				"the 64-bit entry needs 2.12 or later",
+				(unsigned)(version >> 8),
+				(unsigned)(version & 0xff));
 	end = HDR_MAGIC + (uint64_t)p[HDR_JUMP + 1];
 	if (p[HDR_JUMP] != JMP_SHORT || end < HDR_INIT_SIZE + 4 ||
 	    end > BP_HDR_HOLE_END)
-		return fail(err, err_len, "guest.kernel has a malformed setup "
-			    "header (jump at 0x200 gives it %llu bytes)",
-			    (unsigned long long)(end - HDR_SETUP_SECTS));
+		return fmt_fail(err, err_len,
+				"guest.kernel has a malformed setup "
+				"header (jump at 0x200 gives it %llu bytes)",
+				(unsigned long long)(end - HDR_SETUP_SECTS));
 	if (len < end)
-		return fail(err, err_len, "guest.kernel is truncated inside "
-			    "its setup header");
+		return fmt_fail(err, err_len,
+				"guest.kernel is truncated inside "
+				"its setup header");
 	return 0;
 }
 
 /* kernel_version: a string at its value + 0x200, inside the setup code. */
 static void read_version(const uint8_t *p, struct bzimage_info *k)
 {
-	uint64_t off = get(p, HDR_KERNEL_VERSION, 2);
+	uint64_t off = le_get(p, HDR_KERNEL_VERSION, 2);
 	unsigned n = 0;
 
 	if (!off) /* k->version is already "" */
@@ -149,53 +86,61 @@ static void read_version(const uint8_t *p, struct bzimage_info *k)
 
 static void read_header(const uint8_t *p, struct bzimage_info *k)
 {
-	k->protocol = (uint16_t)get(p, HDR_VERSION, 2);
+	k->protocol = (uint16_t)le_get(p, HDR_VERSION, 2);
 	k->setup_sects = p[HDR_SETUP_SECTS];
 	if (!k->setup_sects)
 		k->setup_sects = SETUP_SECTS_ZERO_MEANS;
 	k->loadflags = p[HDR_LOADFLAGS];
-	k->xloadflags = (uint16_t)get(p, HDR_XLOADFLAGS, 2);
+	k->xloadflags = (uint16_t)le_get(p, HDR_XLOADFLAGS, 2);
 	k->relocatable = p[HDR_RELOCATABLE] != 0;
 	k->header_end = HDR_MAGIC + (uint64_t)p[HDR_JUMP + 1];
 	k->kernel_offset = (uint64_t)(k->setup_sects + 1) * SECTOR;
-	k->kernel_alignment = (uint32_t)get(p, HDR_KERNEL_ALIGNMENT, 4);
-	k->pref_address = get(p, HDR_PREF_ADDRESS, 8);
-	k->init_size = (uint32_t)get(p, HDR_INIT_SIZE, 4);
-	k->cmdline_size = (uint32_t)get(p, HDR_CMDLINE_SIZE, 4);
-	k->initrd_addr_max = (uint32_t)get(p, HDR_INITRD_ADDR_MAX, 4);
+	k->kernel_alignment = (uint32_t)le_get(p, HDR_KERNEL_ALIGNMENT, 4);
+	k->pref_address = le_get(p, HDR_PREF_ADDRESS, 8);
+	k->init_size = (uint32_t)le_get(p, HDR_INIT_SIZE, 4);
+	k->cmdline_size = (uint32_t)le_get(p, HDR_CMDLINE_SIZE, 4);
+	k->initrd_addr_max = (uint32_t)le_get(p, HDR_INITRD_ADDR_MAX, 4);
 }
 
 /* boot.rst, "Loading The Rest of The Kernel": where the 64-bit code is. */
 static int check_kernel(const uint8_t *p, uint64_t len, struct bzimage_info *k,
 			char *err, size_t err_len)
 {
-	uint64_t syssize = get(p, HDR_SYSSIZE, 4), rest;
+	uint64_t syssize = le_get(p, HDR_SYSSIZE, 4), rest;
 
 	if (len <= k->kernel_offset)
-		return fail(err, err_len, "guest.kernel is truncated: it ends "
-			    "at %llu bytes, before the protected-mode kernel "
-			    "at offset 0x%llx", (unsigned long long)len,
-			    (unsigned long long)k->kernel_offset);
+		return fmt_fail(
+			err, err_len,
+			"guest.kernel is truncated: it ends "
+			"at %llu bytes, before the protected-mode kernel "
+			"at offset 0x%llx",
+			(unsigned long long)len,
+			(unsigned long long)k->kernel_offset);
 	rest = len - k->kernel_offset;
 	/* Signed images carry a signature after syssize: not ours to copy. */
 	k->kernel_size = syssize ? syssize * SYSSIZE_UNIT : rest;
 	if (k->kernel_size > rest)
-		return fail(err, err_len, "guest.kernel is truncated: its "
-			    "protected-mode kernel is %llu bytes (syssize) at "
-			    "offset 0x%llx, but only %llu follow",
-			    (unsigned long long)k->kernel_size,
-			    (unsigned long long)k->kernel_offset,
-			    (unsigned long long)rest);
+		return fmt_fail(
+			err, err_len,
+			"guest.kernel is truncated: its "
+			"protected-mode kernel is %llu bytes (syssize) at "
+			"offset 0x%llx, but only %llu follow",
+			(unsigned long long)k->kernel_size,
+			(unsigned long long)k->kernel_offset,
+			(unsigned long long)rest);
 	if (k->init_size < k->kernel_size)
-		return fail(err, err_len, "guest.kernel's init_size (%u bytes)"
-			    " is smaller than its protected-mode kernel (%llu)",
-			    k->init_size, (unsigned long long)k->kernel_size);
-	if (k->relocatable && (k->kernel_alignment < PAGE_SIZE ||
-			       (k->kernel_alignment &
-				(k->kernel_alignment - 1))))
-		return fail(err, err_len, "guest.kernel's kernel_alignment "
-			    "0x%x is not a power of two of at least 4 KiB",
-			    k->kernel_alignment);
+		return fmt_fail(
+			err, err_len,
+			"guest.kernel's init_size (%u bytes)"
+			" is smaller than its protected-mode kernel (%llu)",
+			k->init_size, (unsigned long long)k->kernel_size);
+	if (k->relocatable &&
+	    (k->kernel_alignment < PAGE_SIZE ||
+	     (k->kernel_alignment & (k->kernel_alignment - 1))))
+		return fmt_fail(err, err_len,
+				"guest.kernel's kernel_alignment "
+				"0x%x is not a power of two of at least 4 KiB",
+				k->kernel_alignment);
 	return 0;
 }
 
@@ -210,11 +155,14 @@ int linux_parse_bzimage(const void *img, uint64_t len, struct bzimage_info *out,
 	read_header(p, out);
 	/* boot.rst: is_bzImage = protocol >= 2.00 && loadflags & LOADED_HIGH */
 	if (!(out->loadflags & LOADED_HIGH))
-		return fail(err, err_len, "guest.kernel is a zImage "
-			    "(LOADED_HIGH clear): only bzImage is supported");
+		return fmt_fail(
+			err, err_len,
+			"guest.kernel is a zImage "
+			"(LOADED_HIGH clear): only bzImage is supported");
 	if (!(out->xloadflags & XLF_KERNEL_64))
-		return fail(err, err_len, "kernel does not support the 64-bit "
-			    "entry (XLF_KERNEL_64 clear)");
+		return fmt_fail(err, err_len,
+				"kernel does not support the 64-bit "
+				"entry (XLF_KERNEL_64 clear)");
 	if (check_kernel(p, len, out, err, err_len))
 		return -1;
 	read_version(p, out);
@@ -399,21 +347,25 @@ static int explain_unplaceable(const struct bzimage_info *k, int what,
 	uint64_t a = k->pref_address ? k->pref_address : LOW_FLOOR;
 
 	if (what == 1 && !k->relocatable)
-		return fail(err, err_len, "kernel is not relocatable and its "
-			    "memory 0x%llx-0x%llx overlaps memory apfvisor "
-			    "keeps for itself or lies above 4 GiB",
-			    (unsigned long long)a,
-			    (unsigned long long)kernel_end(k, a));
+		return fmt_fail(err, err_len,
+				"kernel is not relocatable and its "
+				"memory 0x%llx-0x%llx overlaps memory apfvisor "
+				"keeps for itself or lies above 4 GiB",
+				(unsigned long long)a,
+				(unsigned long long)kernel_end(k, a));
 	if (what == 3)
-		return fail(err, err_len, "initrd too large: %llu MiB does not "
-			    "fit below %llu MiB (the kernel's initrd_addr_max, "
-			    "at most 4 GiB) beside the kernel",
-			    mib_up(l->initrd_size),
-			    mib_up(MIN(HIGH_LIMIT,
-				       (uint64_t)k->initrd_addr_max + 1)));
-	return fail(err, err_len, "no room below 4 GiB for the kernel "
-		    "(%llu MiB from 0x%llx) and its boot data",
-		    mib_up(k->init_size), (unsigned long long)a);
+		return fmt_fail(
+			err, err_len,
+			"initrd too large: %llu MiB does not "
+			"fit below %llu MiB (the kernel's initrd_addr_max, "
+			"at most 4 GiB) beside the kernel",
+			mib_up(l->initrd_size),
+			mib_up(MIN(HIGH_LIMIT,
+				   (uint64_t)k->initrd_addr_max + 1)));
+	return fmt_fail(err, err_len,
+			"no room below 4 GiB for the kernel "
+			"(%llu MiB from 0x%llx) and its boot data",
+			mib_up(k->init_size), (unsigned long long)a);
 }
 
 int linux_plan_layout(const struct bzimage_info *k, uint64_t ram_size,
@@ -426,23 +378,26 @@ int linux_plan_layout(const struct bzimage_info *k, uint64_t ram_size,
 	int what;
 
 	if (cmdline_len > k->cmdline_size)
-		return fail(err, err_len, "guest.cmdline is too long: %llu "
-			    "bytes, this kernel takes at most %u "
-			    "(cmdline_size)",
-			    (unsigned long long)cmdline_len, k->cmdline_size);
+		return fmt_fail(err, err_len,
+				"guest.cmdline is too long: %llu "
+				"bytes, this kernel takes at most %u "
+				"(cmdline_size)",
+				(unsigned long long)cmdline_len,
+				k->cmdline_size);
 	/* Pack everything low with RAM unbounded: the end is the minimum. */
 	what = place_all(k, UINT64_MAX, reserved, false, &least);
 	if (what)
 		return explain_unplaceable(k, what, &least, err, err_len);
 	if (ram_size < least.ident_map_end)
-		return fail(err, err_len, "guest.memory (%llu MiB) is too small"
-			    " for this kernel: it needs at least %llu MiB "
-			    "(load address %llu MiB + init_size %llu MiB, "
-			    "initrd %llu MiB, boot parameters)",
-			    (unsigned long long)(ram_size >> 20),
-			    mib_up(least.ident_map_end),
-			    (unsigned long long)(least.kernel_addr >> 20),
-			    mib_up(k->init_size), mib_up(initrd_size));
+		return fmt_fail(err, err_len,
+				"guest.memory (%llu MiB) is too small"
+				" for this kernel: it needs at least %llu MiB "
+				"(load address %llu MiB + init_size %llu MiB, "
+				"initrd %llu MiB, boot parameters)",
+				(unsigned long long)(ram_size >> 20),
+				mib_up(least.ident_map_end),
+				(unsigned long long)(least.kernel_addr >> 20),
+				mib_up(k->init_size), mib_up(initrd_size));
 	*out = (struct linux_layout){ .ram_size = ram_size,
 				      .kernel_size = k->kernel_size,
 				      .cmdline_len = cmdline_len,
@@ -450,7 +405,7 @@ int linux_plan_layout(const struct bzimage_info *k, uint64_t ram_size,
 				      .min_ram = least.ident_map_end };
 	/* Cannot fail: what fitted below the minimum fits below ram_size. */
 	if (place_all(k, ram_size, reserved, true, out))
-		return fail(err, err_len, "no guest memory layout found");
+		return fmt_fail(err, err_len, "no guest memory layout found");
 	return 0;
 }
 
@@ -463,9 +418,9 @@ static void put_e820(uint8_t *zp, const struct e820_entry *e820, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		unsigned off = BP_E820_TABLE + i * BP_E820_ENTRY_SIZE;
 
-		put(zp, off, 8, e820[i].addr);
-		put(zp, off + 8, 8, e820[i].size);
-		put(zp, off + 16, 4, e820[i].type);
+		le_put(zp, off, 8, e820[i].addr);
+		le_put(zp, off + 8, 8, e820[i].size);
+		le_put(zp, off + 16, 4, e820[i].type);
 	}
 }
 
@@ -496,22 +451,22 @@ void linux_build_boot_params(const void *img, uint64_t len,
 	 */
 	zp[HDR_LOADFLAGS] = LOADED_HIGH;
 	/* boot.rst, code32_start: a relocated kernel's loader sets it. */
-	put(zp, HDR_CODE32_START, 4, l->kernel_addr);
-	put(zp, HDR_RAMDISK_IMAGE, 4, l->initrd_addr);
-	put(zp, HDR_RAMDISK_SIZE, 4, l->initrd_size);
-	put(zp, HDR_CMD_LINE_PTR, 4, l->cmdline_addr);
-	put(zp, HDR_SETUP_DATA, 8, 0);
+	le_put(zp, HDR_CODE32_START, 4, l->kernel_addr);
+	le_put(zp, HDR_RAMDISK_IMAGE, 4, l->initrd_addr);
+	le_put(zp, HDR_RAMDISK_SIZE, 4, l->initrd_size);
+	le_put(zp, HDR_CMD_LINE_PTR, 4, l->cmdline_addr);
+	le_put(zp, HDR_SETUP_DATA, 8, 0);
 	/* zero-page.rst: the high halves, read by kernels since 3.8. */
-	put(zp, BP_EXT_RAMDISK_IMAGE, 4, l->initrd_addr >> 32);
-	put(zp, BP_EXT_RAMDISK_SIZE, 4, l->initrd_size >> 32);
-	put(zp, BP_EXT_CMD_LINE_PTR, 4, l->cmdline_addr >> 32);
+	le_put(zp, BP_EXT_RAMDISK_IMAGE, 4, l->initrd_addr >> 32);
+	le_put(zp, BP_EXT_RAMDISK_SIZE, 4, l->initrd_size >> 32);
+	le_put(zp, BP_EXT_CMD_LINE_PTR, 4, l->cmdline_addr >> 32);
 	/*
 	 * acpi_rsdp_addr: what x86_default_get_root_pointer returns
 	 * (arch/x86/kernel/acpi/boot.c), the first place the kernel looks
 	 * for the RSDP; boot.rst's 2.14 entry is the protocol that added it.
 	 */
 	if (acpi_rsdp && k->protocol >= PROTOCOL_ACPI_RSDP)
-		put(zp, BP_ACPI_RSDP_ADDR, 8, acpi_rsdp);
+		le_put(zp, BP_ACPI_RSDP_ADDR, 8, acpi_rsdp);
 	put_e820(zp, e820, n_e820);
 }
 

@@ -3,6 +3,7 @@
 #include "guest/acpi_tables.h"
 #include "guest/boot_state.h"
 #include "guest/linux_boot.h"
+#include "guest/linux_vmlinux.h"
 #include "lib/console.h"
 #include "lib/string.h"
 
@@ -51,11 +52,35 @@ static bool write_acpi_tables(struct vm *g, uint64_t *rsdp)
 		     "ACPI tables");
 }
 
-static void print_plan(const struct bzimage_info *k,
+/* One kernel image, either format, as the shared path needs it. */
+struct kernel_image {
+	struct bzimage_info k;
+	const uint8_t *header;  /* the setup header's source for the zero page */
+	uint64_t header_len;
+	bool elf;
+	struct elf_kernel elf_info;
+};
+
+static uint8_t vmlinux_header[LINUX_VMLINUX_HEADER_SIZE];
+
+static void print_plan(const struct kernel_image *ki,
 		       const struct linux_layout *l)
 {
-	hv_info("linux: boot protocol %u.%u, %s", k->protocol >> 8,
-		k->protocol & 0xff, k->version[0] ? k->version : "(no version)");
+	const struct bzimage_info *k = &ki->k;
+
+	if (ki->elf)
+		hv_info("linux: uncompressed ELF kernel (vmlinux): %u "
+			"segments, %llu KiB from the file, loaded at "
+			"0x%llx-0x%llx, entry 0x%llx",
+			ki->elf_info.count,
+			(unsigned long long)(ki->elf_info.file_bytes >> 10),
+			(unsigned long long)ki->elf_info.lowest,
+			(unsigned long long)ki->elf_info.end,
+			(unsigned long long)ki->elf_info.entry);
+	else
+		hv_info("linux: bzImage, boot protocol %u.%u, %s",
+			k->protocol >> 8, k->protocol & 0xff,
+			k->version[0] ? k->version : "(no version)");
 	hv_info("linux: kernel at 0x%llx (init_size %u KiB), initrd at 0x%llx "
 		"(%llu KiB), command line at 0x%llx",
 		(unsigned long long)l->kernel_addr, k->init_size >> 10,
@@ -64,14 +89,33 @@ static void print_plan(const struct bzimage_info *k,
 		(unsigned long long)l->cmdline_addr);
 }
 
+/* Recognises the format by its magic and reads its headers. */
+static int parse(const struct vm_spec *spec, struct kernel_image *ki,
+		 char *err, size_t err_len)
+{
+	ki->elf = image_is_elf(spec->kernel, spec->kernel_size);
+	if (!ki->elf) {
+		ki->header = spec->kernel;
+		ki->header_len = spec->kernel_size;
+		return linux_parse_bzimage(spec->kernel, spec->kernel_size,
+					   &ki->k, err, err_len);
+	}
+	ki->header = vmlinux_header;
+	ki->header_len = sizeof(vmlinux_header);
+	if (elf_kernel_parse(spec->kernel, spec->kernel_size, &ki->elf_info,
+			     err, err_len))
+		return -1;
+	return linux_describe_vmlinux(&ki->elf_info, &ki->k, vmlinux_header,
+				      err, err_len);
+}
+
 static bool plan(const struct vm_spec *spec, const struct linux_reserved *r,
-		 struct bzimage_info *k, struct linux_layout *l)
+		 struct kernel_image *ki, struct linux_layout *l)
 {
 	char err[ERR_MAX];
 
-	if (linux_parse_bzimage(spec->kernel, spec->kernel_size, k, err,
-				sizeof(err)) ||
-	    linux_plan_layout(k, spec->memory, spec->initrd_size,
+	if (parse(spec, ki, err, sizeof(err)) ||
+	    linux_plan_layout(&ki->k, spec->memory, spec->initrd_size,
 			      strlen(spec->cmdline), r, l, err,
 			      sizeof(err))) {
 		hv_error("guest.kernel '%s': %s", spec->kernel_name, err);
@@ -80,35 +124,66 @@ static bool plan(const struct vm_spec *spec, const struct linux_reserved *r,
 	return true;
 }
 
-bool linux_loader_load(struct vm *g, const struct vm_spec *spec)
+/*
+ * A vmlinux: each segment's file bytes at its p_paddr (the plan put the
+ * kernel at the lowest one, checked against RAM and the reserved areas).
+ * The rest of each segment (p_memsz - p_filesz, its BSS) is left alone:
+ * the VM is new, every page of its RAM reads as zero until written
+ * (UNTOUCHED, zero-filled on first touch; guest/vm.h), and nothing else
+ * the loader writes lies inside [kernel_addr, kernel_end). Writing the
+ * zeros would only take host frames for ~25 MiB the kernel may never use.
+ */
+static bool write_vmlinux(struct vm *g, const uint8_t *img,
+			  const struct elf_kernel *e)
+{
+	for (unsigned i = 0; i < e->count; i++)
+		if (e->seg[i].filesz &&
+		    !write(g, e->seg[i].paddr, img + e->seg[i].offset,
+			   e->seg[i].filesz, "kernel segment"))
+			return false;
+	return true;
+}
+
+static bool write_kernel(struct vm *g, const struct vm_spec *spec,
+			 const struct kernel_image *ki,
+			 const struct linux_layout *l)
 {
 	const uint8_t *img = spec->kernel;
+
+	if (ki->elf)
+		return write_vmlinux(g, img, &ki->elf_info);
+	return write(g, l->kernel_addr, img + ki->k.kernel_offset,
+		     ki->k.kernel_size, "kernel");
+}
+
+bool linux_loader_load(struct vm *g, const struct vm_spec *spec)
+{
+	static struct kernel_image ki; /* ~1.5 KiB: not on the stack */
 	struct linux_reserved reserved;
-	struct bzimage_info k;
 	struct linux_layout l;
 	uint64_t rsdp;
 	unsigned n;
 
 	reserved_areas(&reserved);
-	if (!plan(spec, &reserved, &k, &l))
+	if (!plan(spec, &reserved, &ki, &l))
 		return false;
-	print_plan(&k, &l);
+	print_plan(&ki, &l);
 	n = linux_build_e820(spec->memory, &reserved, e820,
 			     ARRAY_SIZE(e820));
 	if (!boot_state_write(g) || !write_acpi_tables(g, &rsdp) ||
-	    !write(g, l.kernel_addr, img + k.kernel_offset, k.kernel_size,
-		   "kernel") ||
+	    !write_kernel(g, spec, &ki, &l) ||
 	    (spec->initrd_size && !write(g, l.initrd_addr, spec->initrd,
 				       spec->initrd_size, "initrd")) ||
 	    !write(g, l.cmdline_addr, spec->cmdline,
 		   l.cmdline_len + 1, "command line"))
 		return false;
-	linux_build_boot_params(img, spec->kernel_size, &k, &l, e820, n, rsdp,
-				zero_page);
+	linux_build_boot_params(ki.header, ki.header_len, &ki.k, &l, e820, n,
+				rsdp, zero_page);
 	if (!write(g, l.boot_params_addr, zero_page, sizeof(zero_page),
 		   "zero page"))
 		return false;
-	boot_state_long_mode_entry(&g->entry, linux_entry_point(&l), 0);
+	boot_state_long_mode_entry(&g->entry, ki.elf ? ki.elf_info.entry
+						     : linux_entry_point(&l), 0);
 	g->entry.rsi = l.boot_params_addr;
 	return true;
 }

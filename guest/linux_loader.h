@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Loading a Linux bzImage through the 64-bit boot protocol: the pure
- * decisions are guest/linux_boot.c's; this file writes the result into
- * guest memory (kernel, initrd, command line, zero page, ACPI tables, boot
+ * Loading a Linux kernel through the 64-bit boot protocol, from a bzImage
+ * or from an uncompressed ELF vmlinux (the fast path, guest/linux_vmlinux.h;
+ * told apart by their magic): the pure decisions are guest/linux_boot.c's,
+ * guest/elf_kernel.c's and guest/linux_vmlinux.c's; this file writes the
+ * result into guest memory (kernel, initrd, command line, zero page, ACPI tables, boot
  * page tables) and sets vCPU 0's entry state.
  */
 #ifndef GUEST_LINUX_LOADER_H

@@ -154,8 +154,16 @@ static void each_vm_counter(const void *obj, counter_fn fn, void *ctx)
 	fn(ctx, "frames.total", vm->pool.total);
 	fn(ctx, "uart.bytes_out", vm->uart.bytes_out);
 	fn(ctx, "uart.bytes_in", vm->uart.bytes_in);
-	/* Under Bochs one TSC tick is one emulated instruction. */
+	/*
+	 * Under Bochs one TSC tick is one emulated instruction and the TSC
+	 * starts at 0 at reset: tsc.hv_start is then the instructions from
+	 * firmware start to the hand-off, and tsc.kvmclock_zero + a guest
+	 * time (kvmclock ns, which the kernel's "sched offset" line adds to
+	 * its log timestamps) * tsc.hz / 1e9 the count at that guest time.
+	 */
 	fn(ctx, "tsc.hz", tsc_hz);
+	fn(ctx, "tsc.hv_start", vm->tsc.hv_start);
+	fn(ctx, "tsc.kvmclock_zero", vm->clock.start_tsc);
 	fn(ctx, "tsc.start_to_first_entry", vm->tsc.first_entry - vm->tsc.hv_start);
 	fn(ctx, "tsc.first_entry_to_end", vm->tsc.end - vm->tsc.first_entry);
 	/* Interrupt wiring at the end, to tell a lost IRQ from a masked one. */
@@ -201,7 +209,7 @@ struct vm *vm_create(const struct vm_spec *spec)
 	struct vm *vm = hv_alloc(sizeof(*vm));
 
 	init_platform(vm, spec);
-	vm->is_linux = image_is_linux_bzimage(spec->kernel, spec->kernel_size);
+	vm->is_linux = image_is_linux(spec->kernel, spec->kernel_size);
 	/* Test guests run on vCPU 0 only; Linux on every vCPU configured. */
 	vm->nvcpus = vm->is_linux ? spec->vcpus : 1;
 	if (!vm->is_linux && spec->vcpus != 1)

@@ -273,3 +273,13 @@ int fmt_snprintf(char *buf, size_t n, const char *fmt, ...)
 	va_end(ap);
 	return ret;
 }
+
+int fmt_fail(char *err, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+	return -1;
+}

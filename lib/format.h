@@ -14,4 +14,7 @@
 int fmt_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
 int fmt_snprintf(char *buf, size_t n, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
+/* For parsers that explain a refusal in one line: formats it, returns -1. */
+int fmt_fail(char *err, size_t n, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
 #endif

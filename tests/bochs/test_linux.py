@@ -18,11 +18,24 @@ KERNEL_TROUBLE = (r"^guest: .*(WARNING:|Call Trace|unchecked MSR access|"
                   r"clocksource: .*unstable|TSC.*unstable)")
 
 
-def linux_cfg(vcpus, command):
-    """guest/linux.cfg with another vCPU count and apfvisor.run command."""
+def linux_cfg(vcpus, command, kernel=None):
+    """guest/linux.cfg with another vCPU count and apfvisor.run command
+    (and another guest.kernel when given)."""
     text = LINUX_CFG.read_text()
     text = re.sub(r'apfvisor\.run="[^"]*"', f'apfvisor.run="{command}"', text)
+    if kernel:
+        text = re.sub(r"(?m)^guest\.kernel = .*$", f"guest.kernel = {kernel}",
+                      text)
     return text + f"\nguest.vcpus = {vcpus}\n"
+
+
+def expect_boots_to_init_and_powers_off(run):
+    run.expect_regex(r"^guest: \[ *[\d.]+\] Hypervisor detected: KVM$")
+    run.expect_line("guest: apfvisor-guest: init")
+    run.expect_line("guest: apfvisor-guest: command exited with status 0")
+    run.expect_line("apfvisor: guest powered off")
+    run.expect_absent(KERNEL_TROUBLE)
+    run.expect_status(0)
 
 
 @cases(vcpus=(1, 2))
@@ -32,7 +45,12 @@ def test_linux_boots_runs_bm_powers_off(ctx, vcpus):
     run = ctx.boot_cfg(linux_cfg(vcpus, "bm -f 1 -w 1 -t 2 -m 64M; "
                                         "echo apfvisor-marker $((6 * 7))"),
                        cpus=vcpus, timeout=900)
-    run.expect_regex(r"^apfvisor: linux: boot protocol 2\.\d+, 6\.1\.")
+    # The default config's fast path: the uncompressed kernel, entered at
+    # startup_64 (the decompressor's "KASLR disabled" line never appears).
+    run.expect_regex(r"^apfvisor: linux: uncompressed ELF kernel \(vmlinux\)"
+                     r": \d+ segments, \d+ KiB from the file, loaded at "
+                     r"0x1000000-0x[0-9a-f]+, entry 0x1000000$")
+    run.expect_absent(r"KASLR disabled")
     run.expect_regex(r"^guest: \[ *[\d.]+\] Hypervisor detected: KVM$")
     run.expect_regex(r"^guest: \[ *[\d.]+\] kvm-clock: Using msrs 4b564d01 "
                      r"and 4b564d00$")
@@ -56,11 +74,22 @@ def test_linux_boots_runs_bm_powers_off(ctx, vcpus):
 
 
 
+def test_linux_bzimage_boots(ctx):
+    """The same kernel as a bzImage (guest.kernel = vmlinuz): entered
+    through the decompressor at +0x200, as before the fast path."""
+    run = ctx.boot_cfg(linux_cfg(1, "true", kernel="vmlinuz"), cpus=1,
+                       timeout=900)
+    run.expect_regex(r"^apfvisor: linux: bzImage, boot protocol 2\.\d+, "
+                     r"6\.1\.")
+    run.expect_line("guest: KASLR disabled: 'nokaslr' on cmdline.")
+    expect_boots_to_init_and_powers_off(run)
+
+
 def test_linux_guest_memory_too_small(ctx):
     """The loader's refusal comes before the guest runs (a short run)."""
     run = ctx.boot_cfg(linux_cfg(1, "true").replace(
         "guest.memory = 256M", "guest.memory = 64M"), cpus=1, timeout=300)
-    run.expect_regex(r"^apfvisor: error: guest\.kernel 'vmlinuz': "
+    run.expect_regex(r"^apfvisor: error: guest\.kernel 'vmlinux': "
                      r"guest\.memory \(64 MiB\) is too small for this "
                      r"kernel: it needs at least \d+ MiB")
     run.expect_absent(r"^apfvisor: vcpu ")

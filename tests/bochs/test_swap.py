@@ -57,7 +57,7 @@ def test_memcheck_overcommitted(ctx, cpus):
                     "verified on swap-in")
     run.expect_regex(r"^apfvisor: swap: ata0-slave, 512 MiB, \d+ pages, "
                      r"uuid [0-9a-f-]{36}$")
-    run.expect_line("apfvisor: config: guest.kernel=vmlinuz guest.memory=256 "
+    run.expect_line("apfvisor: config: guest.kernel=vmlinux guest.memory=256 "
                     "MiB host.guest_frames=64 MiB guest.vcpus=1")
     for p in (1, 2, 3):
         run.expect_regex(rf"^guest: memcheck: pass {p}: wrote \d+ pages, "
@@ -122,7 +122,7 @@ def test_memcheck_concurrent_2vcpus(ctx):
     run = ctx.boot_cfg(overcommitted_cfg(2, command), cpus=3, timeout=2400,
                        swap=formatted_swap(ctx, "swap.img"))
     ctx.log(f"### wall time {run.wall:.1f} s")
-    run.expect_line("apfvisor: config: guest.kernel=vmlinuz guest.memory=256 "
+    run.expect_line("apfvisor: config: guest.kernel=vmlinux guest.memory=256 "
                     "MiB host.guest_frames=64 MiB guest.vcpus=2")
     run.expect_line("apfvisor: host cpus: 3 (UEFI MP services)")
     run.expect_line("apfvisor: vcpu 0 runs on host cpu 1")

@@ -13,6 +13,7 @@ import threading
 from lib import BUILD, REPO, TestFailure, expect, run_raw
 
 KERNEL = BUILD / "guests" / "vmlinuz"
+VMLINUX = BUILD / "guests" / "vmlinux"      # what guest/linux.cfg names
 INITRD = BUILD / "guests" / "initrd.img"
 LINUX_CFG = REPO / "guest" / "linux.cfg"
 QEMU = "qemu-system-x86_64"
@@ -27,7 +28,7 @@ _image_lock = threading.Lock()
 def ensure_image():
     """Builds the image once if it is missing (tests may run in parallel)."""
     with _image_lock:
-        if KERNEL.is_file() and INITRD.is_file():
+        if KERNEL.is_file() and VMLINUX.is_file() and INITRD.is_file():
             return
         r = subprocess.run(["make", "-C", str(REPO), "guest"],
                            stdin=subprocess.DEVNULL, capture_output=True,
@@ -100,6 +101,6 @@ def test_linux_cfg_accepted(ctx):
     # Under TCG apfvisor stops at the VT-x check, after reading the config.
     ensure_image()
     run = ctx.boot_cfg(LINUX_CFG.read_text(), timeout=120)
-    run.expect_regex(r"^apfvisor: config: guest\.kernel=vmlinuz "
+    run.expect_regex(r"^apfvisor: config: guest\.kernel=vmlinux "
                      r"guest\.memory=256 MiB ")
     run.expect_absent(r"^apfvisor: error: apfvisor\.cfg")

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# libFuzzer targets for the parsers of untrusted input, built with Debian's
+# clang (-fsanitize=fuzzer,address,undefined). Included by the top-level
+# Makefile; outputs under build/fuzz/.
+#
+#   make fuzz                   builds every target and runs each for
+#                               FUZZ_SECONDS (60) from its seed corpus
+#   make fuzz FUZZ_SECONDS=600  longer
+#
+# A target is added by naming it in FUZZ_TARGETS and listing in
+# fuzz_srcs_<name> the project sources it links; tests/fuzz/<name>.c holds
+# LLVMFuzzerTestOneInput. Seeds: tests/fuzz/<name>.seeds (a command that
+# writes seed files into the directory given as $1), when it exists.
+# A crash leaves its input in build/fuzz/<name>.crashes/.
+
+FUZZ_CC ?= clang
+FUZZ_OUT := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. -g -O1 \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-Wall -Wextra -Werror
+
+FUZZ_TARGETS := fuzz_elf_kernel
+fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
+	guest/linux_boot.c lib/format.c lib/string.c
+
+.PHONY: fuzz fuzz-binaries
+
+fuzz-binaries: $(addprefix $(FUZZ_OUT)/,$(FUZZ_TARGETS))
+
+define fuzz_rule
+$(FUZZ_OUT)/$(1): tests/fuzz/$(1).c $(fuzz_srcs_$(1)) $(wildcard */*.h)
+	@mkdir -p $$(@D)
+	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ tests/fuzz/$(1).c $(fuzz_srcs_$(1))
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rule,$(t))))
+
+fuzz: fuzz-binaries
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		corpus=$(FUZZ_OUT)/$$t.corpus; crashes=$(FUZZ_OUT)/$$t.crashes; \
+		mkdir -p $$corpus $$crashes; \
+		if [ -x tests/fuzz/$$t.seeds ]; then \
+			tests/fuzz/$$t.seeds $$corpus; fi; \
+		echo "  FUZZ    $$t for $(FUZZ_SECONDS) s"; \
+		$(FUZZ_OUT)/$$t -max_total_time=$(FUZZ_SECONDS) \
+			-artifact_prefix=$$crashes/ -print_final_stats=1 \
+			$$corpus 2>$(FUZZ_OUT)/$$t.log || \
+			{ tail -n 40 $(FUZZ_OUT)/$$t.log; \
+			  echo "FAIL fuzz/$$t (log: $(FUZZ_OUT)/$$t.log)"; \
+			  exit 1; }; \
+		grep -E '^(stat::number_of_executed_units|Done )' $(FUZZ_OUT)/$$t.log || true; \
+		echo "PASS fuzz/$$t"; \
+	done
