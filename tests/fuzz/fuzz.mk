@@ -30,7 +30,7 @@ fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 fuzz-binaries: $(addprefix $(FUZZ_OUT)/,$(FUZZ_TARGETS))
 
 define fuzz_rule
-$(FUZZ_OUT)/$(1): tests/fuzz/$(1).c $(fuzz_srcs_$(1)) $(wildcard */*.h)
+$(FUZZ_OUT)/$(1): tests/fuzz/$(1).c $(fuzz_srcs_$(1)) $(wildcard */*.h) | deps
 	@mkdir -p $$(@D)
 	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ tests/fuzz/$(1).c $(fuzz_srcs_$(1))
 endef
