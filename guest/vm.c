@@ -28,8 +28,9 @@ static void *identity(void *ctx, uint64_t pa)
 }
 
 /*
- * Control bytes other than tab are shown in caret notation (NUL as "^@"),
- * so a line the guest sent with a NUL in it is not cut short on the console.
+ * A NUL is shown as "^@", so a line the guest sent with NULs in it is not
+ * cut short on the console. Other bytes pass as they are (the run scripts
+ * strip terminal escape sequences, such as a shell's cursor queries).
  */
 static void print_guest_line(const char *line, size_t len)
 {
@@ -39,9 +40,9 @@ static void print_guest_line(const char *line, size_t len)
 	for (size_t i = 0; i < len && n + 2 <= sizeof(shown); i++) {
 		uint8_t c = (uint8_t)line[i];
 
-		if ((c < 0x20 && c != '\t') || c == 0x7f) {
+		if (c == 0) {
 			shown[n++] = '^';
-			shown[n++] = (char)(c ^ 0x40);
+			shown[n++] = '@';
 		} else {
 			shown[n++] = (char)c;
 		}
