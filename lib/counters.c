@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "lib/counters.h"
+#include "lib/string.h"
 
 static struct counter_source *first;
 static struct counter_source **last = &first;
@@ -28,6 +29,31 @@ static uint64_t field_sum(const struct counter_source *src, size_t offset)
 		sum += *(const uint64_t *)(obj + offset);
 	}
 	return sum;
+}
+
+struct counter_search {
+	const char *name;
+	uint64_t value;
+	unsigned found;
+};
+
+static void match_counter(void *ctx, const char *name, uint64_t value)
+{
+	struct counter_search *cs = ctx;
+
+	if (!strcmp(name, cs->name)) {
+		cs->value = value;
+		cs->found++;
+	}
+}
+
+unsigned counters_find(const char *name, uint64_t *value)
+{
+	struct counter_search cs = { .name = name };
+
+	counters_each(match_counter, &cs);
+	*value = cs.value;
+	return cs.found;
 }
 
 void counters_each(counter_fn fn, void *ctx)

@@ -53,6 +53,12 @@ void counters_register(struct counter_source *src);
 /* Calls fn for every counter of every source, in registration order. */
 void counters_each(counter_fn fn, void *ctx);
 
+/*
+ * The value of the counter called name, as counters_each reports it;
+ * returns how many counters have that name (0: none, so *value is 0).
+ */
+unsigned counters_find(const char *name, uint64_t *value);
+
 /* Forgets every source (host unit tests). */
 void counters_reset(void);
 

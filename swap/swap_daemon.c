@@ -5,7 +5,7 @@
 #include "swap/swap_format.h"
 #include "swap/swap_io_queue.h"
 #include "swap/swap_slots.h"
-#include "lib/checksum.h"
+#include "swap/swap_verify.h"
 #include "lib/console.h"
 #include "lib/counters.h"
 #include "lib/format.h"
@@ -26,14 +26,6 @@
 #define FRAME_WAIT_LIMIT_S 10u
 /* A fatal line, short enough for the end-of-guest line that repeats it. */
 #define SWAP_FATAL_LINE_MAX 160
-/*
- * Thrashing: over a window of this many seconds with the swap area full
- * all along, the vCPUs that waited spent at least THRASH_PERCENT of their
- * time waiting for swap. Clean pages still go and come back, so nothing
- * is "stuck", but the guest gets nowhere: out of memory.
- */
-#define THRASH_WINDOW_S 10u
-#define THRASH_PERCENT 90u
 
 #define SWAP_DAEMON_COUNTERS(X)                                              \
 	X(struct swap_daemon_stats, submitted, "swap.submitted")              \
@@ -41,6 +33,7 @@
 	X(struct swap_daemon_stats, queue_full, "swap.device_queue_full")     \
 	X(struct swap_daemon_stats, waits, "swap.waits")                      \
 	X(struct swap_daemon_stats, wait_tsc, "swap.wait_tsc")                \
+	X(struct swap_daemon_stats, apf_halt_tsc, "swap.apf_halt_tsc")        \
 	X(struct swap_daemon_stats, frame_waits, "swap.frame_waits")          \
 	X(struct swap_daemon_stats, evict_steps, "swap.evict_steps")          \
 	X(struct swap_daemon_stats, shootdowns, "swap.shootdowns")            \
@@ -76,18 +69,16 @@ struct swap_daemon {
 	struct swap_io_queue io;
 	/* Per guest page: the vCPUs waiting for its I/O (bit n = vCPU n). */
 	uint64_t *waiters;
-	/*
-	 * debug.swap_verify: per guest page, the checksum last written, and
-	 * the same with bits 5 and 6 of every word left out (where x86 page
-	 * table entries keep their accessed and dirty flags).
-	 */
-	uint64_t *sums, *sums_no_ad;
+	bool verifying;                         /* debug.swap_verify */
+	struct swap_verify verify;
 	unsigned stuck_steps;
 	volatile bool stuck;                    /* reported: nothing can go */
 	struct {
 		uint64_t start;                 /* 0: no window open */
 		uint64_t wait_tsc;              /* stats.wait_tsc then */
+		uint64_t apf_halt_tsc;          /* stats.apf_halt_tsc then */
 		uint64_t vcpus;                 /* vCPUs that waited since */
+		unsigned windows;               /* in a row above the mark */
 	} thrash;
 	/* swap.read_latency: reads done at the device but not yet due. */
 	uint64_t read_latency_tsc;
@@ -125,80 +116,22 @@ static void fatal(struct swap_daemon *d, const char *fmt, ...)
 		d->cfg.ops.fatal(d->cfg.ops.ctx, line);
 }
 
-static const uint64_t *frame_words(const struct swap_daemon *d, uint64_t pa)
-{
-	const struct ept_memory *m = &d->mem->ept->mem;
-
-	return m->phys_to_virt(m->ctx, pa);
-}
-
-static uint64_t frame_sum_masked(const struct swap_daemon *d, uint64_t pa,
-				 uint64_t mask)
-{
-	return page_checksum(frame_words(d, pa), mask);
-}
-
-/* The checksum of a whole frame: never 0 (0 means "none taken"). */
-static uint64_t frame_sum(const struct swap_daemon *d, uint64_t pa)
-{
-	return frame_sum_masked(d, pa, ~0ull);
-}
-
-#define PTE_AD_BITS (BIT(5) | BIT(6))
-
-/*
- * debug.swap_verify: a page read back must hold what was written; if not,
- * the read counts as failed (retried, then the page is lost and the guest
- * stops) and the page is never mapped with the wrong contents.
- */
+/* debug.swap_verify: counted here, explained by swap_verify.c. */
 static bool read_verified(struct swap_daemon *d, const struct swap_io *io)
 {
-	uint64_t want = d->sums[io->gfn], got;
-
-	if (!want)
-		return true;
-	got = frame_sum(d, io->frame_pa);
-	if (got == want)
+	if (swap_verify_read(&d->verify, io->gfn, io->slot, io->frame_pa))
 		return true;
 	d->stats.verify_mismatches++;
-	hv_error("swap: the page at gpa 0x%llx came back from slot %u "
-		 "different from what was written (checksum 0x%llx, want "
-		 "0x%llx)", (unsigned long long)(io->gfn << PAGE_SHIFT),
-		 io->slot, (unsigned long long)got, (unsigned long long)want);
 	return false;
 }
 
-/*
- * debug.swap_verify: a page about to be dropped as clean (its dirty bit
- * stayed clear since its swap-in) must still be what was written. If not,
- * a write reached it without setting the EPT dirty bit: say so (and
- * whether only page-table accessed/dirty flags changed) and write it
- * again instead of losing the change.
- */
 static bool clean_drop_ok(void *ctx, uint64_t gfn, uint64_t frame_pa)
 {
 	struct swap_daemon *d = ctx;
-	const uint64_t *w;
-	unsigned nonzero = 0, pte_like = 0;
 
-	if (!d->sums[gfn] || frame_sum(d, frame_pa) == d->sums[gfn])
+	if (swap_verify_clean(&d->verify, gfn, frame_pa))
 		return true;
 	d->stats.verify_clean_changed++;
-	w = frame_words(d, frame_pa);
-	for (unsigned i = 0; i < PAGE_SIZE / sizeof(*w); i++) {
-		nonzero += w[i] != 0;
-		pte_like += (w[i] & 1) &&
-			    (w[i] & 0x000ffffffffff000ull) < d->mem->ram_size;
-	}
-	hv_info("debug: swap: gpa 0x%llx changed since it was written, with "
-		"its EPT dirty bit clear; %s; %u nonzero words, %u look like "
-		"present PTEs; written again",
-		(unsigned long long)(gfn << PAGE_SHIFT),
-		frame_sum_masked(d, frame_pa, ~PTE_AD_BITS) ==
-				d->sums_no_ad[gfn] ?
-			"only bits 5/6 (PTE accessed/dirty) differ" :
-			"other bits differ",
-		nonzero, pte_like);
 	return false;
 }
 
@@ -208,11 +141,8 @@ static void queue_io(void *ctx, const struct swap_io *io)
 	struct swap_daemon *d = ctx;
 
 	/* The frame is unmapped and flushed: its contents are final. */
-	if (d->sums && io->op == SWAP_IO_WRITE) {
-		d->sums[io->gfn] = frame_sum(d, io->frame_pa);
-		d->sums_no_ad[io->gfn] = frame_sum_masked(d, io->frame_pa,
-							  ~PTE_AD_BITS);
-	}
+	if (d->verifying && io->op == SWAP_IO_WRITE)
+		swap_verify_written(&d->verify, io->gfn, io->frame_pa);
 	if (!swap_io_queue_add(&d->io, io))
 		fatal(d, "swap: I/O queue overflow (%u requests): stopping "
 		      "rather than losing a page", swap_io_queue_waiting(&d->io));
@@ -250,7 +180,7 @@ static void finish_io(struct swap_daemon *d, void *cookie, bool ok)
 	if (!swap_io_queue_complete(&d->io, cookie, &io))
 		return;         /* not ours: counted by the queue */
 	d->stats.completed++;
-	if (ok && d->sums && io.op == SWAP_IO_READ)
+	if (ok && d->verifying && io.op == SWAP_IO_READ)
 		ok = read_verified(d, &io);
 	if (guest_memory_io_done(d->mem, io.id, ok) == -2)
 		fatal(d, "swap: the page at gpa 0x%llx could not be "
@@ -429,40 +359,54 @@ unsigned swap_daemon_io_waiting(const struct swap_daemon *d)
 }
 
 /*
- * The thrashing rule (THRASH_WINDOW_S): a window opens when the swap area
- * is full and closes (without verdict) as soon as it is not.
+ * The thrashing rule (swap_daemon.h): a window opens when the swap area is
+ * full; the swap area freeing a slot, or a window below the threshold,
+ * starts the count again.
  */
 static void check_thrashing(struct swap_daemon *d)
 {
-	uint64_t now = rdtsc(), elapsed, waited, budget;
-	unsigned n;
+	uint64_t now = rdtsc(), elapsed, waited, budget, percent;
+	unsigned n = 0;
 
 	if (!d->mem->swap_full || d->stuck) {
 		d->thrash.start = 0;
+		d->thrash.windows = 0;
 		return;
 	}
 	if (!d->thrash.start) {
 		d->thrash.start = now;
 		d->thrash.wait_tsc = d->stats.wait_tsc;
+		d->thrash.apf_halt_tsc = d->stats.apf_halt_tsc;
 		d->thrash.vcpus = 0;
 		return;
 	}
 	elapsed = now - d->thrash.start;
-	if (elapsed < (uint64_t)THRASH_WINDOW_S * tsc_hz)
+	if (elapsed < (uint64_t)SWAP_THRASH_WINDOW_S * tsc_hz)
 		return;
-	waited = d->stats.wait_tsc - d->thrash.wait_tsc;
-	n = 0;
+	waited = d->stats.wait_tsc - d->thrash.wait_tsc +
+		 d->stats.apf_halt_tsc - d->thrash.apf_halt_tsc;
 	for (uint64_t m = d->thrash.vcpus; m; m &= m - 1)
 		n++;
 	budget = elapsed * (n ? n : 1);
+	percent = waited * 100 / budget;
 	d->thrash.start = 0;
-	if (!n || waited < budget / 100 * THRASH_PERCENT)
+	if (!n || percent < SWAP_THRASH_PERCENT) {
+		d->thrash.windows = 0;
 		return;
+	}
+	if (++d->thrash.windows < SWAP_THRASH_WINDOWS) {
+		hv_info("swap: the swap area is full and the vCPUs spent "
+			"%llu%% of the last %u s waiting for swap (%u such "
+			"windows in a row end the guest)",
+			(unsigned long long)percent, SWAP_THRASH_WINDOW_S,
+			SWAP_THRASH_WINDOWS);
+		return;
+	}
 	d->stuck = true;
-	fatal(d, "swap: out of memory: swap area full (%llu slots), %llu%% of "
-	      "the last %u s spent waiting for swap (thrashing)",
-	      (unsigned long long)d->slots.nslots,
-	      (unsigned long long)(waited * 100 / budget), THRASH_WINDOW_S);
+	fatal(d, "swap: out of memory: swap area full (%llu slots), more "
+	      "than %u%% of the last %u s spent waiting for swap (thrashing)",
+	      (unsigned long long)d->slots.nslots, SWAP_THRASH_PERCENT,
+	      SWAP_THRASH_WINDOW_S * SWAP_THRASH_WINDOWS);
 }
 
 /* Called with the lock held; false when there was nothing to do. */
@@ -558,15 +502,15 @@ static void wait_round(struct swap_daemon *d)
 enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
 					unsigned vcpu, const volatile bool *stop)
 {
+	uint64_t entered = rdtsc(), start = 0;
 	enum guest_fault_result r = swap_fault_begin(d, gpa, vcpu);
-	uint64_t start = 0;
 
 	while (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO ||
 	       r == GUEST_FAULT_NO_FRAME) {
 		if (!d->dev || d->stuck || *stop)
 			break;
 		if (!start) {
-			start = rdtsc();
+			start = entered;
 			d->stats.waits++;
 			if (r == GUEST_FAULT_NO_FRAME)
 				d->stats.frame_waits++;
@@ -600,6 +544,15 @@ enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
 					  __ATOMIC_RELAXED);
 	}
 	return r;
+}
+
+void swap_daemon_count_apf_halt(struct swap_daemon *d, unsigned vcpu,
+				uint64_t tsc)
+{
+	__atomic_fetch_add(&d->stats.apf_halt_tsc, tsc, __ATOMIC_RELAXED);
+	if (vcpu < SWAP_MAX_WAITERS)
+		__atomic_fetch_or(&d->thrash.vcpus, BIT(vcpu),
+				  __ATOMIC_RELAXED);
 }
 
 static bool wants_swap(const struct swap_daemon_config *cfg)
@@ -689,8 +642,9 @@ static bool open_swap(struct swap_daemon *d)
 			"earliest (swap.read_latency)",
 			(unsigned long long)(cfg->params.read_latency_ns / 1000));
 	if (cfg->params.verify) {
-		d->sums = hv_alloc(d->mem->npages * sizeof(uint64_t));
-		d->sums_no_ad = hv_alloc(d->mem->npages * sizeof(uint64_t));
+		d->verifying = true;
+		swap_verify_init(&d->verify, &d->mem->ept->mem,
+				 d->mem->npages, d->mem->ram_size);
 		d->mem->quarantine = hv_alloc(sizeof(*d->mem->quarantine));
 		d->mem->quarantine->capacity = (unsigned)MAX(1u,
 			MIN(GUEST_QUARANTINE_FRAMES, d->mem->pool->total / 16));
@@ -701,7 +655,7 @@ static bool open_swap(struct swap_daemon *d)
 		.meta = hv_alloc(d->mem->npages * sizeof(struct guest_page_meta)),
 		.slots = &d->slots,
 		.io = { queue_io, flush_translations, d, page_settled,
-			d->sums ? clean_drop_ok : NULL },
+			d->verifying ? clean_drop_ok : NULL },
 	};
 	if (guest_memory_enable_swap(d->mem, &sc)) {
 		hv_error("swap: cannot enable eviction for this guest");

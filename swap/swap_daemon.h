@@ -60,6 +60,20 @@ struct swap_daemon_config {
 	uint64_t host_frames;           /* bytes the guest may occupy */
 };
 
+/*
+ * Thrashing: in SWAP_THRASH_WINDOWS windows of SWAP_THRASH_WINDOW_S
+ * seconds in a row, with the swap area full all along, the vCPUs that
+ * waited spent at least SWAP_THRASH_PERCENT of their time waiting for
+ * swap: in faults they waited for synchronously, or halted while their
+ * tasks waited for pages that async page faults reported not present.
+ * Clean pages still go and come back, so nothing is "stuck", but the
+ * guest gets nowhere: out of memory. The figures follow systemd-oomd's
+ * defaults (60% of the time stalled on memory, over 30 s).
+ */
+#define SWAP_THRASH_WINDOW_S 10u
+#define SWAP_THRASH_WINDOWS 3u
+#define SWAP_THRASH_PERCENT 60u
+
 struct swap_daemon;
 
 /*
@@ -103,6 +117,14 @@ enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
  */
 enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
 					unsigned vcpu, const volatile bool *stop);
+
+/*
+ * vCPU vcpu was halted for tsc cycles with async page faults outstanding:
+ * its tasks waited for swap-ins. Counted (swap.apf_halt_tsc) and, for the
+ * thrashing rule, as time spent waiting for swap.
+ */
+void swap_daemon_count_apf_halt(struct swap_daemon *d, unsigned vcpu,
+				uint64_t tsc);
 
 /*
  * make bench-swap's figures, in TSC cycles (= emulated instructions under

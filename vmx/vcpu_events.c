@@ -207,7 +207,7 @@ static uint64_t halt_deadline(struct vcpu *v, uint64_t now, uint64_t timer)
 	return MIN(limit, timer);
 }
 
-void vcpu_block_until_event(struct vcpu *v)
+static void wait_for_event(struct vcpu *v)
 {
 	struct vm *g = v->guest;
 
@@ -236,6 +236,21 @@ void vcpu_block_until_event(struct vcpu *v)
 			return;
 		vcpu_idle(v, halt_deadline(v, now, timer));
 	}
+}
+
+/*
+ * A halt with async page faults outstanding is time the guest's tasks
+ * spent waiting for swap: the daemon's thrashing rule counts it.
+ */
+void vcpu_block_until_event(struct vcpu *v)
+{
+	bool apf_waiting = vm_apf_busy(v->guest, v->id);
+	uint64_t start = rdtsc();
+
+	wait_for_event(v);
+	if (apf_waiting)
+		swap_daemon_count_apf_halt(v->guest->swap, v->id,
+					   rdtsc() - start);
 }
 
 static bool all_running_vcpus_parked(struct vm *g)

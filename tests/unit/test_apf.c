@@ -395,31 +395,15 @@ struct fake_vcpu {
 	char after[24];
 };
 
-/* One counter as the registry reports it; it must be reported once. */
-struct wanted {
-	const char *name;
-	uint64_t value;
-	unsigned times;
-};
-
-static void pick(void *ctx, const char *name, uint64_t value)
-{
-	struct wanted *w = ctx;
-
-	if (!strcmp(name, w->name)) {
-		w->value = value;
-		w->times++;
-	}
-}
-
+/* The value the counter registry reports; it must be reported once. */
 static uint64_t counter(const char *name)
 {
-	struct wanted w = { .name = name };
+	uint64_t value;
+	unsigned times = counters_find(name, &value);
 
-	counters_each(pick, &w);
-	if (w.times != 1)
-		fail_msg("%s reported %u times", name, w.times);
-	return w.value;
+	if (times != 1)
+		fail_msg("%s reported %u times", name, times);
+	return value;
 }
 
 static void counters_sum_per_vcpu_and_take_the_peak(void **state)

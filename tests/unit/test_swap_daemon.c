@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
@@ -117,6 +118,7 @@ struct env {
 	unsigned npages;
 	/* callbacks seen */
 	unsigned flushes, fatals, events;
+	char last_fatal[160];
 	uint64_t last_gpa, last_waiters;
 	bool last_resident;
 	volatile bool stop;
@@ -131,7 +133,7 @@ static void on_fatal(void *ctx, const char *reason)
 {
 	struct env *e = ctx;
 
-	(void)reason;
+	snprintf(e->last_fatal, sizeof(e->last_fatal), "%s", reason);
 	e->fatals++;
 	e->stop = true;
 }
@@ -453,6 +455,51 @@ static void swap_too_small_ends_with_one_error(void **state)
 	assert_int_equal(e->fatals, 1);
 }
 
+/* One thrashing window in which vCPU 0 was halted for percent of it. */
+static void halted_window(struct env *e, unsigned percent)
+{
+	const uint64_t window = (uint64_t)SWAP_THRASH_WINDOW_S * tsc_hz;
+
+	swap_daemon_work(e->d);                 /* opens the window */
+	swap_daemon_count_apf_halt(e->d, 0, window * percent / 100);
+	fake_now += window;
+	swap_daemon_work(e->d);                 /* closes it */
+}
+
+/*
+ * A vCPU halted with async page faults outstanding waits for swap too:
+ * SWAP_THRASH_WINDOWS windows in a row with the swap area full that it
+ * spent mostly halted end the guest; a window spent half running starts
+ * the count again.
+ */
+static void apf_halts_count_for_the_thrashing_rule(void **state)
+{
+	const uint64_t window = (uint64_t)SWAP_THRASH_WINDOW_S * tsc_hz;
+	struct env *e = make_env(64, 32, 4, false);
+	uint64_t halted;
+
+	(void)state;
+	/*
+	 * As when the last slot went: frames are free (nothing is "stuck"),
+	 * the guest only gets nowhere.
+	 */
+	e->mem.swap_full = true;
+	for (unsigned i = 1; i < SWAP_THRASH_WINDOWS; i++)
+		halted_window(e, 95);
+	halted_window(e, SWAP_THRASH_PERCENT / 2);
+	assert_string_equal(e->last_fatal, "");
+	for (unsigned i = 1; i < SWAP_THRASH_WINDOWS; i++)
+		halted_window(e, 95);
+	assert_int_equal(e->fatals, 0);
+	halted_window(e, 95);
+	assert_int_equal(e->fatals, 1);
+	assert_non_null(strstr(e->last_fatal, "(thrashing)"));
+	assert_int_equal(counters_find("swap.apf_halt_tsc", &halted), 1);
+	assert_int_equal(halted,
+			 (2 * SWAP_THRASH_WINDOWS - 1) * (window * 95 / 100) +
+				 window * (SWAP_THRASH_PERCENT / 2) / 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +512,8 @@ int main(void)
 					  free_env),
 		cmocka_unit_test_teardown(stuck_request_is_reported_then_fatal, free_env),
 		cmocka_unit_test_teardown(swap_too_small_ends_with_one_error, free_env),
+		cmocka_unit_test_teardown(apf_halts_count_for_the_thrashing_rule,
+					  free_env),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

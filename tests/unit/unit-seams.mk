@@ -15,7 +15,7 @@ unit_srcs_test_ept_qualification :=
 # device (the test defines swap_device_open).
 UNIT_TESTS += test_swap_daemon
 unit_srcs_test_swap_daemon := swap/swap_io_queue.c swap/guest_memory.c \
-	swap/guest_swap.c swap/swap_slots.c swap/frame_pool.c ept/ept.c \
+	swap/guest_swap.c swap/swap_slots.c swap/swap_verify.c swap/frame_pool.c ept/ept.c \
 	lib/string.c lib/counters.c lib/console.c lib/format.c lib/heap.c \
 	lib/page_alloc.c swap/blockdev_faults.c tests/unit/ept_fake.c
 unit_objs_test_swap_daemon := $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o
