@@ -7,7 +7,8 @@ page-ready with the same token, under overcommit with 1 and 2 host CPUs."""
 import re
 
 from lib import cases, expect
-from test_swap import formatted_swap, overcommitted_cfg
+from test_swap import (expect_swap_checks_clean, expect_xsavec_hidden,
+                       formatted_swap, overcommitted_cfg)
 
 
 @cases(cpus=(1, 2))
@@ -66,4 +67,40 @@ def test_linux_apf_bm(ctx):
     expect(sent > 0, "the kernel got no 'page not present'")
     expect(sent == ready, f"tokens sent {sent} != page-ready {ready}")
     run.expect_stat_at_least("swap.reads_delayed", 1)
+    run.expect_status(0)
+
+
+@cases(vcpus=(1, 2))
+def test_linux_apf_memcheck(ctx, vcpus):
+    # memcheck over 150 MiB in the same configuration as the benchmark
+    # (256 MiB on 64 MiB of frames, reads held to 1 ms, async PF on), with
+    # 1 vCPU and with 2 (one host CPU each, plus the paging daemon's): every
+    # word it wrote comes back, while its faults went out as "page not
+    # present" tokens and came back as page-ready. One pass: writing it
+    # swaps out, reading it back swaps in. With 2 vCPUs two threads write
+    # the same pages, so both vCPUs fault on one page whose swap-in is in
+    # flight.
+    threads = " -t 2" if vcpus > 1 else ""
+    run = ctx.boot_cfg(overcommitted_cfg(
+        vcpus, "memcheck -m 150M -p 1" + threads,
+        extra="swap.read_latency = 1ms\ndebug.swap_verify = on\n"),
+        cpus=vcpus + 1, timeout=1800, swap=formatted_swap(ctx, "swap.img"))
+    ctx.log(f"### wall time {run.wall:.1f} s")
+    run.expect_line("apfvisor: swap: reads complete 1000 us after "
+                    "submission at the earliest (swap.read_latency)")
+    if vcpus > 1:
+        expect_xsavec_hidden(run)
+    run.expect_regex(r"^guest: memcheck: pass 1: wrote 38400 pages, "
+                     r"mismatches 0$")
+    run.expect_line("guest: memcheck: total mismatches 0")
+    run.expect_absent(r"^guest: .*\^@")
+    run.expect_line("guest: apfvisor-guest: command exited with status 0")
+    run.expect_line("apfvisor: guest powered off")
+    run.expect_absent(r"^apfvisor: error:")
+    expect_swap_checks_clean(run)
+    run.expect_stat("apf.vcpus_enabled", vcpus)
+    run.expect_stat_at_least("swap.reads_delayed", 1000)
+    sent, ready = run.stat("apf.not_present"), run.stat("apf.page_ready")
+    expect(sent >= 1000, f"only {sent} 'page not present' tokens sent")
+    expect(sent == ready, f"tokens sent {sent} != page-ready {ready}")
     run.expect_status(0)
