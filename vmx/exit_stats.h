@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Per exit reason: how many exits, and how many TSC cycles the hypervisor
+ * spent in root mode handling them, from the VM exit to just before the
+ * next VM entry (whatever runs in between, requests and retried entries
+ * included, is charged to the exit that opened the interval). Plain C over
+ * plain data: the vCPU loop feeds it TSC values, the registry reads it.
+ */
+#ifndef VMX_EXIT_STATS_H
+#define VMX_EXIT_STATS_H
+
+#include "lib/counters.h"
+#include "vmx/exit_reasons.h"
+
+struct exit_stats {
+	uint64_t count[VMX_EXIT_REASON_MAX];
+	uint64_t root_tsc[VMX_EXIT_REASON_MAX];
+	uint64_t exit_tsc;              /* when the open interval began */
+	unsigned open_reason;           /* VMX_EXIT_REASON_MAX: none open */
+};
+
+static inline void exit_stats_init(struct exit_stats *s)
+{
+	s->open_reason = VMX_EXIT_REASON_MAX;
+}
+
+/* A VM exit happened at TSC `now` (its reason is not read yet). */
+static inline void exit_stats_exited(struct exit_stats *s, uint64_t now)
+{
+	s->exit_tsc = now;
+}
+
+/* The exit's reason is known: count it and charge the interval to it. */
+static inline void exit_stats_reason(struct exit_stats *s, unsigned reason)
+{
+	if (reason >= VMX_EXIT_REASON_MAX)
+		return;
+	s->count[reason]++;
+	s->open_reason = reason;
+}
+
+/* The vCPU enters the guest at TSC `now`: close the open interval. */
+static inline void exit_stats_entering(struct exit_stats *s, uint64_t now)
+{
+	if (s->open_reason >= VMX_EXIT_REASON_MAX)
+		return;
+	s->root_tsc[s->open_reason] += now - s->exit_tsc;
+	s->open_reason = VMX_EXIT_REASON_MAX;
+}
+
+/*
+ * Calls fn with "exit.NAME" (count) and "exit.NAME.root_tsc" (cycles),
+ * summed over n instances `stride` bytes apart, for every reason that
+ * occurred and for the core ones (CPUID, HLT, I/O, MSRs, EPT violation)
+ * even when they did not.
+ */
+void exit_stats_each(const struct exit_stats *first, unsigned n,
+		     size_t stride, counter_fn fn, void *ctx);
+
+#endif
