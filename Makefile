@@ -60,7 +60,7 @@ $(BUILD)/apfvisor.efi: $(BUILD)/apfvisor.so
 		-j .rel -j .rela -j .reloc --target efi-app-x86_64 \
 		--subsystem=10 $< $@
 
-$(BUILD)/guests/%.bin: tests/guests/%.asm tests/guests/guest.inc
+$(BUILD)/guests/%.bin: tests/guests/%.asm $(wildcard tests/guests/*.inc)
 	@mkdir -p $(dir $@)
 	$(NASM) -f bin -w+all -Werror -Itests/guests/ $< -o $@
 
