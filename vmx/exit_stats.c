@@ -36,11 +36,14 @@ void exit_stats_each(const struct exit_stats *first, unsigned n,
 	char name[48];
 
 	for (unsigned r = 0; r < VMX_EXIT_REASON_MAX; r++) {
-		uint64_t count = 0, cycles = 0;
+		uint64_t count = 0, cycles = 0, handler = 0;
 
 		for (unsigned i = 0; i < n; i++) {
-			count += instance(first, stride, i)->count[r];
-			cycles += instance(first, stride, i)->root_tsc[r];
+			const struct exit_stats *s = instance(first, stride, i);
+
+			count += s->count[r];
+			cycles += s->root_tsc[r];
+			handler += s->handler_tsc[r];
 		}
 		if (!count && !always_listed(r))
 			continue;
@@ -50,5 +53,8 @@ void exit_stats_each(const struct exit_stats *first, unsigned n,
 		fmt_snprintf(name, sizeof(name), "exit.%s.root_tsc",
 			     vmx_exit_reason_name(r));
 		fn(ctx, name, cycles);
+		fmt_snprintf(name, sizeof(name), "exit.%s.handler_tsc",
+			     vmx_exit_reason_name(r));
+		fn(ctx, name, handler);
 	}
 }

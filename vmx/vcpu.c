@@ -243,7 +243,10 @@ void vcpu_run(struct vcpu *v)
 			return;
 		}
 		v->launched = true;
-		if (vmx_dispatch_exit(v) == EXIT_STOP)
+		enum exit_action next = vmx_dispatch_exit(v);
+
+		exit_stats_handled(&v->stats.exit, rdtsc());
+		if (next == EXIT_STOP)
 			return;
 	}
 }
