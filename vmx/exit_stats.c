@@ -24,37 +24,67 @@ static bool always_listed(unsigned reason)
 	       reason == VMX_EXIT_RDMSR || reason == VMX_EXIT_WRMSR;
 }
 
-static const struct exit_stats *instance(const struct exit_stats *first,
-					 size_t stride, unsigned i)
+/* The details, each after the reason it belongs to. */
+static const struct {
+	unsigned reason;
+	const char *name;
+} exit_details[EXIT_DETAILS] = {
+	[EXIT_DETAIL_IO_IN] = { VMX_EXIT_IO, "io.in" },
+	[EXIT_DETAIL_IO_OUT] = { VMX_EXIT_IO, "io.out" },
+};
+
+struct exit_walk {
+	const struct exit_stats *first;
+	unsigned n;
+	size_t stride;
+	counter_fn fn;
+	void *ctx;
+};
+
+/* Sums one slot over the instances, then reports it under name. */
+static void each_slot(const struct exit_walk *w, unsigned slot,
+		      const char *name)
 {
-	return (const struct exit_stats *)((const char *)first + i * stride);
+	uint64_t count = 0, cycles = 0, handler = 0;
+	char full[48];
+
+	for (unsigned i = 0; i < w->n; i++) {
+		const struct exit_stats *s = (const struct exit_stats *)
+			((const char *)w->first + i * w->stride);
+
+		count += s->count[slot];
+		cycles += s->root_tsc[slot];
+		handler += s->handler_tsc[slot];
+	}
+	fmt_snprintf(full, sizeof(full), "exit.%s", name);
+	w->fn(w->ctx, full, count);
+	fmt_snprintf(full, sizeof(full), "exit.%s.root_tsc", name);
+	w->fn(w->ctx, full, cycles);
+	fmt_snprintf(full, sizeof(full), "exit.%s.handler_tsc", name);
+	w->fn(w->ctx, full, handler);
+}
+
+static bool occurred(const struct exit_walk *w, unsigned slot)
+{
+	for (unsigned i = 0; i < w->n; i++)
+		if (((const struct exit_stats *)((const char *)w->first +
+						 i * w->stride))->count[slot])
+			return true;
+	return false;
 }
 
 void exit_stats_each(const struct exit_stats *first, unsigned n,
 		     size_t stride, counter_fn fn, void *ctx)
 {
-	char name[48];
+	const struct exit_walk w = { first, n, stride, fn, ctx };
 
 	for (unsigned r = 0; r < VMX_EXIT_REASON_MAX; r++) {
-		uint64_t count = 0, cycles = 0, handler = 0;
-
-		for (unsigned i = 0; i < n; i++) {
-			const struct exit_stats *s = instance(first, stride, i);
-
-			count += s->count[r];
-			cycles += s->root_tsc[r];
-			handler += s->handler_tsc[r];
-		}
-		if (!count && !always_listed(r))
+		if (!occurred(&w, r) && !always_listed(r))
 			continue;
-		fmt_snprintf(name, sizeof(name), "exit.%s",
-			     vmx_exit_reason_name(r));
-		fn(ctx, name, count);
-		fmt_snprintf(name, sizeof(name), "exit.%s.root_tsc",
-			     vmx_exit_reason_name(r));
-		fn(ctx, name, cycles);
-		fmt_snprintf(name, sizeof(name), "exit.%s.handler_tsc",
-			     vmx_exit_reason_name(r));
-		fn(ctx, name, handler);
+		each_slot(&w, r, vmx_exit_reason_name(r));
+		for (unsigned d = 0; d < EXIT_DETAILS; d++)
+			if (exit_details[d].reason == r)
+				each_slot(&w, VMX_EXIT_REASON_MAX + d,
+					  exit_details[d].name);
 	}
 }

@@ -5,13 +5,13 @@ its Bochs test and by tools/bench, so the list exists once."""
 
 import re
 
-# (operation, the exit reason whose counters apfvisor keeps for it, what it is)
+# (operation, the exit counters apfvisor keeps for it: exit.NAME, what it is)
 OPERATIONS = (
     ("cpuid", "cpuid", "CPUID leaf 0"),
     ("rdmsr", "rdmsr", "RDMSR IA32_TSC_DEADLINE"),
     ("wrmsr", "wrmsr", "WRMSR IA32_TSC_DEADLINE"),
-    ("io_unclaimed", "io", "IN from an unclaimed port (0x2fd)"),
-    ("io_uart_lsr", "io", "IN from COM1's LSR (0x3fd)"),
+    ("io_unclaimed", "io.in", "IN from an unclaimed port (0x2fd)"),
+    ("io_uart_lsr", "io.in", "IN from COM1's LSR (0x3fd)"),
     ("x2apic_eoi", "wrmsr", "WRMSR x2APIC EOI"),
     ("self_ipi", "wrmsr", "x2APIC self-IPI: WRMSR, injection, handler, EOI"),
     ("ept_zero_fill", "ept_violation", "first write to a fresh page"),

@@ -12,7 +12,7 @@
 #include "lib/counters.h"
 
 struct seen {
-	char text[1024];
+	char text[2048];
 };
 
 static inline void record(void *ctx, const char *name, uint64_t value)

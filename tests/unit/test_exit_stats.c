@@ -87,6 +87,10 @@ static void walker_sums_vcpus_and_names_reasons(void **state)
 			    "exit.invd=1;exit.invd.root_tsc=5;"
 			    "exit.invd.handler_tsc=2;"
 			    "exit.io=0;exit.io.root_tsc=0;exit.io.handler_tsc=0;"
+			    "exit.io.in=0;exit.io.in.root_tsc=0;"
+			    "exit.io.in.handler_tsc=0;"
+			    "exit.io.out=0;exit.io.out.root_tsc=0;"
+			    "exit.io.out.handler_tsc=0;"
 			    "exit.rdmsr=0;exit.rdmsr.root_tsc=0;"
 			    "exit.rdmsr.handler_tsc=0;"
 			    "exit.wrmsr=0;exit.wrmsr.root_tsc=0;"
@@ -94,6 +98,38 @@ static void walker_sums_vcpus_and_names_reasons(void **state)
 			    "exit.ept_violation=0;"
 			    "exit.ept_violation.root_tsc=0;"
 			    "exit.ept_violation.handler_tsc=0;");
+}
+
+static void io_direction_is_a_detail_of_io(void **state)
+{
+	struct exit_stats s = { 0 };
+
+	(void)state;
+	exit_stats_init(&s);
+	exit_stats_exited(&s, 0);
+	exit_stats_reason(&s, VMX_EXIT_IO);
+	exit_stats_detail(&s, EXIT_DETAIL_IO_OUT);
+	exit_stats_handled(&s, 900);
+	exit_stats_entering(&s, 1000);
+	exit_stats_exited(&s, 2000);
+	exit_stats_reason(&s, VMX_EXIT_IO);
+	exit_stats_detail(&s, EXIT_DETAIL_IO_IN);
+	exit_stats_handled(&s, 2060);
+	exit_stats_entering(&s, 2100);
+	/* The next exit carries no detail over from the last one. */
+	one_exit(&s, VMX_EXIT_CPUID, 3000, 3050, 3100);
+	assert_int_equal(s.count[VMX_EXIT_IO], 2);
+	assert_int_equal(s.root_tsc[VMX_EXIT_IO], 1100);
+	assert_int_equal(s.count[VMX_EXIT_REASON_MAX + EXIT_DETAIL_IO_IN], 1);
+	assert_int_equal(s.root_tsc[VMX_EXIT_REASON_MAX + EXIT_DETAIL_IO_IN],
+			 100);
+	assert_int_equal(
+		s.handler_tsc[VMX_EXIT_REASON_MAX + EXIT_DETAIL_IO_IN], 60);
+	assert_int_equal(s.root_tsc[VMX_EXIT_REASON_MAX + EXIT_DETAIL_IO_OUT],
+			 1000);
+	assert_int_equal(
+		s.handler_tsc[VMX_EXIT_REASON_MAX + EXIT_DETAIL_IO_OUT], 900);
+	assert_int_equal(s.count[VMX_EXIT_REASON_MAX + EXIT_DETAIL_IO_OUT], 1);
 }
 
 static void names_come_from_the_list(void **state)
@@ -112,6 +148,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(intervals_go_to_their_reason),
 		cmocka_unit_test(walker_sums_vcpus_and_names_reasons),
+		cmocka_unit_test(io_direction_is_a_detail_of_io),
 		cmocka_unit_test(names_come_from_the_list),
 	};
 
