@@ -102,7 +102,10 @@ test-bochs: all guest
 
 # Benchmarks report figures measured side by side in one run (cycles =
 # emulated instructions under Bochs), never wall-clock seconds.
-bench: bench-swap bench-apf
+# make bench: exits, boot, swap and apf (tools/bench), one Bochs at a time;
+# make bench SECTION=exits (or boot, swap, apf): one section.
+bench: all guest
+	tools/bench $(SECTION)
 
 bench-swap: all guest
 	tools/bench-swap
