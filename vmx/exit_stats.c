@@ -41,6 +41,13 @@ struct exit_walk {
 	void *ctx;
 };
 
+static const struct exit_stats *instance(const struct exit_walk *w,
+					 unsigned i)
+{
+	return (const struct exit_stats *)((const char *)w->first +
+					   i * w->stride);
+}
+
 /* Sums one slot over the instances, then reports it under name. */
 static void each_slot(const struct exit_walk *w, unsigned slot,
 		      const char *name)
@@ -49,8 +56,7 @@ static void each_slot(const struct exit_walk *w, unsigned slot,
 	char full[48];
 
 	for (unsigned i = 0; i < w->n; i++) {
-		const struct exit_stats *s = (const struct exit_stats *)
-			((const char *)w->first + i * w->stride);
+		const struct exit_stats *s = instance(w, i);
 
 		count += s->count[slot];
 		cycles += s->root_tsc[slot];
@@ -67,8 +73,7 @@ static void each_slot(const struct exit_walk *w, unsigned slot,
 static bool occurred(const struct exit_walk *w, unsigned slot)
 {
 	for (unsigned i = 0; i < w->n; i++)
-		if (((const struct exit_stats *)((const char *)w->first +
-						 i * w->stride))->count[slot])
+		if (instance(w, i)->count[slot])
 			return true;
 	return false;
 }
