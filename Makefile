@@ -60,7 +60,7 @@ $(BUILD)/apfvisor.efi: $(BUILD)/apfvisor.so
 		-j .rel -j .rela -j .reloc --target efi-app-x86_64 \
 		--subsystem=10 $< $@
 
-$(BUILD)/guests/%.bin: tests/guests/%.asm tests/guests/guest.inc
+$(BUILD)/guests/%.bin: tests/guests/%.asm $(wildcard tests/guests/*.inc)
 	@mkdir -p $(dir $@)
 	$(NASM) -f bin -w+all -Werror -Itests/guests/ $< -o $@
 
@@ -102,7 +102,10 @@ test-bochs: all guest
 
 # Benchmarks report figures measured side by side in one run (cycles =
 # emulated instructions under Bochs), never wall-clock seconds.
-bench: bench-swap bench-apf
+# make bench: exits, boot, swap and apf (tools/bench), one Bochs at a time;
+# make bench SECTION=exits (or boot, swap, apf): one section.
+bench: all guest
+	tools/bench $(SECTION)
 
 bench-swap: all guest
 	tools/bench-swap

@@ -23,62 +23,6 @@ static const exit_handler_fn exit_handlers[VMX_EXIT_REASON_MAX] = {
 	[VMX_EXIT_XSETBV] = handle_xsetbv,
 };
 
-static const char *const exit_reason_names[VMX_EXIT_REASON_MAX] = {
-	[VMX_EXIT_EXCEPTION_NMI] = "exception_nmi",
-	[VMX_EXIT_EXTERNAL_INTERRUPT] = "external_interrupt",
-	[VMX_EXIT_TRIPLE_FAULT] = "triple_fault",
-	[VMX_EXIT_INIT] = "init",
-	[VMX_EXIT_SIPI] = "sipi",
-	[VMX_EXIT_INTERRUPT_WINDOW] = "interrupt_window",
-	[VMX_EXIT_NMI_WINDOW] = "nmi_window",
-	[VMX_EXIT_TASK_SWITCH] = "task_switch",
-	[VMX_EXIT_CPUID] = "cpuid",
-	[VMX_EXIT_GETSEC] = "getsec",
-	[VMX_EXIT_HLT] = "hlt",
-	[VMX_EXIT_INVD] = "invd",
-	[VMX_EXIT_INVLPG] = "invlpg",
-	[VMX_EXIT_RDPMC] = "rdpmc",
-	[VMX_EXIT_RDTSC] = "rdtsc",
-	[VMX_EXIT_VMCALL] = "vmcall",
-	[VMX_EXIT_CR_ACCESS] = "cr_access",
-	[VMX_EXIT_DR_ACCESS] = "dr_access",
-	[VMX_EXIT_IO] = "io",
-	[VMX_EXIT_RDMSR] = "rdmsr",
-	[VMX_EXIT_WRMSR] = "wrmsr",
-	[VMX_EXIT_INVALID_GUEST_STATE] = "invalid_guest_state",
-	[VMX_EXIT_MSR_LOADING] = "msr_loading",
-	[VMX_EXIT_MWAIT] = "mwait",
-	[VMX_EXIT_MONITOR_TRAP] = "monitor_trap",
-	[VMX_EXIT_MONITOR] = "monitor",
-	[VMX_EXIT_PAUSE] = "pause",
-	[VMX_EXIT_MACHINE_CHECK] = "machine_check",
-	[VMX_EXIT_TPR_BELOW_THRESHOLD] = "tpr_below_threshold",
-	[VMX_EXIT_APIC_ACCESS] = "apic_access",
-	[VMX_EXIT_GDTR_IDTR] = "gdtr_idtr",
-	[VMX_EXIT_LDTR_TR] = "ldtr_tr",
-	[VMX_EXIT_EPT_VIOLATION] = "ept_violation",
-	[VMX_EXIT_EPT_MISCONFIG] = "ept_misconfig",
-	[VMX_EXIT_INVEPT] = "invept",
-	[VMX_EXIT_RDTSCP] = "rdtscp",
-	[VMX_EXIT_PREEMPTION_TIMER] = "preemption_timer",
-	[VMX_EXIT_INVVPID] = "invvpid",
-	[VMX_EXIT_WBINVD] = "wbinvd",
-	[VMX_EXIT_XSETBV] = "xsetbv",
-	[VMX_EXIT_APIC_WRITE] = "apic_write",
-	[VMX_EXIT_RDRAND] = "rdrand",
-	[VMX_EXIT_INVPCID] = "invpcid",
-	[VMX_EXIT_RDSEED] = "rdseed",
-	[VMX_EXIT_XSAVES] = "xsaves",
-	[VMX_EXIT_XRSTORS] = "xrstors",
-};
-
-const char *vmx_exit_reason_name(unsigned reason)
-{
-	if (reason < VMX_EXIT_REASON_MAX && exit_reason_names[reason])
-		return exit_reason_names[reason];
-	return "unknown";
-}
-
 enum exit_action vmx_dispatch_exit(struct vcpu *v)
 {
 	uint32_t raw = vmcs_read32(VMCS_EXIT_REASON);
@@ -92,10 +36,9 @@ enum exit_action vmx_dispatch_exit(struct vcpu *v)
 
 	v->stats.exits_total++;
 	vcpu_requeue_interrupted_event(&e);
-	if (e.reason < VMX_EXIT_REASON_MAX) {
-		v->stats.exits[e.reason]++;
+	exit_stats_reason(&v->stats.exit, e.reason);
+	if (e.reason < VMX_EXIT_REASON_MAX)
 		fn = exit_handlers[e.reason];
-	}
 	/* 28.2.1: bit 31 = the VM entry failed after loading guest state. */
 	if ((raw & EXIT_REASON_ENTRY_FAILURE) || !fn)
 		return handle_unexpected(v, &e);

@@ -24,6 +24,8 @@ enum exit_action handle_io(struct vcpu *v, const struct vmx_exit *e)
 			  (unsigned long long)e->guest_rip);
 		return EXIT_STOP;
 	}
+	exit_stats_detail(&v->stats.exit,
+			  in ? EXIT_DETAIL_IO_IN : EXIT_DETAIL_IO_OUT);
 	if (!guest_port_io(v->guest, port, size, in, &value))
 		v->stats.io_unhandled++;
 	if (in) {

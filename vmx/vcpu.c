@@ -80,30 +80,12 @@ static const struct counter_def vcpu_counter_defs[] = {
 	VCPU_COUNTERS(COUNTER_DEF)
 };
 
-/* Core exit reasons are always listed, the others when they occurred. */
-static bool always_listed(unsigned reason)
-{
-	return reason == VMX_EXIT_CPUID || reason == VMX_EXIT_HLT ||
-	       reason == VMX_EXIT_IO || reason == VMX_EXIT_EPT_VIOLATION ||
-	       reason == VMX_EXIT_RDMSR || reason == VMX_EXIT_WRMSR;
-}
-
 static void each_exit_counter(const void *obj, counter_fn fn, void *ctx)
 {
 	const struct vcpu *vcpus = obj;
-	char name[48];
 
-	for (unsigned r = 0; r < VMX_EXIT_REASON_MAX; r++) {
-		uint64_t n = 0;
-
-		for (unsigned i = 0; i < vcpus[0].guest->nvcpus; i++)
-			n += vcpus[i].stats.exits[r];
-		if (!n && !always_listed(r))
-			continue;
-		fmt_snprintf(name, sizeof(name), "exit.%s",
-			     vmx_exit_reason_name(r));
-		fn(ctx, name, n);
-	}
+	exit_stats_each(&vcpus[0].stats.exit, vcpus[0].guest->nvcpus,
+			sizeof(struct vcpu), fn, ctx);
 }
 
 struct vcpu *vcpus_create(struct vm *vm)
@@ -118,6 +100,7 @@ struct vcpu *vcpus_create(struct vm *vm)
 		v->vpid = (uint16_t)(id + 1);   /* VPID 0 is the host's */
 		v->guest = vm;
 		v->plat = &vm->plat[id];
+		exit_stats_init(&v->stats.exit);
 	}
 	exits = (struct counter_source){ .each = each_exit_counter,
 					 .obj = vcpus };
@@ -250,15 +233,20 @@ void vcpu_run(struct vcpu *v)
 		vcpu_prepare_entry(v);
 		if (!enter_guest_mode(v))
 			continue;
+		exit_stats_entering(&v->stats.exit, rdtsc());
 		int rc = vmx_run(&v->regs, v->launched);
 
+		exit_stats_exited(&v->stats.exit, rdtsc());
 		ept_client_exit(&g->tlb, v->id);
 		if (rc != VMX_RUN_EXITED) {
 			report_entry_failure(v, rc);
 			return;
 		}
 		v->launched = true;
-		if (vmx_dispatch_exit(v) == EXIT_STOP)
+		enum exit_action next = vmx_dispatch_exit(v);
+
+		exit_stats_handled(&v->stats.exit, rdtsc());
+		if (next == EXIT_STOP)
 			return;
 	}
 }

@@ -4,7 +4,7 @@
 #define VMX_VCPU_H
 
 #include "lib/counters.h"
-#include "vmx/exit_reasons.h"
+#include "vmx/exit_stats.h"
 #include "guest/vm.h"
 
 /* Saved by vmx/vmx_entry.asm; the offsets there must match. */
@@ -28,7 +28,7 @@ struct guest_regs {
 	X(struct vcpu_stats, nmi_reblocked, "ept.nmi_reblocked_after_iret")
 
 struct vcpu_stats {
-	uint64_t exits[VMX_EXIT_REASON_MAX];
+	struct exit_stats exit;         /* per reason: count, root time */
 	VCPU_COUNTERS(COUNTER_FIELD)
 };
 

@@ -30,16 +30,13 @@
         bits 64
         org 0x200000
         %include "guest.inc"
+        %include "interrupts.inc"
 
 PAGE_SIZE               equ 4096
 REGION_START            equ 8 * MIB
 REGION_END              equ 56 * MIB
 PATTERN                 equ 0x3c3c5a5a3c3c5a5a
 PAGE_READY_VEC          equ 0xec
-MSR_APIC_BASE           equ 0x1b
-APIC_BASE_EN_X2         equ (1 << 11) | (1 << 10)
-MSR_X2APIC_EOI          equ 0x80b
-MSR_X2APIC_SVR          equ 0x80f
 MSR_KVM_ASYNC_PF_EN     equ 0x4b564d02
 MSR_KVM_ASYNC_PF_INT    equ 0x4b564d06
 MSR_KVM_ASYNC_PF_ACK    equ 0x4b564d07
@@ -53,8 +50,7 @@ READY_RING              equ 16          ; recent page-ready tokens kept
 
         guest_entry
         say "apftest: start", 10
-        lea rax, [rel idt]
-        mov [rel idt_base], rax
+        call idt_load
         lea rdi, [rel gp_handler]
         mov ecx, 13
         call set_gate
@@ -64,17 +60,9 @@ READY_RING              equ 16          ; recent page-ready tokens kept
         lea rdi, [rel ready_handler]
         mov ecx, PAGE_READY_VEC
         call set_gate
-        lidt [rel idt_desc]
 
         ; x2APIC on and software-enabled: page-ready comes through it.
-        mov ecx, MSR_APIC_BASE
-        rdmsr
-        or eax, APIC_BASE_EN_X2
-        wrmsr
-        mov ecx, MSR_X2APIC_SVR
-        mov eax, 0x1ff
-        xor edx, edx
-        wrmsr
+        call x2apic_enable
 
         ; 1. Values KVM refuses: each must raise #GP.
         mov ecx, MSR_KVM_ASYNC_PF_INT
@@ -243,25 +231,6 @@ enable_apf:
         wrmsr
         ret
 
-; set_gate: ECX = vector, RDI = handler; a 64-bit interrupt gate, DPL 0.
-set_gate:
-        push rax
-        shl ecx, 4
-        lea rax, [rel idt]
-        add rcx, rax
-        mov rax, rdi
-        mov [rcx], ax                   ; offset 15:0
-        mov ax, cs
-        mov [rcx + 2], ax               ; selector
-        mov word [rcx + 4], 0x8e00      ; present, interrupt gate
-        shr rax, 16
-        mov [rcx + 6], ax               ; offset 31:16
-        shr rax, 16
-        mov [rcx + 8], eax              ; offset 63:32
-        mov dword [rcx + 12], 0
-        pop rax
-        ret
-
 ; wrmsr_expect_gp: RAX = value for MSR_KVM_ASYNC_PF_EN; the #GP handler
 ; skips the WRMSR and counts it.
 wrmsr_expect_gp:
@@ -371,9 +340,7 @@ ready_handler:
         mov eax, 1
         xor edx, edx
         wrmsr
-        mov ecx, MSR_X2APIC_EOI
-        xor eax, eax
-        wrmsr
+        call x2apic_eoi
         pop rdx
         pop rcx
         pop rax
@@ -395,9 +362,5 @@ disable_on_fault: db 0                  ; 1: armed, 2: done
 align 4
 stale_token:    dd 0
 ready_ring:     times READY_RING dd 0
-idt_desc:       dw 256 * 16 - 1
-idt_base:       dq 0
 align 64
 apf_area:       times 64 db 0
-align 16
-idt:            times 256 * 16 db 0

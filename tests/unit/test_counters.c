@@ -12,6 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/unit/counters_seen.h"
+
 #include "lib/counters.h"
 
 #define DEMO_COUNTERS(X)                                                     \
@@ -28,19 +30,6 @@ struct per_vcpu {
 	char other[24];
 	struct demo_stats stats;
 };
-
-struct seen {
-	char text[512];
-};
-
-static void record(void *ctx, const char *name, uint64_t value)
-{
-	struct seen *s = ctx;
-	size_t len = strlen(s->text);
-
-	snprintf(s->text + len, sizeof(s->text) - len, "%s=%llu;", name,
-		 (unsigned long long)value);
-}
 
 static void walker(const void *obj, counter_fn fn, void *ctx)
 {

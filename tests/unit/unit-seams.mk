@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # The seams between the layers (tests/unit/unit.mk includes this fragment):
 # the paging daemon's I/O queues, the EPT shootdown handshake, the counter
-# registry, the ticket lock and the EPT-violation qualification rules.
+# registry, the ticket lock, the EPT-violation qualification rules and the
+# per-exit-reason counters.
 UNIT_TESTS += test_swap_io_queue test_ept_shootdown test_counters \
-	test_spinlock test_ept_qualification
+	test_spinlock test_ept_qualification test_exit_stats
 unit_srcs_test_swap_io_queue := swap/swap_io_queue.c lib/string.c
 unit_srcs_test_ept_shootdown := ept/ept_shootdown.c
 unit_srcs_test_counters := lib/counters.c
 unit_srcs_test_spinlock :=
 unit_srcs_test_ept_qualification :=
+unit_srcs_test_exit_stats := vmx/exit_stats.c lib/format.c
 
 # The paging daemon over fakes: swap/swap_daemon.c sees the fake TSC of
 # tests/unit/fake_x86 (the test defines rdtsc and tsc_hz) and a fake swap
