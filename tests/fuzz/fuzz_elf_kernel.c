@@ -12,14 +12,7 @@
 
 #include "guest/elf_kernel.h"
 #include "guest/linux_vmlinux.h"
-
-#define CHECK(c)                                                        \
-	do {                                                            \
-		if (!(c)) {                                             \
-			fprintf(stderr, "broken promise: %s\n", #c);    \
-			abort();                                        \
-		}                                                       \
-	} while (0)
+#include "tests/fuzz/fuzz_check.h"
 
 static void check_promises(const struct elf_kernel *k, uint64_t len)
 {
