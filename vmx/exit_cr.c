@@ -9,6 +9,7 @@
 #include "vmx/vmx_ops.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/exceptions.h"
+#include "arch/x86/xcr0.h"
 #include "guest/vm.h"
 
 /* Exit qualification for control-register accesses (Table 28-3). */
@@ -17,9 +18,6 @@
 #define CR_QUAL_GPR(q) (((q) >> 8) & 0xf)
 #define CR_ACCESS_MOV_TO 0
 #define GPR_RSP 4
-#define XCR0_X87 BIT(0)
-#define XCR0_SSE BIT(1)
-#define XCR0_AVX BIT(2)
 
 /* GPR numbering of the SDM (rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8..) */
 static uint64_t read_gpr(const struct vcpu *v, unsigned n)
@@ -100,18 +98,22 @@ enum exit_action handle_cr_access(struct vcpu *v, const struct vmx_exit *e)
 	return EXIT_RESUME;
 }
 
-/* XSETBV always exits (26.1.2); the rules are SDM Vol. 1, 13.3. */
+/*
+ * XSETBV always exits (26.1.2). As KVM: #GP from CPL > 0, for an XCR other
+ * than XCR0, or for a value the CPU would refuse (arch/x86/xcr0.h), so the
+ * XSETBV below never faults in root mode.
+ */
 enum exit_action handle_xsetbv(struct vcpu *v, const struct vmx_exit *e)
 {
 	uint64_t value = (v->regs.rdx << 32) | (uint32_t)v->regs.rax;
+	unsigned cpl = (vmcs_read32(VMCS_GUEST_SS_ACCESS_RIGHTS) >> 5) & 3;
 	struct cpuid_regs xs;
+	uint64_t supported;
 
 	cpuid_count(CPUID_LEAF_XSAVE, 0, &xs);
-	uint64_t supported = ((uint64_t)xs.edx << 32) | xs.eax;
-
-	if ((uint32_t)v->regs.rcx != 0 || !(value & XCR0_X87) ||
-	    (value & ~supported) ||
-	    ((value & XCR0_AVX) && !(value & XCR0_SSE))) {
+	supported = ((uint64_t)xs.edx << 32) | xs.eax;
+	if (cpl != 0 || (uint32_t)v->regs.rcx != 0 ||
+	    !xcr0_value_valid(value, supported)) {
 		inject_gp();
 		return EXIT_RESUME;
 	}

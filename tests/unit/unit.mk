@@ -22,7 +22,8 @@ UNIT_LDLIBS := -lcmocka
 
 UNIT_TESTS := test_config test_format test_ept test_ept_model \
 	test_frame_pool test_page_alloc test_string test_guest_memory \
-	test_uart test_cpuid test_acpi test_vmx_controls test_xsave_probe
+	test_uart test_cpuid test_acpi test_vmx_controls test_xsave_probe \
+	test_xcr0
 
 unit_srcs_test_config := boot/config.c lib/format.c lib/string.c
 unit_srcs_test_format := lib/format.c
@@ -38,6 +39,8 @@ unit_srcs_test_xsave_probe := arch/x86/xsave_probe.c
 unit_srcs_test_acpi := arch/x86/acpi.c
 # vmx_adjust_controls is static inline in vmx/vmx_caps.h: nothing to link.
 unit_srcs_test_vmx_controls :=
+# xcr0_value_valid is static inline in arch/x86/xcr0.h.
+unit_srcs_test_xcr0 :=
 # test_string checks the freestanding memset & co. that APF_HOSTED hides: it
 # links lib/string.c built without APF_HOSTED, with every function renamed
 # so that it cannot clash with (or be replaced by) the C library's.
