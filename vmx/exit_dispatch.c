@@ -21,6 +21,19 @@ static const exit_handler_fn exit_handlers[VMX_EXIT_REASON_MAX] = {
 	[VMX_EXIT_PREEMPTION_TIMER] = handle_preemption_timer,
 	[VMX_EXIT_CR_ACCESS] = handle_cr_access,
 	[VMX_EXIT_XSETBV] = handle_xsetbv,
+	[VMX_EXIT_VMCALL] = handle_vmcall,
+	[VMX_EXIT_GETSEC] = handle_vmx_instruction,
+	[VMX_EXIT_VMCLEAR] = handle_vmx_instruction,
+	[VMX_EXIT_VMLAUNCH] = handle_vmx_instruction,
+	[VMX_EXIT_VMPTRLD] = handle_vmx_instruction,
+	[VMX_EXIT_VMPTRST] = handle_vmx_instruction,
+	[VMX_EXIT_VMREAD] = handle_vmx_instruction,
+	[VMX_EXIT_VMRESUME] = handle_vmx_instruction,
+	[VMX_EXIT_VMWRITE] = handle_vmx_instruction,
+	[VMX_EXIT_VMXOFF] = handle_vmx_instruction,
+	[VMX_EXIT_VMXON] = handle_vmx_instruction,
+	[VMX_EXIT_INVEPT] = handle_vmx_instruction,
+	[VMX_EXIT_INVVPID] = handle_vmx_instruction,
 };
 
 enum exit_action vmx_dispatch_exit(struct vcpu *v)

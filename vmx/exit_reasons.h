@@ -25,6 +25,15 @@
 	X(RDPMC, 15, "rdpmc")                                                \
 	X(RDTSC, 16, "rdtsc")                                                \
 	X(VMCALL, 18, "vmcall")                                              \
+	X(VMCLEAR, 19, "vmclear")                                            \
+	X(VMLAUNCH, 20, "vmlaunch")                                          \
+	X(VMPTRLD, 21, "vmptrld")                                            \
+	X(VMPTRST, 22, "vmptrst")                                            \
+	X(VMREAD, 23, "vmread")                                              \
+	X(VMRESUME, 24, "vmresume")                                          \
+	X(VMWRITE, 25, "vmwrite")                                            \
+	X(VMXOFF, 26, "vmxoff")                                              \
+	X(VMXON, 27, "vmxon")                                                \
 	X(CR_ACCESS, 28, "cr_access")                                        \
 	X(DR_ACCESS, 29, "dr_access")                                        \
 	X(IO, 30, "io")                                                      \

@@ -40,11 +40,18 @@ def expect_boots_to_init_and_powers_off(run):
 
 @cases(vcpus=(1, 2))
 def test_linux_boots_runs_bm_powers_off(ctx, vcpus):
-    # Two commands: bm, and arithmetic only a shell running the command
-    # line's apfvisor.run can have done.
-    run = ctx.boot_cfg(linux_cfg(vcpus, "bm -f 1 -w 1 -t 2 -m 64M; "
+    # Three commands: hypercall (an unprivileged process executes VMCALL
+    # and every VMX instruction: KVM's answers, and the VM goes on), bm,
+    # and arithmetic only a shell running apfvisor.run can have done.
+    run = ctx.boot_cfg(linux_cfg(vcpus, "hypercall; "
+                                        "bm -f 1 -w 1 -t 2 -m 64M; "
                                         "echo apfvisor-marker $((6 * 7))"),
                        cpus=vcpus, timeout=900)
+    run.expect_line("guest: hypercall: vmcall from user mode returned -1")
+    run.expect_line("guest: hypercall: 12 of 12 VMX instructions raised "
+                    "SIGILL")
+    run.expect_stat_at_least("exit.vmcall", 1)
+    run.expect_stat_at_least("exit.vmread", 1)
     # The default config's fast path: the uncompressed kernel, entered at
     # startup_64 (the decompressor's "KASLR disabled" line never appears).
     run.expect_regex(r"^apfvisor: linux: uncompressed ELF kernel \(vmlinux\)"

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * VMCALL and the VMX instructions, answered as KVM answers a guest that it
+ * offers no hypercall and no nested VMX: VMCALL returns an error code in
+ * RAX (-KVM_EPERM from CPL > 0, else -KVM_ENOSYS; arch/x86/kvm/x86.c,
+ * kvm_emulate_hypercall) and the guest goes on; VMXON, VMREAD and the rest
+ * raise #UD (kvm_handle_invalid_op / handle_vmx_instruction). Neither ends
+ * the VM, whatever the CPL.
+ */
+#include "vmx/exit_handlers.h"
+#include "vmx/vmx_ops.h"
+#include "arch/x86/exceptions.h"
+#include "guest/vm.h"
+
+/* include/uapi/linux/kvm_para.h */
+#define KVM_ENOSYS 1000
+#define KVM_EPERM 1
+
+#define SEG_AR_DPL(ar) (((ar) >> 5) & 3)
+#define SEG_AR_L BIT(13)
+
+enum exit_action handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
+{
+	unsigned cpl = SEG_AR_DPL(vmcs_read32(VMCS_GUEST_SS_ACCESS_RIGHTS));
+	bool long_cs = vmcs_read32(VMCS_GUEST_CS_ACCESS_RIGHTS) & SEG_AR_L;
+	int64_t ret = cpl ? -KVM_EPERM : -KVM_ENOSYS;
+
+	v->regs.rax = long_cs ? (uint64_t)ret : (uint32_t)ret;
+	vcpu_skip_instruction(e);
+	return EXIT_RESUME;
+}
+
+enum exit_action handle_vmx_instruction(struct vcpu *v,
+					const struct vmx_exit *e)
+{
+	(void)v;
+	(void)e;
+	vmx_inject_exception(EXC_INVALID_OPCODE, false, 0);
+	return EXIT_RESUME;
+}
