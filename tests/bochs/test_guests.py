@@ -139,3 +139,21 @@ def test_triple_fault(ctx):
     run.expect_absent(r"^guest: triplefault: FAIL")
     run.expect_line("apfvisor: done")
     run.expect_status(1)
+
+
+def test_hostile_guest(ctx):
+    # A ring-0 guest executes VMCALL, the VMX instructions and XSETBV of
+    # values the CPU refuses: KVM's answer each time, and the VM goes on.
+    run = ctx.boot_guest("hostile", cpus=1)
+    run.expect_line("guest: hostile: vmcall returned -1000 (-KVM_ENOSYS)")
+    run.expect_line("guest: hostile: 11 VMX instructions checked")
+    run.expect_line("guest: hostile: a valid XCR0 loaded")
+    m = run.expect_regex(r"^guest: hostile: (\d+) faults as expected$")
+    expect(int(m[1]) >= 13, f"only {m[1]} faults checked")
+    run.expect_line("guest: hostile: PASS")
+    run.expect_absent(r"^apfvisor: error:")
+    run.expect_stat_at_least("exit.vmcall", 1)
+    run.expect_stat_at_least("exit.vmxon", 1)
+    run.expect_stat_at_least("exit.xsetbv", 3)
+    run.expect_line("apfvisor: guest halted: test-exit code 0")
+    run.expect_status(0)

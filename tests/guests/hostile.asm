@@ -1,0 +1,176 @@
+; SPDX-License-Identifier: BSD-2-Clause
+;
+; hostile: a ring-0 guest that does what a guest must not be able to hurt
+; the hypervisor with, and checks it gets KVM's answer each time:
+;   - VMCALL with an unknown hypercall number: RAX = -KVM_ENOSYS (-1000),
+;     the guest goes on;
+;   - VMXON, VMCLEAR, VMPTRLD, VMPTRST, VMREAD, VMWRITE, VMLAUNCH,
+;     VMRESUME, VMXOFF, INVEPT, INVVPID: #UD each;
+;   - XSETBV of values the CPU refuses: XCR1, AVX without SSE, and where
+;     CPUID leaf 0xD offers them, one half of the MPX pair and a part of
+;     the AVX-512 triple: #GP each (before the fix of the last two, the
+;     hypervisor executed them itself and took #GP in root mode); a valid
+;     value afterwards does not fault.
+; Prints "hostile: PASS" and exits with code 0, or a FAIL line and code 1.
+
+        bits 64
+        org 0x200000
+%include "guest.inc"
+%include "interrupts.inc"
+
+EXC_UD          equ 6
+EXC_GP          equ 13
+CR4_OSXSAVE     equ 1 << 18
+XCR0_X87_SSE_AVX equ 7
+XCR0_BNDREGS    equ 1 << 3
+XCR0_OPMASK     equ 1 << 5
+
+; xsetbv_with VALUE: XSETBV of VALUE (EDX:EAX) into the XCR that ECX names.
+%macro xsetbv_with 1
+        mov eax, %1
+        xor edx, edx
+        xsetbv
+%endmacro
+
+; expect_fault VECTOR, instruction...: the instruction must raise VECTOR;
+; the handler resumes after it. RAX is clobbered before the instruction.
+%macro expect_fault 2+
+        lea rax, [rel %%after]
+        mov [rel resume_at], rax
+        mov byte [rel want_vector], %1
+        inc qword [rel expected]
+        %2
+        inc qword [rel missing]         ; no fault: fell through
+%%after:
+%endmacro
+
+
+
+        guest_entry
+        say "hostile: start", 10
+        call idt_load
+        lea rdi, [rel ud_handler]
+        mov ecx, EXC_UD
+        call set_gate
+        lea rdi, [rel gp_handler]
+        mov ecx, EXC_GP
+        call set_gate
+
+        ; VMCALL: an error code, no exception.
+        mov rax, 0x1234
+        vmcall
+        cmp rax, -1000
+        jne .vmcall_wrong
+        say "hostile: vmcall returned -1000 (-KVM_ENOSYS)", 10
+
+        ; The VMX instructions: #UD.
+        expect_fault EXC_UD, vmxon [rel vmx_region]
+        expect_fault EXC_UD, vmclear [rel vmx_region]
+        expect_fault EXC_UD, vmptrld [rel vmx_region]
+        expect_fault EXC_UD, vmptrst [rel vmx_region]
+        expect_fault EXC_UD, vmread rbx, rcx
+        expect_fault EXC_UD, vmwrite rcx, rbx
+        expect_fault EXC_UD, vmlaunch
+        expect_fault EXC_UD, vmresume
+        expect_fault EXC_UD, vmxoff
+        xor ecx, ecx
+        expect_fault EXC_UD, invept rcx, [rel vmx_region]
+        expect_fault EXC_UD, invvpid rcx, [rel vmx_region]
+        say "hostile: 11 VMX instructions checked", 10
+
+        ; XSETBV: turn on CR4.OSXSAVE, read what CPUID.(0xD,0) offers.
+        mov rax, cr4
+        or rax, CR4_OSXSAVE
+        mov cr4, rax
+        mov eax, 0xd
+        xor ecx, ecx
+        cpuid
+        mov [rel xcr0_supported], eax
+        mov ecx, 1                      ; XCR1 is not XCR0
+        expect_fault EXC_GP, xsetbv_with 3
+        xor ecx, ecx
+        expect_fault EXC_GP, xsetbv_with 5      ; AVX without SSE
+        test dword [rel xcr0_supported], XCR0_BNDREGS
+        jz .no_mpx
+        say "hostile: MPX offered: checking half of the pair", 10
+        xor ecx, ecx
+        expect_fault EXC_GP, xsetbv_with XCR0_X87_SSE_AVX | XCR0_BNDREGS
+.no_mpx:
+        test dword [rel xcr0_supported], XCR0_OPMASK
+        jz .no_avx512
+        say "hostile: AVX-512 offered: checking a third of it", 10
+        xor ecx, ecx
+        expect_fault EXC_GP, xsetbv_with XCR0_X87_SSE_AVX | XCR0_OPMASK
+.no_avx512:
+        ; A valid value loads without a fault.
+        xor ecx, ecx
+        xor edx, edx
+        mov eax, XCR0_X87_SSE_AVX
+        xsetbv
+        say "hostile: a valid XCR0 loaded", 10
+
+        mov rax, [rel missing]
+        or rax, [rel wrong]
+        jnz .faults_wrong
+        say "hostile: "
+        mov rax, [rel expected]
+        call print_dec
+        say " faults as expected", 10
+        say "hostile: PASS", 10
+        test_exit 0
+        stop
+
+.vmcall_wrong:
+        say "hostile: FAIL vmcall returned "
+        call print_hex
+        say 10
+        test_exit 1
+        stop
+.faults_wrong:
+        say "hostile: FAIL expected "
+        mov rax, [rel expected]
+        call print_dec
+        say " faults: missing "
+        mov rax, [rel missing]
+        call print_dec
+        say ", wrong vector "
+        mov rax, [rel wrong]
+        call print_dec
+        say 10
+        test_exit 1
+        stop
+
+; The handlers count the fault against want_vector and resume at
+; resume_at (the instruction after the one that faulted).
+ud_handler:
+        push rax
+        cmp byte [rel want_vector], EXC_UD
+        je .ok
+        inc qword [rel wrong]
+.ok:
+        mov rax, [rel resume_at]
+        mov [rsp + 8], rax              ; the frame's RIP
+        pop rax
+        iretq
+
+gp_handler:
+        push rax
+        cmp byte [rel want_vector], EXC_GP
+        je .ok
+        inc qword [rel wrong]
+.ok:
+        mov rax, [rel resume_at]
+        mov [rsp + 16], rax             ; RIP, above the error code
+        pop rax
+        add rsp, 8                      ; the error code
+        iretq
+
+align 8
+resume_at:      dq 0
+expected:       dq 0
+missing:        dq 0
+wrong:          dq 0
+xcr0_supported: dd 0
+want_vector:    db 0
+align 4096
+vmx_region:     times 4096 db 0
