@@ -517,6 +517,19 @@ static bool x2apic_msr_usable(const struct vlapic *a, uint32_t msr)
 	       msr >= VLAPIC_MSR_X2APIC_FIRST && msr <= VLAPIC_MSR_X2APIC_LAST;
 }
 
+uint64_t vlapic_read_cr8(const struct vlapic *a)
+{
+	return (a->tpr >> 4) & 0xf;
+}
+
+bool vlapic_write_cr8(struct vlapic *a, uint64_t val)
+{
+	if (val & ~0xfull)
+		return false;
+	a->tpr = (uint32_t)val << 4;
+	return true;
+}
+
 int vlapic_wrmsr(struct vlapic *a, uint32_t msr, uint64_t val,
 		 uint64_t now_tsc, struct vlapic_ipi *ipi_out)
 {

@@ -160,6 +160,12 @@ int vlapic_rdmsr(const struct vlapic *a, uint32_t msr, uint64_t now_tsc,
 /* VLAPIC_GP, or 0 | VLAPIC_WR_* flags. */
 int vlapic_wrmsr(struct vlapic *a, uint32_t msr, uint64_t val,
 		 uint64_t now_tsc, struct vlapic_ipi *ipi_out);
+/*
+ * CR8 is the TPR's priority class (TPR[7:4], SDM Vol. 3A 10.8.6.1) in any
+ * APIC mode. vlapic_write_cr8 returns false (#GP) for bits 63:4.
+ */
+uint64_t vlapic_read_cr8(const struct vlapic *a);
+bool vlapic_write_cr8(struct vlapic *a, uint64_t val);
 /* Whether this APIC is a destination of ipi (its sender's ID in source). */
 bool vlapic_ipi_targets(const struct vlapic *a, const struct vlapic_ipi *ipi);
 

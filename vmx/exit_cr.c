@@ -17,6 +17,7 @@
 #define CR_QUAL_TYPE(q) (((q) >> 4) & 0x3)
 #define CR_QUAL_GPR(q) (((q) >> 8) & 0xf)
 #define CR_ACCESS_MOV_TO 0
+#define CR_ACCESS_MOV_FROM 1
 #define GPR_RSP 4
 
 /* GPR numbering of the SDM (rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8..) */
@@ -34,6 +35,47 @@ static uint64_t read_gpr(const struct vcpu *v, unsigned n)
 static void inject_gp(void)
 {
 	vmx_inject_exception(EXC_GENERAL_PROTECTION, true, 0);
+}
+
+static void write_gpr(struct vcpu *v, unsigned n, uint64_t value)
+{
+	struct guest_regs *r = &v->regs;
+	uint64_t *by_number[16] = {
+		&r->rax, &r->rcx, &r->rdx, &r->rbx, NULL, &r->rbp, &r->rsi,
+		&r->rdi, &r->r8, &r->r9, &r->r10, &r->r11, &r->r12, &r->r13,
+		&r->r14, &r->r15,
+	};
+
+	if (n == GPR_RSP)
+		vmcs_write(VMCS_GUEST_RSP, value);
+	else
+		*by_number[n] = value;
+}
+
+/*
+ * CR8 exits (both directions): the guest's CR8 is its virtual LAPIC's
+ * task priority, never the host LAPIC's, which would let it mask the
+ * hypervisor's own IPIs (SDM Vol. 3A 10.8.6.1).
+ */
+static enum exit_action cr8_access(struct vcpu *v, const struct vmx_exit *e)
+{
+	uint64_t q = e->qualification;
+	struct vm *g = v->guest;
+	struct vlapic *lapic = &g->plat[v->id].lapic;
+	bool ok = true;
+
+	spin_lock(&g->dev_lock);
+	if (CR_QUAL_TYPE(q) == CR_ACCESS_MOV_FROM)
+		write_gpr(v, CR_QUAL_GPR(q), vlapic_read_cr8(lapic));
+	else
+		ok = vlapic_write_cr8(lapic, read_gpr(v, CR_QUAL_GPR(q)));
+	spin_unlock(&g->dev_lock);
+	if (!ok) {
+		inject_gp();
+		return EXIT_RESUME;
+	}
+	vcpu_skip_instruction(e);
+	return EXIT_RESUME;
 }
 
 /* Paging turned on or off with EFER.LME set switches IA-32e mode. */
@@ -85,6 +127,9 @@ enum exit_action handle_cr_access(struct vcpu *v, const struct vmx_exit *e)
 	uint64_t value;
 	bool ok;
 
+	if (CR_QUAL_NUMBER(q) == 8 && (CR_QUAL_TYPE(q) == CR_ACCESS_MOV_TO ||
+				       CR_QUAL_TYPE(q) == CR_ACCESS_MOV_FROM))
+		return cr8_access(v, e);
 	if (CR_QUAL_TYPE(q) != CR_ACCESS_MOV_TO ||
 	    (CR_QUAL_NUMBER(q) != 0 && CR_QUAL_NUMBER(q) != 4))
 		return handle_unexpected(v, e);

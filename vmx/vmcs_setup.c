@@ -44,6 +44,8 @@ static void setup_controls(uint64_t eptp, uint16_t vpid, bool long_mode)
 	vmcs_write(VMCS_PROC_BASED_CONTROLS,
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_PROCBASED_CTLS),
 				       PROC_HLT_EXITING |
+					       PROC_CR8_LOAD_EXITING |
+					       PROC_CR8_STORE_EXITING |
 					       PROC_UNCONDITIONAL_IO_EXITING |
 					       PROC_USE_MSR_BITMAPS |
 					       PROC_ACTIVATE_SECONDARY));

@@ -6,6 +6,8 @@
 ;     the guest goes on;
 ;   - VMXON, VMCLEAR, VMPTRLD, VMPTRST, VMREAD, VMWRITE, VMLAUNCH,
 ;     VMRESUME, VMXOFF, INVEPT, INVVPID: #UD each;
+;   - CR8 = 15, then read back as CR8 and as the x2APIC TPR (0xf0): it
+;     is the virtual LAPIC's, not the host's; CR8 = 16 raises #GP;
 ;   - XSETBV of values the CPU refuses: XCR1, AVX without SSE, and where
 ;     CPUID leaf 0xD offers them, one half of the MPX pair and a part of
 ;     the AVX-512 triple: #GP each (before the fix of the last two, the
@@ -32,6 +34,12 @@ XCR0_OPMASK     equ 1 << 5
         xsetbv
 %endmacro
 
+; cr8_with VALUE: MOV of VALUE to CR8.
+%macro cr8_with 1
+        mov eax, %1
+        mov cr8, rax
+%endmacro
+
 ; expect_fault VECTOR, instruction...: the instruction must raise VECTOR;
 ; the handler resumes after it. RAX is clobbered before the instruction.
 %macro expect_fault 2+
@@ -48,6 +56,7 @@ XCR0_OPMASK     equ 1 << 5
 
         guest_entry
         say "hostile: start", 10
+        call x2apic_enable
         call idt_load
         lea rdi, [rel ud_handler]
         mov ecx, EXC_UD
@@ -77,6 +86,21 @@ XCR0_OPMASK     equ 1 << 5
         expect_fault EXC_UD, invept rcx, [rel vmx_region]
         expect_fault EXC_UD, invvpid rcx, [rel vmx_region]
         say "hostile: 11 VMX instructions checked", 10
+
+        ; CR8: the virtual LAPIC's priority class, 4 bits.
+        mov eax, 15
+        mov cr8, rax
+        mov rbx, cr8
+        cmp rbx, 15
+        jne .cr8_wrong
+        mov ecx, MSR_X2APIC_TPR
+        rdmsr
+        cmp eax, 0xf0
+        jne .cr8_wrong
+        expect_fault EXC_GP, cr8_with 16
+        xor eax, eax
+        mov cr8, rax
+        say "hostile: cr8 is the virtual TPR's class; bits 63:4 raise #GP", 10
 
         ; XSETBV: turn on CR4.OSXSAVE, read what CPUID.(0xD,0) offers.
         mov rax, cr4
@@ -118,6 +142,14 @@ XCR0_OPMASK     equ 1 << 5
         say " faults as expected", 10
         say "hostile: PASS", 10
         test_exit 0
+        stop
+
+.cr8_wrong:
+        say "hostile: FAIL cr8 read back "
+        mov rax, rbx
+        call print_hex
+        say 10
+        test_exit 1
         stop
 
 .vmcall_wrong:

@@ -573,12 +573,29 @@ static void test_timer_tsc_deadline(void **state)
 	assert_int_equal(rd(a, M(TSC_DEADLINE)), 0);
 }
 
+/* CR8 is TPR[7:4] both ways; bits 63:4 of a CR8 write are refused. */
+static void test_cr8_is_the_tpr_class(void **state)
+{
+	struct vlapic *a = *state;
+
+	assert_true(vlapic_write_cr8(a, 0xf));
+	assert_int_equal(rd(a, VLAPIC_MSR_TPR), 0xf0);
+	wr(a, VLAPIC_MSR_TPR, 0x5a);
+	assert_int_equal(vlapic_read_cr8(a), 5);
+	assert_false(vlapic_write_cr8(a, 0x10));
+	assert_false(vlapic_write_cr8(a, 1ull << 63));
+	assert_int_equal(vlapic_read_cr8(a), 5);
+	assert_true(vlapic_write_cr8(a, 0));
+	assert_int_equal(rd(a, VLAPIC_MSR_TPR), 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_reset_state),
+		T(test_cr8_is_the_tpr_class),
 		T(test_read_only_write_only_reserved),
 		T(test_reserved_bits),
 		T(test_apic_base),
