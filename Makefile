@@ -30,7 +30,7 @@ GUEST_BINS := $(GUEST_SRC:tests/guests/%.asm=$(BUILD)/guests/%.bin)
 .PHONY: all deps efi guests esp test test-unit test-qemu test-bochs run \
 	run-kvm usb-image clean bench bench-swap bench-apf
 
-all: deps efi guests unit-binaries host-tools
+all: deps efi guests unit-binaries fuzz-binaries host-tools
 
 deps:
 	@tools/install-deps

@@ -440,8 +440,15 @@ static enum step pio_transfer(struct ata_disk *d, const struct blk_request *r,
 		if (!(s & ST_DRQ))
 			break;
 		if (d->cmd.sectors == SECTORS_PER_PAGE) {
-			show_error(d, r, s, 0, "device wants more than 8 "
-				   "sectors");
+			/* Its state is unknown now: no further commands. */
+			hv_error("%s: %s of sectors %llu-%llu: the device "
+				 "offers more than the %u sectors asked for "
+				 "(status 0x%02x); the disk is not used any "
+				 "more", d->port->name, op_name(r->op),
+				 first_sector(r), first_sector(r) +
+				 SECTORS_PER_PAGE - 1,
+				 (unsigned)SECTORS_PER_PAGE, s);
+			d->failed = true;
 			*st = BLK_IO_ERROR;
 			return STEP_DONE;
 		}

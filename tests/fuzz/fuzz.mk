@@ -21,11 +21,13 @@ FUZZ_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Wall -Wextra -Werror
 
-FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header
+FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
+	fuzz_virtio_blk_queue
 fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 	guest/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_config := boot/config.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_swap_header := swap/swap_format.c lib/format.c
+fuzz_srcs_fuzz_virtio_blk_queue := swap/virtio_blk_queue.c lib/format.c
 
 .PHONY: fuzz fuzz-binaries
 

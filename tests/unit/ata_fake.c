@@ -217,7 +217,7 @@ static void start_rw(struct fake_channel *ch, bool ext, bool writing)
 	    lba + count > d->data_base + d->data_sectors)
 		return abort_command(ch, ERR_IDNF);
 	d->lba = lba;
-	d->remaining = count;
+	d->remaining = (unsigned)((int)count + d->count_skew);
 	d->writing = writing;
 	next_block(d);
 }

@@ -34,6 +34,8 @@ struct fake_dev {
 	uint8_t fail_error;             /* the Error register then */
 	bool fail_drq;                  /* a read still offers the data
 					   blocks to the end (ERR and DRQ) */
+	int count_skew;                 /* sectors moved beyond (> 0) or
+					   short of (< 0) the count asked */
 	/* state */
 	uint8_t status, error;
 	unsigned busy_reads;

@@ -14,49 +14,17 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/console.h"
+#include "tests/unit/console_capture.h"
 #include "swap/ata.h"
 #include "tests/unit/ata_fake.h"
 
-#define MAX_LINES 32
 #define SECTORS_64M (64u << 11)
-
-static char lines[MAX_LINES][256];
-static unsigned nlines;
-
-static void capture(const char *prefix, const char *fmt, va_list ap)
-{
-	if (nlines == MAX_LINES)
-		fail_msg("too many console lines");
-	snprintf(lines[nlines], sizeof(lines[0]), "%s", prefix);
-	vsnprintf(lines[nlines] + strlen(prefix),
-		  sizeof(lines[0]) - strlen(prefix), fmt, ap);
-	nlines++;
-}
-
-void hv_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	capture("apfvisor: ", fmt, ap);
-	va_end(ap);
-}
-
-void hv_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	capture("apfvisor: error: ", fmt, ap);
-	va_end(ap);
-}
 
 static int setup(void **state)
 {
 	(void)state;
 	fake_ata_reset();
-	nlines = 0;
+	console_forget();
 	return 0;
 }
 
@@ -73,8 +41,8 @@ static int teardown(void **state)
 
 static void expect_line(unsigned i, const char *want)
 {
-	assert_true(i < nlines);
-	assert_string_equal(lines[i], want);
+	assert_true(i < console_nlines);
+	assert_string_equal(console_lines[i], want);
 }
 
 /* The boot disk as in Bochs: ata0-master, a 64 MiB disk. */
@@ -92,7 +60,7 @@ static struct blockdev *slave_disk(uint64_t sectors, bool lba48)
 	fake_disk(0, 1, sectors, lba48);
 	dev = ata_probe();
 	assert_non_null(dev);
-	nlines = 0;
+	console_forget();
 	return dev;
 }
 
@@ -135,7 +103,7 @@ static void test_floating_buses(void **state)
 {
 	(void)state;
 	assert_null(ata_probe());
-	assert_int_equal(nlines, 0);
+	assert_int_equal(console_nlines, 0);
 	/* Status 0xFF is recognised at once: no wait, not even a short one. */
 	assert_int_equal(fake_tsc, 0);
 }
@@ -145,7 +113,7 @@ static void test_boot_disk_alone(void **state)
 	(void)state;
 	boot_disk();
 	assert_null(ata_probe());
-	assert_int_equal(nlines, 0);
+	assert_int_equal(console_nlines, 0);
 	assert_int_equal(fake_ata[0].dev[0].commands, 0);
 }
 
@@ -161,7 +129,7 @@ static void test_finds_slave(void **state)
 	assert_string_equal(dev->name, "ata0-slave");
 	assert_int_equal(dev->size, 64u << 20);     /* whole pages */
 	assert_int_equal(dev->queue_depth, 32);
-	assert_int_equal(nlines, 1);
+	assert_int_equal(console_nlines, 1);
 	expect_line(0, "apfvisor: ata0-slave: ATA disk \"FAKE DISK\", "
 		       "131077 sectors (64 MiB), LBA48, PIO");
 	assert_int_equal(fake_ata[0].dev[1].commands, 1);
@@ -182,7 +150,7 @@ static void test_skips_packet_device(void **state)
 	assert_string_equal(dev->name, "ata1-master");
 	/* Asked, refused with the packet signature, skipped in silence. */
 	assert_int_equal(fake_ata[0].dev[1].commands, 1);
-	assert_int_equal(nlines, 1);
+	assert_int_equal(console_nlines, 1);
 	expect_line(0, "apfvisor: ata1-master: ATA disk \"FAKE DISK\", "
 		       "4096 sectors (2 MiB), LBA28, PIO");
 }
@@ -210,7 +178,7 @@ static void test_unusable_disk(void **state)
 	fake_ata[0].dev[1].identify[49] = 0;    /* no LBA */
 	fake_identify_checksum(&fake_ata[0].dev[1]);
 	assert_null(ata_probe());
-	assert_int_equal(nlines, 1);
+	assert_int_equal(console_nlines, 1);
 	expect_line(0, "apfvisor: error: ata0-slave: ATA disk \"FAKE DISK\": "
 		       "no LBA addressing (IDENTIFY word 49 bit 9 clear); "
 		       "the disk is not used");
@@ -225,7 +193,7 @@ static void test_identify_times_out(void **state)
 	fake_disk(0, 1, 4096, true);
 	fake_ata[0].dev[1].stuck = true;
 	assert_null(ata_probe());
-	assert_int_equal(nlines, 1);
+	assert_int_equal(console_nlines, 1);
 	expect_line(0, "apfvisor: error: ata0-slave: IDENTIFY DEVICE timed "
 		       "out (status 0x80, error 0x00); the disk is not used");
 	/* 5 s at one simulated millisecond per TSC read: bounded. */
@@ -319,7 +287,7 @@ static void test_device_error(void **state)
 	dev = slave_disk(4096, true);
 	fake_fail(disk, 8 * 5 + 3, 0x40);      /* UNC inside page 5 */
 	assert_int_equal(run(dev, BLK_READ, 5 * 4096, buf), BLK_IO_ERROR);
-	assert_int_equal(nlines, 1);
+	assert_int_equal(console_nlines, 1);
 	expect_line(0, "apfvisor: ata0-slave: read of sectors 40-47 failed: "
 		       "uncorrectable data (UNC) (status 0x41, error 0x40)");
 	assert_int_equal(run(dev, BLK_WRITE, 5 * 4096, buf), BLK_IO_ERROR);
@@ -350,6 +318,50 @@ static void test_read_error_with_data(void **state)
 	assert_memory_equal(buf, want, 4096);
 }
 
+/* Fewer sectors than asked, then "done": an error, the disk stays. */
+static void test_command_ends_early(void **state)
+{
+	static uint8_t buf[4096];
+	struct blockdev *dev;
+	struct fake_dev *disk = &fake_ata[0].dev[1];
+
+	(void)state;
+	dev = slave_disk(4096, true);
+	disk->count_skew = -3;
+	assert_int_equal(run(dev, BLK_READ, 2 * 4096, buf), BLK_IO_ERROR);
+	expect_line(0, "apfvisor: ata0-slave: read of sectors 16-23 failed: "
+		       "command ended early (status 0x40, error 0x00)");
+	assert_int_equal(run(dev, BLK_WRITE, 2 * 4096, buf), BLK_IO_ERROR);
+	disk->count_skew = 0;
+	assert_int_equal(run(dev, BLK_READ, 2 * 4096, buf), BLK_OK);
+	assert_int_equal(dev->errors, 2);
+}
+
+/* More data blocks than asked: never into the page, the disk retired. */
+static void test_device_offers_too_much(void **state)
+{
+	static uint8_t buf[2][4096];
+	struct blockdev *dev;
+	struct fake_dev *disk = &fake_ata[0].dev[1];
+	unsigned before;
+
+	(void)state;
+	dev = slave_disk(4096, true);
+	disk->count_skew = 1;
+	memset(buf[1], 0xa5, sizeof(buf[1]));
+	assert_int_equal(run(dev, BLK_READ, 2 * 4096, buf[0]),
+			 BLK_IO_ERROR);
+	assert_int_equal(buf[1][0], 0xa5);      /* nothing past the page */
+	assert_int_equal(console_nlines, 1);
+	expect_line(0, "apfvisor: error: ata0-slave: read of sectors 16-23: "
+		       "the device offers more than the 8 sectors asked for "
+		       "(status 0x48); the disk is not used any more");
+	before = disk->commands;
+	assert_int_equal(run(dev, BLK_READ, 3 * 4096, buf[0]), BLK_IO_ERROR);
+	assert_int_equal(disk->commands, before);
+	assert_int_equal(console_nlines, 1);
+}
+
 static void test_errors_shown_limited(void **state)
 {
 	static uint8_t buf[4096];
@@ -362,8 +374,8 @@ static void test_errors_shown_limited(void **state)
 	for (int i = 0; i < 20; i++)
 		assert_int_equal(run(dev, BLK_READ, 0, buf), BLK_IO_ERROR);
 	assert_int_equal(dev->errors, 20);
-	assert_int_equal(nlines, 8);
-	assert_non_null(strstr(lines[7], "; further errors are only "
+	assert_int_equal(console_nlines, 8);
+	assert_non_null(strstr(console_lines[7], "; further errors are only "
 				   "counted"));
 }
 
@@ -379,7 +391,7 @@ static void test_timeout_retires_disk(void **state)
 	assert_int_equal(submit(dev, BLK_WRITE, 4096, buf, 1), 0);
 	assert_int_equal(submit(dev, BLK_READ, 8192, buf, 2), 0);
 	assert_int_equal(wait_one(dev, 1), BLK_IO_ERROR);
-	assert_int_equal(nlines, 1);
+	assert_int_equal(console_nlines, 1);
 	expect_line(0, "apfvisor: error: ata0-slave: write of sectors 8-15 "
 		       "timed out after 10 s (status 0x80, 0 of 8 sectors "
 		       "moved); the disk is not used any more");
@@ -387,7 +399,7 @@ static void test_timeout_retires_disk(void **state)
 	assert_int_equal(wait_one(dev, 2), BLK_IO_ERROR);
 	assert_int_equal(disk->commands, 2);    /* IDENTIFY and the write */
 	assert_int_equal(dev->errors, 2);
-	assert_int_equal(nlines, 1);
+	assert_int_equal(console_nlines, 1);
 }
 
 static void test_queue_and_order(void **state)
@@ -455,6 +467,8 @@ int main(void)
 		T(test_out_of_range),
 		T(test_device_error),
 		T(test_read_error_with_data),
+		T(test_command_ends_early),
+		T(test_device_offers_too_much),
 		T(test_errors_shown_limited),
 		T(test_timeout_retires_disk),
 		T(test_queue_and_order),
