@@ -2,13 +2,16 @@
 /*
  * Control-register and XCR0 writes. Only bits in the CR0/CR4 guest/host
  * masks exit (the bits VMX fixes: NE, VMXE); the guest sees its own values
- * through the read shadows (SDM Vol. 3C, 25.6.6 and 26.1.3).
+ * through the read shadows (SDM Vol. 3C, 25.6.6 and 26.1.3). A write that
+ * exits is checked here as the CPU would check it (reserved bits, paging
+ * combinations: arch/x86/register_rules.h), since the CPU does not.
  */
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_controls.h"
 #include "vmx/vmx_ops.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/exceptions.h"
+#include "arch/x86/register_rules.h"
 #include "arch/x86/xcr0.h"
 #include "guest/vm.h"
 
@@ -97,12 +100,19 @@ static void update_long_mode(uint64_t old_cr0, uint64_t new_cr0)
 	vmcs_write(VMCS_ENTRY_CONTROLS, entry);
 }
 
+/* The L bit of the guest's CS: 64-bit code is running. */
+static bool guest_cs_long(void)
+{
+	return vmcs_read32(VMCS_GUEST_CS_ACCESS_RIGHTS) & BIT(13);
+}
+
 static bool emulate_cr0_write(uint64_t value)
 {
 	uint64_t fixed0 = rdmsr(MSR_IA32_VMX_CR0_FIXED0) & ~(CR0_PE | CR0_PG);
 	uint64_t old = vmcs_read(VMCS_CR0_READ_SHADOW);
 
-	if ((value & CR0_PG) && !(value & CR0_PE))
+	if (!cr0_write_valid(value, old, vmcs_read(VMCS_GUEST_IA32_EFER),
+			     vmcs_read(VMCS_CR4_READ_SHADOW), guest_cs_long()))
 		return false;
 	update_long_mode(old, value);
 	vmcs_write(VMCS_CR0_READ_SHADOW, value);

@@ -3,13 +3,17 @@
  * RDMSR/WRMSR exits. MSRs whose guest value lives in the VMCS (loaded on
  * entry, saved on exit: SDM Vol. 3C, 25.4 and 27.3) are handled here; the
  * rest is platform state in guest/msr.c. STAR/LSTAR/CSTAR/SFMASK,
- * KERNEL_GS_BASE and TSC_AUX never exit (vmx/msr_bitmap.c): the hypervisor
- * itself never uses them, so the guest's values may stay in the CPU.
+ * FS/GS_BASE, KERNEL_GS_BASE and TSC_AUX never exit (vmx/msr_bitmap.c):
+ * the hypervisor itself never uses them, so the guest's values may stay
+ * in the CPU, which also checks them. A value the CPU would refuse
+ * (arch/x86/register_rules.h) raises #GP instead of reaching the VMCS,
+ * where it would fail the next VM entry.
  */
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/exceptions.h"
+#include "arch/x86/register_rules.h"
 #include "guest/vm.h"
 
 /* EFER bits a guest may set (SDM Vol. 3A, 2.2.1): SCE, LME, LMA, NXE. */
@@ -26,8 +30,6 @@ static const struct vmcs_msr vmcs_msrs[] = {
 	{ MSR_IA32_SYSENTER_EIP, VMCS_GUEST_SYSENTER_EIP },
 	{ MSR_IA32_DEBUGCTL, VMCS_GUEST_IA32_DEBUGCTL },
 	{ MSR_IA32_PAT, VMCS_GUEST_IA32_PAT },
-	{ MSR_IA32_FS_BASE, VMCS_GUEST_FS_BASE },
-	{ MSR_IA32_GS_BASE, VMCS_GUEST_GS_BASE },
 };
 
 static const struct vmcs_msr *find_vmcs_msr(uint32_t msr)
@@ -52,11 +54,29 @@ static bool write_efer(uint64_t value)
 {
 	uint64_t old = vmcs_read(VMCS_GUEST_IA32_EFER);
 
-	if (value & ~EFER_GUEST_WRITABLE)
+	if (!efer_write_valid(value, old, vmcs_read(VMCS_CR0_READ_SHADOW),
+			      EFER_GUEST_WRITABLE))
 		return false;
 	value = (value & ~EFER_LMA) | (old & EFER_LMA);
 	vmcs_write(VMCS_GUEST_IA32_EFER, value);
 	return true;
+}
+
+/* The checks of the MSRs whose guest value is a VMCS field. */
+static bool vmcs_msr_value_valid(uint32_t msr, uint64_t value)
+{
+	switch (msr) {
+	case MSR_IA32_PAT:
+		return pat_value_valid(value);
+	case MSR_IA32_DEBUGCTL:
+		return debugctl_value_valid(value);
+	case MSR_IA32_SYSENTER_ESP:
+	case MSR_IA32_SYSENTER_EIP:
+		return address_canonical(value, guest_va_bits(
+			vmcs_read(VMCS_CR4_READ_SHADOW)));
+	default:
+		return true;            /* SYSENTER_CS: any selector */
+	}
 }
 
 enum exit_action handle_rdmsr(struct vcpu *v, const struct vmx_exit *e)
@@ -87,9 +107,11 @@ enum exit_action handle_wrmsr(struct vcpu *v, const struct vmx_exit *e)
 	const struct vmcs_msr *vm = find_vmcs_msr(msr);
 	bool ok = true;
 
-	if (vm)
-		vmcs_write(vm->field, value);
-	else if (msr == MSR_IA32_EFER)
+	if (vm) {
+		ok = vmcs_msr_value_valid(msr, value);
+		if (ok)
+			vmcs_write(vm->field, value);
+	} else if (msr == MSR_IA32_EFER)
 		ok = write_efer(value);
 	else
 		ok = guest_wrmsr(v->guest, v->id, msr, value) == MSR_HANDLED;

@@ -142,21 +142,26 @@ def test_triple_fault(ctx):
 
 
 def test_hostile_guest(ctx):
-    # A ring-0 guest executes VMCALL, the VMX instructions and XSETBV of
-    # values the CPU refuses: KVM's answer each time, and the VM goes on.
+    # A ring-0 guest executes VMCALL, the VMX instructions, and XSETBV,
+    # WRMSR and MOV to CR0 of values the CPU refuses: KVM's answer each
+    # time (#UD, #GP or an error code), and the VM goes on.
     run = ctx.boot_guest("hostile", cpus=1)
     run.expect_line("guest: hostile: vmcall returned -1000 (-KVM_ENOSYS)")
     run.expect_line("guest: hostile: 11 VMX instructions checked")
     run.expect_line("guest: hostile: cr8 is the virtual TPR's class; bits "
                     "63:4 raise #GP")
     run.expect_line("guest: hostile: a valid XCR0 loaded")
+    run.expect_line("guest: hostile: PAT, SYSENTER, DEBUGCTL and EFER "
+                    "values refused with #GP")
+    run.expect_line("guest: hostile: CR0 values refused with #GP; NE flips")
     m = run.expect_regex(r"^guest: hostile: (\d+) faults as expected$")
-    expect(int(m[1]) >= 14, f"only {m[1]} faults checked")
+    expect(int(m[1]) >= 23, f"only {m[1]} faults checked")
     run.expect_line("guest: hostile: PASS")
     run.expect_absent(r"^apfvisor: error:")
     run.expect_stat_at_least("exit.vmcall", 1)
     run.expect_stat_at_least("exit.vmxon", 1)
     run.expect_stat_at_least("exit.xsetbv", 3)
-    run.expect_stat_at_least("exit.cr_access", 3)
+    run.expect_stat_at_least("exit.cr_access", 8)
+    run.expect_stat_at_least("msr.gp_injected", 6)
     run.expect_line("apfvisor: guest halted: test-exit code 0")
     run.expect_status(0)

@@ -12,7 +12,15 @@
 ;     CPUID leaf 0xD offers them, one half of the MPX pair and a part of
 ;     the AVX-512 triple: #GP each (before the fix of the last two, the
 ;     hypervisor executed them itself and took #GP in root mode); a valid
-;     value afterwards does not fault.
+;     value afterwards does not fault;
+;   - WRMSR of values the CPU refuses to the MSRs apfvisor keeps in the
+;     VMCS: IA32_PAT with a reserved memory type, non-canonical
+;     SYSENTER_ESP and SYSENTER_EIP, a reserved DEBUGCTL bit, EFER.LME
+;     cleared while paging is on: #GP each (before, each one reached the
+;     VMCS and failed the next VM entry); valid values still load;
+;   - MOV to CR0 that exits (NE flipped) with NW but not CD, with a bit
+;     of 63:32 set, or clearing PG in 64-bit mode: #GP each; a valid
+;     flip of NE still works.
 ; Prints "hostile: PASS" and exits with code 0, or a FAIL line and code 1.
 
         bits 64
@@ -23,6 +31,16 @@
 EXC_UD          equ 6
 EXC_GP          equ 13
 CR4_OSXSAVE     equ 1 << 18
+CR0_NE          equ 1 << 5
+CR0_NW          equ 1 << 29
+CR0_PG          equ 1 << 31
+MSR_SYSENTER_ESP equ 0x175
+MSR_SYSENTER_EIP equ 0x176
+MSR_DEBUGCTL    equ 0x1d9
+MSR_PAT         equ 0x277
+MSR_EFER        equ 0xc0000080
+EFER_LME        equ 1 << 8
+PAT_DEFAULT_LOW equ 0x00070406
 XCR0_X87_SSE_AVX equ 7
 XCR0_BNDREGS    equ 1 << 3
 XCR0_OPMASK     equ 1 << 5
@@ -32,6 +50,32 @@ XCR0_OPMASK     equ 1 << 5
         mov eax, %1
         xor edx, edx
         xsetbv
+%endmacro
+
+; wrmsr_with MSR, HIGH, LOW: WRMSR of HIGH:LOW into MSR.
+%macro wrmsr_with 3
+        mov ecx, %1
+        mov edx, %2
+        mov eax, %3
+        wrmsr
+%endmacro
+
+; efer_without_lme: EFER with LME cleared, paging on.
+%macro efer_without_lme 0
+        mov ecx, MSR_EFER
+        rdmsr
+        and eax, ~EFER_LME
+        wrmsr
+%endmacro
+
+; cr0_flip_ne_with OP, OPERAND: CR0 with NE flipped (so the write exits)
+; and OP applied to it with OPERAND (in RDX).
+%macro cr0_flip_ne_with 2
+        mov rax, cr0
+        xor rax, CR0_NE
+        mov rdx, %2
+        %1 rax, rdx
+        mov cr0, rax
 %endmacro
 
 ; cr8_with VALUE: MOV of VALUE to CR8.
@@ -49,6 +93,16 @@ XCR0_OPMASK     equ 1 << 5
         inc qword [rel expected]
         %2
         inc qword [rel missing]         ; no fault: fell through
+%%after:
+%endmacro
+
+; expect_no_fault instruction...: a fault counts as wrong and resumes
+; after the instruction.
+%macro expect_no_fault 1+
+        lea rax, [rel %%after]
+        mov [rel resume_at], rax
+        mov byte [rel want_vector], 0xff
+        %1
 %%after:
 %endmacro
 
@@ -133,6 +187,33 @@ XCR0_OPMASK     equ 1 << 5
         xsetbv
         say "hostile: a valid XCR0 loaded", 10
 
+        ; MSRs kept in the VMCS: what the CPU refuses is #GP.
+        expect_fault EXC_GP, wrmsr_with MSR_PAT, PAT_DEFAULT_LOW, 0x00070402
+        expect_fault EXC_GP, wrmsr_with MSR_PAT, 0x00080406, PAT_DEFAULT_LOW
+        expect_fault EXC_GP, wrmsr_with MSR_SYSENTER_ESP, 0x00008000, 0
+        expect_fault EXC_GP, wrmsr_with MSR_SYSENTER_EIP, 0x80000000, 0
+        expect_fault EXC_GP, wrmsr_with MSR_DEBUGCTL, 0, 1 << 2
+        expect_fault EXC_GP, efer_without_lme
+        expect_no_fault wrmsr_with MSR_PAT, PAT_DEFAULT_LOW, 0x00070106
+        mov ecx, MSR_PAT
+        rdmsr
+        cmp eax, 0x00070106
+        jne .msr_wrong
+        expect_no_fault wrmsr_with MSR_SYSENTER_EIP, 0xffffffff, 0x81000000
+        expect_no_fault wrmsr_with MSR_DEBUGCTL, 0, 0
+        say "hostile: PAT, SYSENTER, DEBUGCTL and EFER values refused with #GP", 10
+
+        ; CR0 writes that exit: checked as the CPU would.
+        expect_fault EXC_GP, cr0_flip_ne_with or, CR0_NW
+        expect_fault EXC_GP, cr0_flip_ne_with or, 1 << 32
+        expect_fault EXC_GP, cr0_flip_ne_with and, ~CR0_PG
+        expect_no_fault cr0_flip_ne_with or, 0
+        expect_no_fault cr0_flip_ne_with or, 0
+        mov rax, cr0
+        test eax, CR0_NE
+        jz .msr_wrong
+        say "hostile: CR0 values refused with #GP; NE flips", 10
+
         mov rax, [rel missing]
         or rax, [rel wrong]
         jnz .faults_wrong
@@ -149,6 +230,11 @@ XCR0_OPMASK     equ 1 << 5
         mov rax, rbx
         call print_hex
         say 10
+        test_exit 1
+        stop
+
+.msr_wrong:
+        say "hostile: FAIL a valid PAT or CR0 value did not load", 10
         test_exit 1
         stop
 

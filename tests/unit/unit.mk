@@ -23,7 +23,7 @@ UNIT_LDLIBS := -lcmocka
 UNIT_TESTS := test_config test_format test_ept test_ept_model \
 	test_frame_pool test_page_alloc test_string test_guest_memory \
 	test_uart test_cpuid test_acpi test_vmx_controls test_xsave_probe \
-	test_xcr0
+	test_xcr0 test_register_rules
 
 unit_srcs_test_config := boot/config.c lib/format.c lib/string.c
 unit_srcs_test_format := lib/format.c
@@ -41,6 +41,8 @@ unit_srcs_test_acpi := arch/x86/acpi.c
 unit_srcs_test_vmx_controls :=
 # xcr0_value_valid is static inline in arch/x86/xcr0.h.
 unit_srcs_test_xcr0 :=
+# So are the checks of arch/x86/register_rules.h.
+unit_srcs_test_register_rules :=
 # test_string checks the freestanding memset & co. that APF_HOSTED hides: it
 # links lib/string.c built without APF_HOSTED, with every function renamed
 # so that it cannot clash with (or be replaced by) the C library's.
