@@ -131,16 +131,6 @@ static NORETURN void service_loop(struct vm *vm, const struct boot_info *bi)
 	finish(vm, bi);
 }
 
-/*
- * The vCPUs the guest gets: every one configured for Linux, one for a
- * flat test guest (guest/vm.c says so when more were asked for).
- */
-static unsigned guest_vcpus(const struct boot_info *bi)
-{
-	return image_is_linux(bi->kernel, bi->kernel_size)
-		       ? bi->cfg.guest_vcpus : 1;
-}
-
 static bool enough_host_cpus(unsigned nvcpus)
 {
 	if (host_cpu_count >= nvcpus)
@@ -201,7 +191,7 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 			  .fail_writes = bi->cfg.debug_swap_fail_writes,
 			  .verify = bi->cfg.debug_swap_verify,
 			  .read_latency_ns = bi->cfg.swap_read_latency_ns },
-		.service_cpu = host_cpu_count > guest_vcpus(bi),
+		.service_cpu = host_cpu_count > bi->cfg.guest_vcpus,
 		.apf = bi->cfg.apf,
 		.hide_xsavec = host_xsavec_wrong,
 	};
@@ -215,7 +205,7 @@ static NORETURN void run_guest(void *arg)
 	int on_boot_cpu;
 
 	fill_spec(bi, &spec);
-	if (enough_host_cpus(guest_vcpus(bi)))
+	if (enough_host_cpus(bi->cfg.guest_vcpus))
 		vm = vm_create(&spec);
 	if (!vm) {
 		hv_error("the guest could not be built; stopping");

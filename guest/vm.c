@@ -211,11 +211,8 @@ struct vm *vm_create(const struct vm_spec *spec)
 
 	init_platform(vm, spec);
 	vm->is_linux = image_is_linux(spec->kernel, spec->kernel_size);
-	/* Test guests run on vCPU 0 only; Linux on every vCPU configured. */
-	vm->nvcpus = vm->is_linux ? spec->vcpus : 1;
-	if (!vm->is_linux && spec->vcpus != 1)
-		hv_info("guest.vcpus = %u: test guests run on vcpu 0 only",
-			spec->vcpus);
+	/* The APs wait for the guest's INIT and SIPI, Linux or not. */
+	vm->nvcpus = spec->vcpus;
 	ept_shootdown_init(&vm->tlb, vm->nvcpus, kick_for_flush, vm);
 	if (!setup_memory(vm, spec)) {
 		hv_error("cannot set up guest memory");

@@ -65,6 +65,7 @@ struct vcpu_entry_state {
 	uint64_t cr0, cr3, cr4, efer;
 	uint64_t gdtr_base;
 	uint16_t gdtr_limit;
+	uint16_t idtr_limit;    /* base 0 */
 	bool long_mode;         /* 64-bit flat segments; else real mode */
 	uint64_t rdi, rsi;      /* boot arguments in registers */
 	uint16_t real_mode_cs;  /* real mode only: CS selector, base = CS << 4 */

@@ -32,10 +32,13 @@ enum exit_action handle_preemption_timer(struct vcpu *v,
 					 const struct vmx_exit *e);
 enum exit_action handle_cr_access(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_xsetbv(struct vcpu *v, const struct vmx_exit *e);
-/* VMCALL: KVM's error code in RAX; the VMX instructions and GETSEC: #UD. */
+/*
+ * VMCALL: KVM's error code in RAX; the VMX instructions, GETSEC, MONITOR
+ * and MWAIT: #UD.
+ */
 enum exit_action handle_vmcall(struct vcpu *v, const struct vmx_exit *e);
-enum exit_action handle_vmx_instruction(struct vcpu *v,
-					const struct vmx_exit *e);
+enum exit_action handle_invalid_opcode(struct vcpu *v,
+				       const struct vmx_exit *e);
 enum exit_action handle_unexpected(struct vcpu *v, const struct vmx_exit *e);
 
 /* Prints guest state, controls and host state, one "vmcs:" line each. */

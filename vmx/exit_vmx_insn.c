@@ -5,7 +5,10 @@
  * RAX (-KVM_EPERM from CPL > 0, else -KVM_ENOSYS; arch/x86/kvm/x86.c,
  * kvm_emulate_hypercall) and the guest goes on; VMXON, VMREAD and the rest
  * raise #UD (kvm_handle_invalid_op / handle_vmx_instruction). Neither ends
- * the VM, whatever the CPL.
+ * the VM, whatever the CPL. MONITOR and MWAIT, which CPUID leaf 1 hides,
+ * raise #UD as on a CPU without them (KVM without its never-#UD quirk):
+ * run natively, MWAIT would park the host CPU until a write or an
+ * interrupt, holding back the hypervisor's own work on it.
  */
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"
@@ -30,8 +33,8 @@ enum exit_action handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
 	return EXIT_RESUME;
 }
 
-enum exit_action handle_vmx_instruction(struct vcpu *v,
-					const struct vmx_exit *e)
+enum exit_action handle_invalid_opcode(struct vcpu *v,
+				       const struct vmx_exit *e)
 {
 	(void)v;
 	(void)e;

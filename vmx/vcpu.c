@@ -175,6 +175,8 @@ static bool restart_after_init(struct vcpu *v)
 
 	if (!wait_for_sipi(v, &s))
 		return false;
+	hv_info("vcpu %u: INIT, then SIPI: starting again at 0x%x", v->id,
+		s.real_mode_cs << 4);
 	vmcs_load_entry_state(&s);
 	v->regs = (struct guest_regs){ 0 };
 	return true;

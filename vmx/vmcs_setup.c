@@ -44,6 +44,8 @@ static void setup_controls(uint64_t eptp, uint16_t vpid, bool long_mode)
 	vmcs_write(VMCS_PROC_BASED_CONTROLS,
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_PROCBASED_CTLS),
 				       PROC_HLT_EXITING |
+					       PROC_MWAIT_EXITING |
+					       PROC_MONITOR_EXITING |
 					       PROC_CR8_LOAD_EXITING |
 					       PROC_CR8_STORE_EXITING |
 					       PROC_UNCONDITIONAL_IO_EXITING |
@@ -150,7 +152,7 @@ static void setup_segments(const struct vcpu_entry_state *s)
 	vmcs_write(VMCS_GUEST_GDTR_BASE, s->gdtr_base);
 	vmcs_write(VMCS_GUEST_GDTR_LIMIT, s->gdtr_limit);
 	vmcs_write(VMCS_GUEST_IDTR_BASE, 0);
-	vmcs_write(VMCS_GUEST_IDTR_LIMIT, 0);
+	vmcs_write(VMCS_GUEST_IDTR_LIMIT, s->idtr_limit);
 }
 
 void vmcs_load_entry_state(const struct vcpu_entry_state *s)
@@ -210,6 +212,9 @@ void vcpu_sipi_entry_state(uint8_t vector, struct vcpu_entry_state *s)
 	*s = (struct vcpu_entry_state){
 		.rflags = RFLAGS_RESERVED_1,
 		.cr0 = CR0_ET,
+		/* After INIT (SDM Vol. 3A, Table 9-1): base 0, limit FFFFH. */
+		.gdtr_limit = 0xffff,
+		.idtr_limit = 0xffff,
 		.real_mode_cs = (uint16_t)(vector << 8),
 	};
 }

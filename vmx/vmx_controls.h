@@ -21,8 +21,10 @@
 /* Primary processor-based VM-execution controls (25.6.2). */
 #define PROC_INTERRUPT_WINDOW_EXITING  BIT(2)
 #define PROC_HLT_EXITING               BIT(7)
+#define PROC_MWAIT_EXITING             BIT(10)
 #define PROC_CR8_LOAD_EXITING          BIT(19)
 #define PROC_CR8_STORE_EXITING         BIT(20)
+#define PROC_MONITOR_EXITING           BIT(29)
 #define PROC_NMI_WINDOW_EXITING        BIT(22)
 #define PROC_UNCONDITIONAL_IO_EXITING  BIT(24)
 #define PROC_USE_IO_BITMAPS            BIT(25)

@@ -6,6 +6,7 @@
 ;     the guest goes on;
 ;   - VMXON, VMCLEAR, VMPTRLD, VMPTRST, VMREAD, VMWRITE, VMLAUNCH,
 ;     VMRESUME, VMXOFF, INVEPT, INVVPID: #UD each;
+;   - MONITOR and MWAIT (CPUID hides them): #UD each;
 ;   - CR8 = 15, then read back as CR8 and as the x2APIC TPR (0xf0): it
 ;     is the virtual LAPIC's, not the host's; CR8 = 16 raises #GP;
 ;   - XSETBV of values the CPU refuses: XCR1, AVX without SSE, and where
@@ -140,6 +141,14 @@ XCR0_OPMASK     equ 1 << 5
         expect_fault EXC_UD, invept rcx, [rel vmx_region]
         expect_fault EXC_UD, invvpid rcx, [rel vmx_region]
         say "hostile: 11 VMX instructions checked", 10
+
+        ; MONITOR and MWAIT, hidden in CPUID: #UD, never a parked CPU.
+        xor ecx, ecx
+        xor edx, edx
+        expect_fault EXC_UD, monitor
+        xor ecx, ecx
+        expect_fault EXC_UD, mwait
+        say "hostile: MONITOR and MWAIT raise #UD", 10
 
         ; CR8: the virtual LAPIC's priority class, 4 bits.
         mov eax, 15
