@@ -89,6 +89,7 @@ static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
 	spin_lock(&vm->dev_lock);
 	uart_flush(&vm->uart);
 	spin_unlock(&vm->dev_lock);
+	guest_console_drain(&vm->console);
 	vm_report_end(vm);
 	counters_each(print_stat, NULL);
 	if (bi->cfg.bench_swap)

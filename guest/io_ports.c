@@ -103,12 +103,14 @@ bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		spin_lock(&g->dev_lock);
 		uart_flush(&g->uart);
 		spin_unlock(&g->dev_lock);
+		guest_console_drain(&g->console);
 		vm_end(g, *value == 0, "test-exit code %u", *value);
 		return true;
 	}
 	spin_lock(&g->dev_lock);
 	handled = platform_port(g, port, in, value);
 	spin_unlock(&g->dev_lock);
+	guest_console_drain(&g->console);
 	if (!handled && in)
 		*value = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
 	return handled;

@@ -134,6 +134,24 @@ static int check_kernel(const uint8_t *p, uint64_t len, struct bzimage_info *k,
 			"guest.kernel's init_size (%u bytes)"
 			" is smaller than its protected-mode kernel (%llu)",
 			k->init_size, (unsigned long long)k->kernel_size);
+	/* Where the kernel runs from: from 1 MiB (boot.rst: a bzImage loads
+	 * high), never wrapping, never above 4 GiB. */
+	if (k->pref_address && k->pref_address < LOW_FLOOR)
+		return fmt_fail(err, err_len,
+				"guest.kernel's preferred address 0x%llx is "
+				"below 1 MiB, in the legacy area: a bzImage "
+				"loads at 1 MiB or above",
+				(unsigned long long)k->pref_address);
+	if (k->pref_address >= HIGH_LIMIT ||
+	    HIGH_LIMIT - k->pref_address < k->init_size)
+		return fmt_fail(err, err_len,
+				"guest.kernel's preferred address 0x%llx plus "
+				"its init_size (%u bytes) %s: apfvisor places "
+				"kernels below 4 GiB",
+				(unsigned long long)k->pref_address,
+				k->init_size,
+				k->pref_address > UINT64_MAX - k->init_size ?
+				"wraps around" : "ends above 4 GiB");
 	if (k->relocatable &&
 	    (k->kernel_alignment < PAGE_SIZE ||
 	     (k->kernel_alignment & (k->kernel_alignment - 1))))

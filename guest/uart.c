@@ -39,16 +39,17 @@
 #define MSR_RI 0x40
 #define MSR_DCD 0x80
 
-void uart_init(struct uart *u, uart_line_sink sink)
+void uart_init(struct uart *u, uart_line_sink sink, void *sink_ctx)
 {
 	memset(u, 0, sizeof(*u));
 	u->sink = sink;
+	u->sink_ctx = sink_ctx;
 }
 
 void uart_flush(struct uart *u)
 {
 	if (u->line_len)
-		u->sink(u->line, u->line_len);
+		u->sink(u->sink_ctx, u->line, u->line_len);
 	u->line_len = 0;
 }
 
@@ -58,7 +59,7 @@ static void transmit(struct uart *u, uint8_t c)
 	if (c == '\r')
 		return;
 	if (c == '\n') {
-		u->sink(u->line, u->line_len);
+		u->sink(u->sink_ctx, u->line, u->line_len);
 		u->line_len = 0;
 		return;
 	}

@@ -16,7 +16,7 @@
 #define UART_LINE_MAX 256
 #define UART_RX_FIFO 64
 
-typedef void (*uart_line_sink)(const char *line, size_t len);
+typedef void (*uart_line_sink)(void *ctx, const char *line, size_t len);
 
 struct uart {
 	uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;
@@ -26,12 +26,13 @@ struct uart {
 	char line[UART_LINE_MAX];
 	size_t line_len;
 	uart_line_sink sink;
+	void *sink_ctx;
 	uint64_t bytes_out;
 	uint64_t bytes_in;
 	uint64_t last_out_tsc;          /* when the last byte was written */
 };
 
-void uart_init(struct uart *u, uart_line_sink sink);
+void uart_init(struct uart *u, uart_line_sink sink, void *sink_ctx);
 uint8_t uart_read(struct uart *u, unsigned offset);
 void uart_write(struct uart *u, unsigned offset, uint8_t value);
 /* Emits a partial last line, if any. */

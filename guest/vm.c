@@ -32,22 +32,9 @@ static void *identity(void *ctx, uint64_t pa)
  * cut short on the console. Other bytes pass as they are (the run scripts
  * strip terminal escape sequences, such as a shell's cursor queries).
  */
-static void print_guest_line(const char *line, size_t len)
+static void print_guest_line(const char *escaped, size_t len)
 {
-	char shown[2 * UART_LINE_MAX];
-	size_t n = 0;
-
-	for (size_t i = 0; i < len && n + 2 <= sizeof(shown); i++) {
-		uint8_t c = (uint8_t)line[i];
-
-		if (c == 0) {
-			shown[n++] = '^';
-			shown[n++] = '@';
-		} else {
-			shown[n++] = (char)c;
-		}
-	}
-	con_printf("guest: %.*s\n", (int)n, shown);
+	con_printf("guest: %.*s\n", (int)len, escaped);
 }
 
 void vm_request(struct vm *vm, unsigned n, enum vcpu_request req)
@@ -155,6 +142,8 @@ static void each_vm_counter(const void *obj, counter_fn fn, void *ctx)
 	fn(ctx, "frames.total", vm->pool.total);
 	fn(ctx, "uart.bytes_out", vm->uart.bytes_out);
 	fn(ctx, "uart.bytes_in", vm->uart.bytes_in);
+	fn(ctx, "console.guest_lines", vm->console.lines);
+	fn(ctx, "console.printed_in_place", vm->console.printed_in_place);
 	/*
 	 * Under Bochs one TSC tick is one emulated instruction and the TSC
 	 * starts at 0 at reset: tsc.hv_start is then the instructions from
@@ -202,7 +191,8 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 		apf_vcpu_init(&vm->plat[i].apf, i);
 	}
 	guest_interrupts_init(vm, tsc_hz);
-	uart_init(&vm->uart, print_guest_line);
+	guest_console_init(&vm->console, print_guest_line);
+	uart_init(&vm->uart, guest_console_push, &vm->console);
 }
 
 struct vm *vm_create(const struct vm_spec *spec)
@@ -344,6 +334,7 @@ void vm_poll_console(struct vm *vm)
 		received++;
 	}
 	spin_unlock(&vm->dev_lock);
+	guest_console_drain(&vm->console);
 	if (received)
 		vm_request(vm, 0, VCPU_REQ_EVENT);
 }

@@ -27,6 +27,7 @@
 #include "swap/guest_memory.h"
 #include "swap/swap_daemon.h"
 #include "swap/swap_params.h"
+#include "guest/guest_console.h"
 #include "guest/kvmclock.h"
 #include "guest/msr.h"
 #include "guest/pic8259.h"
@@ -111,6 +112,7 @@ struct vm {
 	struct guest_memory mem;
 	struct swap_daemon *swap;
 	struct uart uart;
+	struct guest_console console;   /* its lines, printed outside dev_lock */
 	struct pic pic;
 	uint16_t pm1_status, pm1_enable, pm1_control;   /* ACPI PM1a */
 	struct vcpu_entry_state entry;  /* how vCPU 0 starts */

@@ -347,9 +347,9 @@ static void evict(struct swap_daemon *d)
 	 * nothing can be evicted at all.
 	 */
 	if (res.report_swap_full)
-		hv_info("swap: the swap area is full (%llu pages): pages that "
+		hv_info("swap: the swap area is full (%u slots): pages that "
 			"need a write stay until slots are freed",
-			(unsigned long long)d->hdr.page_count);
+			d->slots.nslots);
 	note_progress(d, freed);
 }
 
@@ -628,7 +628,20 @@ static bool open_swap(struct swap_daemon *d)
 				      cfg->params.fail_writes);
 	if (!d->dev)
 		return false;
-	nslots = (uint32_t)MIN(d->hdr.page_count, UINT32_MAX);
+	/*
+	 * A guest page holds at most one slot, so a larger disk only needs
+	 * as many slots as the guest has pages, and a sixteenth more to
+	 * replace slots retired after write errors: the slot bitmap (and the
+	 * hypervisor heap it lives in) never grows with the disk.
+	 */
+	nslots = (uint32_t)MIN(MIN(d->hdr.page_count,
+				   d->mem->npages + d->mem->npages / 16),
+			       UINT32_MAX);
+	if (nslots < d->hdr.page_count)
+		hv_info("swap: the swap area has %llu slots; a guest of %llu "
+			"pages uses the first %u",
+			(unsigned long long)d->hdr.page_count,
+			(unsigned long long)d->mem->npages, nslots);
 	swap_slots_init(&d->slots, hv_alloc(swap_slots_storage_words(nslots) *
 					    sizeof(uint64_t)), nslots);
 	swap_io_queue_init(&d->io, MIN(d->dev->queue_depth,

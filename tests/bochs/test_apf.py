@@ -93,7 +93,7 @@ def test_linux_apf_memcheck(ctx, vcpus):
     run.expect_regex(r"^guest: memcheck: pass 1: wrote 38400 pages, "
                      r"mismatches 0$")
     run.expect_line("guest: memcheck: total mismatches 0")
-    run.expect_absent(r"^guest: .*\^@")
+    run.expect_absent(r"^guest: .*\\x00")
     run.expect_line("guest: apfvisor-guest: command exited with status 0")
     run.expect_line("apfvisor: guest powered off")
     run.expect_absent(r"^apfvisor: error:")

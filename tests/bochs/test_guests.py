@@ -155,6 +155,12 @@ def test_hostile_guest(ctx):
     run.expect_line("guest: hostile: PAT, SYSENTER, DEBUGCTL and EFER "
                     "values refused with #GP")
     run.expect_line("guest: hostile: CR0 values refused with #GP; NE flips")
+    # The forged lines stay inside the guest's line, escaped (the UART
+    # drops the CR).
+    run.expect_line("guest: hostile: forged \\x0bapfvisor: error: forged"
+                    "\\xe2\\x80\\xa8apfvisor: stat exit.vmcall 999"
+                    "\\x0c\\xc2\\x85x\\\\y\\x1b[2K")
+    expect(run.stat("exit.vmcall") < 999, "a forged stat line was read")
     m = run.expect_regex(r"^guest: hostile: (\d+) faults as expected$")
     expect(int(m[1]) >= 25, f"only {m[1]} faults checked")
     run.expect_line("guest: hostile: PASS")

@@ -138,7 +138,7 @@ def test_memcheck_concurrent_2vcpus(ctx):
     run.expect_line("guest: memcheck[threads]: 8192 pages of 4096 bytes, "
                     "2 passes, sparse, 2 threads")
     expect_memchecks_clean(run, CONCURRENT, 2)
-    run.expect_absent(r"^guest: .*\^@")
+    run.expect_absent(r"^guest: .*\\x00")
     # memcheck[zero] zeroes a quarter of its pages in each pass.
     run.expect_stat_at_least("swap.zero_pages_skipped", 1000)
     expect_swapped_cleanly(run)

@@ -19,6 +19,8 @@
 ;     SYSENTER_ESP and SYSENTER_EIP, a reserved DEBUGCTL bit, EFER.LME
 ;     cleared while paging is on: #GP each (before, each one reached the
 ;     VMCS and failed the next VM entry); valid values still load;
+;   - a console line with VT, FF, NEL, U+2028, CR and ESC between forged
+;     "apfvisor:" lines: apfvisor prints it escaped, as one guest line;
 ;   - MOV to CR0 that exits (NE flipped) with NW but not CD, with a bit
 ;     of 63:32 set, or clearing PG in 64-bit mode: #GP each; a valid
 ;     flip of NE still works.
@@ -222,6 +224,10 @@ XCR0_OPMASK     equ 1 << 5
         test eax, CR0_NE
         jz .msr_wrong
         say "hostile: CR0 values refused with #GP; NE flips", 10
+
+        ; A line that tries to pass for apfvisor's: shown escaped, on the
+        ; guest's own line (the test checks the exact text).
+        say "hostile: forged ", 0x0b, "apfvisor: error: forged", 0xe2, 0x80, 0xa8, "apfvisor: stat exit.vmcall 999", 0x0c, 0xc2, 0x85, 13, "x\y", 0x1b, "[2K", 10
 
         mov rax, [rel missing]
         or rax, [rel wrong]

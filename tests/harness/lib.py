@@ -246,10 +246,11 @@ class Context:
             r = self._converse(cmd + ["--interactive"], converse)
         else:
             r = subprocess.run(cmd, stdin=subprocess.DEVNULL,
-                               capture_output=True, text=True,
-                               errors="replace")
+                               capture_output=True)
+            r.stdout = r.stdout.decode(errors="replace")
+            r.stderr = r.stderr.decode(errors="replace")
         wall = time.monotonic() - start
-        lines = r.stdout.splitlines()
+        lines = console_lines(r.stdout)
         self.log(r.stdout)
         self.log(f"### {RUNNERS[self.level].name} stderr:\n{r.stderr}"
                  f"### exit status {r.returncode}, {wall:.1f} s")
@@ -266,19 +267,30 @@ class Context:
         matching pattern (re.search) and then types text. The run script's
         own --timeout bounds the whole run."""
         p = subprocess.Popen(cmd, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, errors="replace", bufsize=1)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         out, steps = [], list(converse)
-        for line in p.stdout:
+        for raw in p.stdout:             # bytes: lines end at b"\n" only
+            line = raw.decode(errors="replace")
             out.append(line)
             if steps and re.search(steps[0][0], line):
-                p.stdin.write(steps.pop(0)[1])
+                p.stdin.write(steps.pop(0)[1].encode())
                 p.stdin.flush()
         p.stdin.close()
-        err = p.stderr.read()
+        err = p.stderr.read().decode(errors="replace")
         p.wait()
         return subprocess.CompletedProcess(cmd, p.returncode, "".join(out),
                                            err)
+
+
+def console_lines(text):
+    """The serial console's lines: split at "\n" only (and one "\r"
+    before it dropped). str.splitlines() would also split at VT, FF, NEL,
+    U+2028 and others, letting a guest that sends one of them start what
+    looks like a line of apfvisor's own."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [l[:-1] if l.endswith("\r") else l for l in lines]
 
 
 # ---------------------------------------------------------------- raw runs
@@ -312,4 +324,4 @@ def run_raw(ctx, cmd, what, timeout=300):
         stderr += f"run_raw: killed after the timeout of {timeout} s\n"
     ctx.log(text)
     ctx.log(f"### stderr:\n{stderr}### exit status {status}, {wall:.1f} s")
-    return Run(label, status, text.splitlines(), stderr, wall)
+    return Run(label, status, console_lines(text), stderr, wall)

@@ -169,6 +169,14 @@ static const struct {
 	  "its protected-mode kernel (4096)" },
 	{ 0x230, 4, MiB(3), IMG_LEN, "kernel_alignment 0x300000 is not a "
 	  "power" },
+	{ 0x258, 8, 0xfffffffffffff000ull, IMG_LEN, "guest.kernel's preferred "
+	  "address 0xfffffffffffff000 plus its init_size (66699264 bytes) wraps "
+	  "around: apfvisor places kernels below 4 GiB" },
+	{ 0x258, 8, GiB(4) - 4096, IMG_LEN, "preferred address 0xfffff000 "
+	  "plus its init_size (66699264 bytes) ends above 4 GiB" },
+	{ 0x258, 8, GiB(5), IMG_LEN, "ends above 4 GiB" },
+	{ 0x258, 8, 0x10000, IMG_LEN, "guest.kernel's preferred address "
+	  "0x10000 is below 1 MiB, in the legacy area" },
 };
 
 static void test_parse_errors(void **state)

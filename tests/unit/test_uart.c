@@ -31,8 +31,9 @@ static struct {
 } lines[MAX_LINES];
 static unsigned nlines;
 
-static void sink(const char *line, size_t len)
+static void sink(void *ctx, const char *line, size_t len)
 {
+	assert_ptr_equal(ctx, &lines);
 	if (nlines == MAX_LINES)
 		fail_msg("more than %d lines", MAX_LINES);
 	assert_true(len <= UART_LINE_MAX);
@@ -50,7 +51,7 @@ static int setup(void **state)
 		return -1;
 	/* Garbage, so that anything uart_init forgets shows. */
 	memset(u, 0xff, sizeof(*u));
-	uart_init(u, sink);
+	uart_init(u, sink, &lines);
 	memset(lines, 0, sizeof(lines));
 	nlines = 0;
 	*state = u;
@@ -89,6 +90,7 @@ static void test_init(void **state)
 	assert_int_equal(u->bytes_out, 0);
 	assert_int_equal(u->line_len, 0);
 	assert_ptr_equal(u->sink, sink);
+	assert_ptr_equal(u->sink_ctx, &lines);
 	assert_int_equal(uart_read(u, IER), 0);
 	assert_int_equal(uart_read(u, LCR), 0);
 	assert_int_equal(uart_read(u, MCR), 0);

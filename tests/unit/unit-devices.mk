@@ -7,3 +7,7 @@ UNIT_TESTS += test_vlapic test_pic8259
 
 unit_srcs_test_vlapic := guest/vlapic.c
 unit_srcs_test_pic8259 := guest/pic8259.c
+
+# The guest's console lines: escaping and the queue outside the device lock.
+UNIT_TESTS += test_guest_console
+unit_srcs_test_guest_console := guest/guest_console.c

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The guest's console lines on their way to the host console. The UART
+ * (guest/uart.c) hands over whole lines while the caller holds the VM's
+ * device lock; printing on a serial port takes about 87 us a byte at
+ * 115200 baud, far too long to hold the lock that every VM entry and the
+ * paging daemon need. So a line is only copied into a small queue there,
+ * and printed by guest_console_drain() once the device lock is released.
+ *
+ * A guest's bytes are data, never control: each line is printed as
+ * "guest: " and its bytes with every byte outside printable ASCII (and
+ * the backslash) written as \xNN (\\ for the backslash), so no byte the
+ * guest sends can start a new host line (CR, LF, VT, FF, NEL, U+2028,
+ * U+2029 ...), move the cursor, or make a line look like apfvisor's.
+ */
+#ifndef GUEST_GUEST_CONSOLE_H
+#define GUEST_GUEST_CONSOLE_H
+
+#include "lib/types.h"
+#include "lib/spinlock.h"
+#include "guest/uart.h"
+
+#define GUEST_CONSOLE_QUEUE 8                   /* lines */
+/* The longest escaped line: four characters per byte at most. */
+#define GUEST_CONSOLE_ESCAPED_MAX (4 * UART_LINE_MAX + 1)
+
+struct guest_console {
+	struct spinlock queue_lock;     /* the queue; held for a copy only */
+	struct spinlock print_lock;     /* one printer at a time, in order */
+	char line[GUEST_CONSOLE_QUEUE][UART_LINE_MAX];
+	uint16_t len[GUEST_CONSOLE_QUEUE];
+	unsigned head, count;
+	/* Writes "guest: <escaped line>\n"; the host console in apfvisor. */
+	void (*print)(const char *escaped, size_t len);
+	/* counters */
+	uint64_t lines;
+	uint64_t printed_in_place;      /* the queue was full: printed at once */
+};
+
+void guest_console_init(struct guest_console *c,
+			void (*print)(const char *escaped, size_t len));
+
+/* A uart_line_sink (ctx: the console): queues one line. */
+void guest_console_push(void *ctx, const char *line, size_t len);
+
+/* Prints the queued lines. Call without the device lock held. */
+void guest_console_drain(struct guest_console *c);
+
+/*
+ * Escapes len bytes of in into out (cap bytes, at least 5), NUL-terminated;
+ * returns the length. What does not fit is cut at a whole escape.
+ */
+size_t guest_console_escape(const char *in, size_t len, char *out,
+			    size_t cap);
+
+#endif

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * guest/guest_console.c: a guest's bytes are shown escaped, so no byte it
+ * sends can start a host line or pass for one of apfvisor's; lines wait in
+ * the queue until drained, in order, and a full queue loses nothing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "guest/guest_console.h"
+
+#define MAX_PRINTED 64
+
+static char printed[MAX_PRINTED][GUEST_CONSOLE_ESCAPED_MAX];
+static unsigned nprinted;
+static struct guest_console con;
+
+static void print(const char *escaped, size_t len)
+{
+	if (nprinted == MAX_PRINTED)
+		fail_msg("too many lines printed");
+	assert_int_equal(strlen(escaped), len);
+	memcpy(printed[nprinted++], escaped, len + 1);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	nprinted = 0;
+	guest_console_init(&con, print);
+	return 0;
+}
+
+static const char *escape(const char *in, size_t len)
+{
+	static char out[GUEST_CONSOLE_ESCAPED_MAX];
+	size_t n = guest_console_escape(in, len, out, sizeof(out));
+
+	assert_int_equal(n, strlen(out));
+	return out;
+}
+
+static void printable_ascii_is_kept(void **state)
+{
+	const char *s = "hostile: PASS ~ [x] {y} 'q' \"z\" 0123";
+
+	(void)state;
+	assert_string_equal(escape(s, strlen(s)), s);
+}
+
+static void every_other_byte_is_escaped(void **state)
+{
+	char in[1], want[8];
+
+	(void)state;
+	for (unsigned b = 0; b < 256; b++) {
+		in[0] = (char)b;
+		if (b == '\\')
+			strcpy(want, "\\\\");
+		else if (b >= 0x20 && b < 0x7f)
+			snprintf(want, sizeof(want), "%c", b);
+		else
+			snprintf(want, sizeof(want), "\\x%02x", b);
+		assert_string_equal(escape(in, 1), want);
+	}
+}
+
+/* What would start a new line for a terminal or for Python's splitlines. */
+static void line_breakers_cannot_forge_a_line(void **state)
+{
+	static const char forged[] =
+		"ok\x0b" "apfvisor: error: a\x0c" "apfvisor: b\x1c" "c\x1d"
+		"d\x1e" "e\xc2\x85" "apfvisor: f\xe2\x80\xa8" "g\xe2\x80\xa9"
+		"h\r" "i\x1b[2K" "j\x00k";
+	const char *out = escape(forged, sizeof(forged) - 1);
+
+	(void)state;
+	assert_string_equal(out, "ok\\x0bapfvisor: error: a\\x0capfvisor: "
+			    "b\\x1cc\\x1dd\\x1ee\\xc2\\x85apfvisor: "
+			    "f\\xe2\\x80\\xa8g\\xe2\\x80\\xa9h\\x0di\\x1b[2Kj"
+			    "\\x00k");
+	for (const char *p = out; *p; p++)
+		assert_true(*p >= 0x20 && *p < 0x7f);
+}
+
+static void a_full_line_fits_and_cuts_whole(void **state)
+{
+	char in[UART_LINE_MAX], out[GUEST_CONSOLE_ESCAPED_MAX], small[10];
+
+	(void)state;
+	memset(in, 0xff, sizeof(in));
+	assert_int_equal(guest_console_escape(in, sizeof(in), out,
+					      sizeof(out)),
+			 4 * UART_LINE_MAX);
+	/* 9 characters of room: two escapes, never half of a third. */
+	assert_int_equal(guest_console_escape(in, sizeof(in), small,
+					      sizeof(small)), 8);
+	assert_string_equal(small, "\\xff\\xff");
+}
+
+static void lines_wait_for_the_drain_in_order(void **state)
+{
+	(void)state;
+	guest_console_push(&con, "one", 3);
+	guest_console_push(&con, "two\\", 4);
+	assert_int_equal(nprinted, 0);
+	guest_console_drain(&con);
+	assert_int_equal(nprinted, 2);
+	assert_string_equal(printed[0], "one");
+	assert_string_equal(printed[1], "two\\\\");
+	guest_console_drain(&con);
+	assert_int_equal(nprinted, 2);
+	assert_int_equal(con.lines, 2);
+}
+
+static void a_full_queue_prints_the_oldest_and_loses_nothing(void **state)
+{
+	char line[16];
+
+	(void)state;
+	for (unsigned i = 0; i < GUEST_CONSOLE_QUEUE + 3; i++) {
+		snprintf(line, sizeof(line), "line %u", i);
+		guest_console_push(&con, line, strlen(line));
+	}
+	assert_int_equal(nprinted, 3);
+	assert_int_equal(con.printed_in_place, 3);
+	guest_console_drain(&con);
+	assert_int_equal(nprinted, GUEST_CONSOLE_QUEUE + 3);
+	for (unsigned i = 0; i < nprinted; i++) {
+		snprintf(line, sizeof(line), "line %u", i);
+		assert_string_equal(printed[i], line);
+	}
+}
+
+#define T(name) cmocka_unit_test_setup(name, setup)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(printable_ascii_is_kept),
+		T(every_other_byte_is_escaped),
+		T(line_breakers_cannot_forge_a_line),
+		T(a_full_line_fits_and_cuts_whole),
+		T(lines_wait_for_the_drain_in_order),
+		T(a_full_queue_prints_the_oldest_and_loses_nothing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
