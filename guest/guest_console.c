@@ -12,7 +12,8 @@ size_t guest_console_escape(const char *in, size_t len, char *out,
 
 	for (size_t i = 0; i < len; i++) {
 		uint8_t c = (uint8_t)in[i];
-		size_t need = c == '\\' ? 2 : (c >= 0x20 && c < 0x7f) ? 1 : 4;
+		bool plain = (c >= 0x20 && c < 0x7f) || c == '\t';
+		size_t need = c == '\\' ? 2 : plain ? 1 : 4;
 
 		if (n + need >= cap)
 			break;

@@ -8,8 +8,8 @@
  * and printed by guest_console_drain() once the device lock is released.
  *
  * A guest's bytes are data, never control: each line is printed as
- * "guest: " and its bytes with every byte outside printable ASCII (and
- * the backslash) written as \xNN (\\ for the backslash), so no byte the
+ * "guest: " and its bytes with every byte outside printable ASCII and TAB
+ * (and the backslash) written as \xNN (\\ for the backslash), so no byte the
  * guest sends can start a new host line (CR, LF, VT, FF, NEL, U+2028,
  * U+2029 ...), move the cursor, or make a line look like apfvisor's.
  */
