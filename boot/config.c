@@ -256,6 +256,43 @@ static bool parse_count(struct slice v, uint32_t max, uint32_t *out)
 	return true;
 }
 
+/* 0x and 1 to 16 hex digits. */
+static bool parse_hex64(struct slice v, uint64_t *out)
+{
+	uint64_t n = 0;
+
+	if (v.n < 3 || v.n > 18 || v.p[0] != '0' ||
+	    (v.p[1] != 'x' && v.p[1] != 'X'))
+		return false;
+	for (size_t i = 2; i < v.n; i++) {
+		char c = v.p[i];
+		unsigned d;
+
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else if (c >= 'A' && c <= 'F')
+			d = (unsigned)(c - 'A' + 10);
+		else
+			return false;
+		n = n << 4 | d;
+	}
+	*out = n;
+	return true;
+}
+
+static enum set_result set_isolation_secret(struct hv_config *cfg,
+					    struct slice v)
+{
+	uint64_t secret;
+
+	if (!parse_hex64(v, &secret) || !secret)
+		return SET_BAD_VALUE;
+	cfg->debug_isolation_secret = secret;
+	return SET_OK;
+}
+
 static enum set_result set_vcpus(struct hv_config *cfg, struct slice v)
 {
 	uint32_t n;
@@ -385,6 +422,8 @@ static const struct config_key config_keys[] = {
 	{ "debug.swap_fail_writes", set_swap_fail_writes,
 	  "0..1000000 (0 = off)", false },
 	{ "debug.swap_verify", set_swap_verify, "on or off", false },
+	{ "debug.isolation_secret", set_isolation_secret,
+	  "0x and 1 to 16 hex digits, not 0", false },
 };
 
 static const struct config_key *find_key(struct slice name)

@@ -21,6 +21,7 @@
  *   trace = on|off (off)
  *   debug.swap_fail_reads = N, debug.swap_fail_writes = N
  *   debug.swap_verify = on|off (off)
+ *   debug.isolation_secret = 0xHEX (none)
  *                             0..1000000 (0 = off)
  * SIZE is a decimal number of bytes, or one followed by K, M or G (binary
  * units; "64M", "64MiB", "64 MB" are the same).
@@ -75,6 +76,12 @@ struct hv_config {
 	 * different is treated as a failed read (never mapped).
 	 */
 	bool debug_swap_verify;
+	/*
+	 * debug.isolation_secret = 0x...: written into hypervisor memory and
+	 * every free guest frame before the guest starts, for a test guest
+	 * to look for (it must never find it).
+	 */
+	uint64_t debug_isolation_secret;
 };
 
 /* Fills *cfg with the defaults (see config.c); every key may override. */

@@ -7,6 +7,7 @@
  * boot CPU runs the vCPU itself.
  */
 #include "boot/boot_info.h"
+#include "boot/isolation_secret.h"
 #include "lib/heap.h"
 #include "arch/x86/acpi.h"
 #include "arch/x86/cpu.h"
@@ -212,6 +213,8 @@ static NORETURN void run_guest(void *arg)
 		hv_error("the guest could not be built; stopping");
 		platform_stop();
 	}
+	if (bi->cfg.debug_isolation_secret)
+		isolation_secret_plant(vm, bi->cfg.debug_isolation_secret);
 	the_vm = vm;
 	the_vcpus = vcpus_create(vm);
 	on_boot_cpu = start_vcpu_cpus(bi, vm);

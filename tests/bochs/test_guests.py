@@ -2,6 +2,8 @@
 """The test guests under apfvisor in Bochs (emulated VT-x + EPT), with one
 and with two host CPUs (with two, the vCPU runs on host CPU 1)."""
 
+import secrets
+
 from lib import cases, expect
 
 GUEST_BASE = 0x200000
@@ -194,3 +196,32 @@ def test_init_sipi_guest(ctx):
     run.expect_stat_at_least("msr.gp_injected", 2)
     run.expect_line("apfvisor: guest halted: test-exit code 0")
     run.expect_status(0)
+
+
+@cases(cpus=(1, 2))
+def test_isolation_scan(ctx, cpus):
+    # apfvisor plants a random secret in a heap page, every free guest
+    # frame and its stack; the guest scans all its RAM for it (it gets the
+    # secret XOR a mask on its command line) and must not find it, then
+    # reads past the end of RAM and must be stopped for it.
+    secret = secrets.randbits(64) | 1 << 63
+    masked = secret ^ 0x5A5A5A5A5A5A5A5A
+    run = ctx.boot_cfg("# isolation scan\n"
+                       "guest.kernel = isolation.bin\n"
+                       "guest.memory = 32M\n"
+                       f"guest.cmdline = 0x{masked:016x}\n"
+                       f"debug.isolation_secret = 0x{secret:016x}\n",
+                       cpus=cpus)
+    m = run.expect_regex(r"^apfvisor: debug: isolation secret planted in a "
+                         r"heap page at 0x[0-9a-f]+, in (\d+) free guest "
+                         r"frames and on the boot stack")
+    expect(int(m[1]) >= 32 * MIB // 4096 // 2,
+           f"only {m[1]} free frames planted")
+    run.expect_line("guest: isolation: scanned 32 MiB, the secret found 0 "
+                    "times")
+    run.expect_line("guest: isolation: reading past the end of RAM")
+    run.expect_regex(r"^apfvisor: guest halted: access outside guest RAM: "
+                     r"gpa 0x0000000002000000 read")
+    run.expect_absent(r"FAIL")
+    # Every page of RAM was touched: zero-filled from planted frames.
+    run.expect_stat_at_least("ept.zero_fills", 32 * MIB // 4096 // 2)

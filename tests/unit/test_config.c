@@ -409,6 +409,33 @@ static void test_swap_fault_injection(void **state)
 		    "(expected on or off)");
 }
 
+static void test_isolation_secret(void **state)
+{
+	struct hv_config cfg;
+	static const char *const bad[] = {
+		"0", "0x", "0x0", "0x00000000", "1234", "x12", "0x12g",
+		"0x11112222333344445", "-0x1",
+	};
+	char line[64], want[160];
+
+	(void)state;
+	parse_ok("guest.kernel=k\n", &cfg);
+	assert_int_equal(cfg.debug_isolation_secret, 0);
+	parse_ok("guest.kernel=k\ndebug.isolation_secret = 0xB7838dba56ebb95e\n",
+		 &cfg);
+	assert_true(cfg.debug_isolation_secret == 0xb7838dba56ebb95eull);
+	parse_ok("guest.kernel=k\ndebug.isolation_secret = 0x1\n", &cfg);
+	assert_int_equal(cfg.debug_isolation_secret, 1);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "debug.isolation_secret = %s\n",
+			 bad[i]);
+		snprintf(want, sizeof(want), "apfvisor.cfg:1: bad value '%s' "
+			 "for debug.isolation_secret (expected 0x and 1 to 16 "
+			 "hex digits, not 0)", bad[i]);
+		parse_fails(line, want);
+	}
+}
+
 static void test_read_latency(void **state)
 {
 	static const struct {
@@ -481,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_memory_limits),
 		cmocka_unit_test(test_length_limits),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_isolation_secret),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_errors_on_last_line),
 		cmocka_unit_test(test_kernel_required),
