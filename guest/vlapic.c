@@ -220,10 +220,29 @@ static uint64_t tsc_per_count(const struct vlapic *a)
 	return a->tsc_per_tick << ((code + 1) & 7);
 }
 
+/*
+ * A periodic timer fires at most every VLAPIC_PERIOD_MIN_US, as KVM's
+ * (min_timer_period_us): a guest asking for a period of a few cycles would
+ * otherwise spend the host CPU in timer exits and never get past its
+ * interrupt handler.
+ */
+static uint64_t min_period(const struct vlapic *a)
+{
+	return a->tsc_hz / (1000000 / VLAPIC_PERIOD_MIN_US);
+}
+
 static void timer_arm(struct vlapic *a, uint64_t now, uint32_t count)
 {
+	uint64_t first = (uint64_t)count * tsc_per_count(a);
+
 	a->timer_period = (uint64_t)a->initial_count * tsc_per_count(a);
-	a->timer_next = now + (uint64_t)count * tsc_per_count(a);
+	if (timer_mode(a) == VLAPIC_TIMER_PERIODIC && count &&
+	    a->timer_period < min_period(a)) {
+		a->timer_period = min_period(a);
+		first = MAX(first, min_period(a));
+		a->periods_raised++;
+	}
+	a->timer_next = now + first;
 	a->timer_armed = count != 0;
 }
 
@@ -251,7 +270,8 @@ static uint32_t current_count(const struct vlapic *a, uint64_t now)
 		       (now - a->timer_next) % a->timer_period;
 	else
 		return 0;
-	return (uint32_t)((left + per - 1) / per);
+	/* A raised period counts down from the initial count, no more. */
+	return (uint32_t)MIN((left + per - 1) / per, a->initial_count);
 }
 
 uint64_t vlapic_timer_deadline(const struct vlapic *a)

@@ -120,6 +120,9 @@ enum vlapic_lvt {
 	VLAPIC_LVT_COUNT,
 };
 
+/* The shortest period of a periodic timer (KVM's min_timer_period_us). */
+#define VLAPIC_PERIOD_MIN_US 200
+
 struct vlapic {
 	uint32_t id;
 	uint64_t apic_base;
@@ -138,6 +141,7 @@ struct vlapic {
 	/* one-shot/periodic: next expiry, and the reload for periodic */
 	bool timer_armed;
 	uint64_t timer_next, timer_period;
+	uint64_t periods_raised;        /* periodic timers below the minimum */
 	uint64_t tsc_deadline;          /* IA32_TSC_DEADLINE; 0 = disarmed */
 };
 

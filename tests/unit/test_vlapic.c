@@ -498,35 +498,63 @@ static void test_timer_periodic(void **state)
 	wr(a, M(SVR), SVR_ON);
 	wr(a, M(LVT_TIMER), LVT_PERIODIC | TIMER_VEC);
 	wr(a, M(TIMER_DCR), DCR_DIV1);
-	wr(a, M(TIMER_INIT), 1000);     /* period 100000 */
-	assert_int_equal(vlapic_timer_deadline(a), 1100000);
+	wr(a, M(TIMER_INIT), 10000);    /* period 1000000 (400 us) */
+	assert_int_equal(vlapic_timer_deadline(a), 2000000);
 	/* Checked late: the next period still starts at the expiry. */
-	vlapic_timer_check(a, 1100050);
+	vlapic_timer_check(a, 2000050);
 	assert_int_equal(vlapic_pending_vector(a), TIMER_VEC);
-	assert_int_equal(vlapic_timer_deadline(a), 1200000);
+	assert_int_equal(vlapic_timer_deadline(a), 3000000);
 	ack_and_eoi(a, TIMER_VEC);
 	/* A missed period coalesces into one interrupt; still no drift. */
-	now = 1350000;
-	assert_int_equal(rd(a, M(TIMER_CUR)), 500);     /* reloaded */
+	now = 4500000;
+	assert_int_equal(rd(a, M(TIMER_CUR)), 5000);    /* reloaded */
 	vlapic_timer_check(a, now);
 	assert_true(has(a, M(IRR0), TIMER_VEC));
-	assert_int_equal(vlapic_timer_deadline(a), 1400000);
-	assert_int_equal(rd(a, M(TIMER_CUR)), 500);
-	now = 1400000;
-	assert_int_equal(rd(a, M(TIMER_CUR)), 1000);
+	assert_int_equal(vlapic_timer_deadline(a), 5000000);
+	assert_int_equal(rd(a, M(TIMER_CUR)), 5000);
+	now = 5000000;
+	assert_int_equal(rd(a, M(TIMER_CUR)), 10000);
 	/* A mode change disarms (11.5.4.1). */
 	wr(a, M(LVT_TIMER), TIMER_VEC);
 	assert_true(vlapic_timer_deadline(a) == UINT64_MAX);
 	/* Masked, it still counts and reloads, without interrupts. */
 	ack_and_eoi(a, TIMER_VEC);
 	wr(a, M(LVT_TIMER), VLAPIC_LVT_MASKED | LVT_PERIODIC | TIMER_VEC);
-	wr(a, M(TIMER_INIT), 10);       /* period 1000 */
-	vlapic_timer_check(a, now + 1000);
+	wr(a, M(TIMER_INIT), 5000);     /* period 500000, the minimum */
+	vlapic_timer_check(a, now + 500000);
 	assert_false(has(a, M(IRR0), TIMER_VEC));
-	assert_int_equal(vlapic_timer_deadline(a), now + 2000);
+	assert_int_equal(vlapic_timer_deadline(a), now + 1000000);
 	wr(a, M(LVT_TIMER), LVT_PERIODIC | TIMER_VEC);
-	vlapic_timer_check(a, now + 2000);
+	vlapic_timer_check(a, now + 1000000);
 	assert_true(has(a, M(IRR0), TIMER_VEC));
+	assert_int_equal(a->periods_raised, 0);
+}
+
+/* A period of one count is raised to 200 us (KVM's minimum). */
+static void test_timer_periodic_minimum(void **state)
+{
+	struct vlapic *a = *state;
+	uint64_t min = 2500000000ull / 5000;    /* 200 us at 2.5 GHz */
+
+	wr(a, M(SVR), SVR_ON);
+	wr(a, M(LVT_TIMER), LVT_PERIODIC | TIMER_VEC);
+	wr(a, M(TIMER_DCR), DCR_DIV1);
+	wr(a, M(TIMER_INIT), 1);
+	assert_int_equal(vlapic_timer_deadline(a), now + min);
+	assert_int_equal(a->periods_raised, 1);
+	assert_true(rd(a, M(TIMER_CUR)) <= 1);
+	vlapic_timer_check(a, now + min);
+	assert_int_equal(vlapic_pending_vector(a), TIMER_VEC);
+	assert_int_equal(vlapic_timer_deadline(a), now + 2 * min);
+	/* A one-shot timer keeps its count: it fires once. */
+	wr(a, M(LVT_TIMER), TIMER_VEC);
+	wr(a, M(TIMER_INIT), 1);
+	assert_int_equal(vlapic_timer_deadline(a), now + 100);
+	/* A period at the minimum or above is left alone. */
+	wr(a, M(LVT_TIMER), LVT_PERIODIC | TIMER_VEC);
+	wr(a, M(TIMER_INIT), 5000);
+	assert_int_equal(vlapic_timer_deadline(a), now + min);
+	assert_int_equal(a->periods_raised, 1);
 }
 
 static void test_timer_tsc_deadline(void **state)
@@ -608,6 +636,7 @@ int main(void)
 		T(test_timer_one_shot),
 		T(test_timer_divide),
 		T(test_timer_periodic),
+		T(test_timer_periodic_minimum),
 		T(test_timer_tsc_deadline),
 	};
 
