@@ -350,6 +350,12 @@ static enum set_result set_apf(struct hv_config *cfg, struct slice v)
 	return set_on_off(&cfg->apf, v);
 }
 
+static enum set_result set_console_raw(struct hv_config *cfg,
+				       struct slice v)
+{
+	return set_on_off(&cfg->console_raw, v);
+}
+
 static enum set_result set_trace(struct hv_config *cfg, struct slice v)
 {
 	return set_on_off(&cfg->trace, v);
@@ -412,6 +418,7 @@ static const struct config_key config_keys[] = {
 	  false },
 	{ "apf", set_apf, "on or off", false },
 	{ "trace", set_trace, "on or off", false },
+	{ "console.raw", set_console_raw, "on or off", false },
 	{ "debug.host_exception", set_debug_host_exception, "on or off",
 	  false },
 	{ "debug.blockdev_selftest", set_debug_blockdev_selftest,

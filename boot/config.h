@@ -22,6 +22,7 @@
  *   debug.swap_fail_reads = N, debug.swap_fail_writes = N
  *   debug.swap_verify = on|off (off)
  *   debug.isolation_secret = 0xHEX (none)
+ *   console.raw = on|off (off)
  *                             0..1000000 (0 = off)
  * SIZE is a decimal number of bytes, or one followed by K, M or G (binary
  * units; "64M", "64MiB", "64 MB" are the same).
@@ -47,6 +48,11 @@ struct hv_config {
 	enum swap_device_kind swap_device;    /* swap.device */
 	uint64_t swap_read_latency_ns;        /* swap.read_latency */
 	bool apf;                             /* apf = on|off */
+	/*
+	 * console.raw = on: the guest's bytes reach the host console as they
+	 * are (an interactive shell's line editing works), instead of escaped.
+	 */
+	bool console_raw;
 	bool trace;                           /* trace = on|off */
 	/* debug.host_exception = on: fault in root mode on purpose (tests) */
 	bool debug_host_exception;

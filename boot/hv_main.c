@@ -195,6 +195,7 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 			  .read_latency_ns = bi->cfg.swap_read_latency_ns },
 		.service_cpu = host_cpu_count > bi->cfg.guest_vcpus,
 		.apf = bi->cfg.apf,
+		.console_raw = bi->cfg.console_raw,
 		.hide_xsavec = host_xsavec_wrong,
 	};
 }

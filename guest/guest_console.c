@@ -40,13 +40,31 @@ void guest_console_init(struct guest_console *c,
 	c->print = print;
 }
 
+/* console.raw: the bytes as they are, but NUL (which ends a C string). */
+static size_t copy_raw(const char *in, size_t len, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len && n + 4 < cap; i++) {
+		if (in[i]) {
+			out[n++] = in[i];
+			continue;
+		}
+		memcpy(out + n, "\\x00", 4);
+		n += 4;
+	}
+	out[n] = 0;
+	return n;
+}
+
 static void print_line(struct guest_console *c, const char *line,
 		       size_t len)
 {
 	char shown[GUEST_CONSOLE_ESCAPED_MAX];
 
-	c->print(shown, guest_console_escape(line, len, shown,
-					      sizeof(shown)));
+	c->print(shown, c->raw ? copy_raw(line, len, shown, sizeof(shown))
+			       : guest_console_escape(line, len, shown,
+						      sizeof(shown)));
 }
 
 /* The oldest line, copied out; false when there is none. */

@@ -12,6 +12,8 @@
  * (and the backslash) written as \xNN (\\ for the backslash), so no byte the
  * guest sends can start a new host line (CR, LF, VT, FF, NEL, U+2028,
  * U+2029 ...), move the cursor, or make a line look like apfvisor's.
+ * With console.raw = on (for an interactive shell, whose line editing
+ * needs its control bytes), the bytes go out as they are, NUL as \x00.
  */
 #ifndef GUEST_GUEST_CONSOLE_H
 #define GUEST_GUEST_CONSOLE_H
@@ -30,6 +32,7 @@ struct guest_console {
 	char line[GUEST_CONSOLE_QUEUE][UART_LINE_MAX];
 	uint16_t len[GUEST_CONSOLE_QUEUE];
 	unsigned head, count;
+	bool raw;                       /* console.raw: only NUL escaped */
 	/* Writes "guest: <escaped line>\n"; the host console in apfvisor. */
 	void (*print)(const char *escaped, size_t len);
 	/* counters */

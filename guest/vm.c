@@ -192,6 +192,7 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 	}
 	guest_interrupts_init(vm, tsc_hz);
 	guest_console_init(&vm->console, print_guest_line);
+	vm->console.raw = spec->console_raw;
 	uart_init(&vm->uart, guest_console_push, &vm->console);
 }
 

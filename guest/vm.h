@@ -100,6 +100,7 @@ struct vm_spec {
 	struct swap_params swap;
 	bool service_cpu;               /* a host CPU for the daemon alone */
 	bool apf;                       /* offer async page faults */
+	bool console_raw;               /* guest bytes unescaped (console.raw) */
 	bool hide_xsavec;               /* the host's XSAVEC is wrong */
 };
 

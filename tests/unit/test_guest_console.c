@@ -137,6 +137,18 @@ static void a_full_queue_prints_the_oldest_and_loses_nothing(void **state)
 	}
 }
 
+static void raw_mode_keeps_bytes_but_nul(void **state)
+{
+	static const char line[] = "/ # \x1b[6n\x08 \x08\x00!";
+
+	(void)state;
+	con.raw = true;
+	guest_console_push(&con, line, sizeof(line) - 1);
+	guest_console_drain(&con);
+	assert_int_equal(nprinted, 1);
+	assert_string_equal(printed[0], "/ # \x1b[6n\x08 \x08\\x00!");
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -148,6 +160,7 @@ int main(void)
 		T(a_full_line_fits_and_cuts_whole),
 		T(lines_wait_for_the_drain_in_order),
 		T(a_full_queue_prints_the_oldest_and_loses_nothing),
+		T(raw_mode_keeps_bytes_but_nul),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
