@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "swap/swap_daemon.h"
+#include "swap/swap_thrash.h"
 #include "swap/blockdev_faults.h"
 #include "swap/swap_device.h"
 #include "swap/swap_format.h"
@@ -73,13 +74,7 @@ struct swap_daemon {
 	struct swap_verify verify;
 	unsigned stuck_steps;
 	volatile bool stuck;                    /* reported: nothing can go */
-	struct {
-		uint64_t start;                 /* 0: no window open */
-		uint64_t wait_tsc;              /* stats.wait_tsc then */
-		uint64_t apf_halt_tsc;          /* stats.apf_halt_tsc then */
-		uint64_t vcpus;                 /* vCPUs that waited since */
-		unsigned windows;               /* in a row above the mark */
-	} thrash;
+	struct swap_thrash thrash;
 	/* swap.read_latency: reads done at the device but not yet due. */
 	uint64_t read_latency_tsc;
 	struct held_read {
@@ -358,55 +353,33 @@ unsigned swap_daemon_io_waiting(const struct swap_daemon *d)
 	return d->dev ? swap_io_queue_waiting(&d->io) : 0;
 }
 
-/*
- * The thrashing rule (swap_daemon.h): a window opens when the swap area is
- * full; the swap area freeing a slot, or a window below the threshold,
- * starts the count again.
- */
+/* The thrashing rule (swap/swap_thrash.h), on the daemon's clock. */
 static void check_thrashing(struct swap_daemon *d)
 {
-	uint64_t now = rdtsc(), elapsed, waited, budget, percent;
-	unsigned n = 0;
+	uint64_t waited = d->stats.wait_tsc + d->stats.apf_halt_tsc;
+	unsigned percent = 0;
 
-	if (!d->mem->swap_full || d->stuck) {
-		d->thrash.start = 0;
-		d->thrash.windows = 0;
+	switch (swap_thrash_check(&d->thrash, d->mem->swap_full && !d->stuck,
+				  waited, rdtsc(),
+				  (uint64_t)SWAP_THRASH_WINDOW_S * tsc_hz,
+				  &percent)) {
+	case SWAP_THRASH_NOTHING:
 		return;
-	}
-	if (!d->thrash.start) {
-		d->thrash.start = now;
-		d->thrash.wait_tsc = d->stats.wait_tsc;
-		d->thrash.apf_halt_tsc = d->stats.apf_halt_tsc;
-		d->thrash.vcpus = 0;
-		return;
-	}
-	elapsed = now - d->thrash.start;
-	if (elapsed < (uint64_t)SWAP_THRASH_WINDOW_S * tsc_hz)
-		return;
-	waited = d->stats.wait_tsc - d->thrash.wait_tsc +
-		 d->stats.apf_halt_tsc - d->thrash.apf_halt_tsc;
-	for (uint64_t m = d->thrash.vcpus; m; m &= m - 1)
-		n++;
-	budget = elapsed * (n ? n : 1);
-	percent = waited * 100 / budget;
-	d->thrash.start = 0;
-	if (!n || percent < SWAP_THRASH_PERCENT) {
-		d->thrash.windows = 0;
-		return;
-	}
-	if (++d->thrash.windows < SWAP_THRASH_WINDOWS) {
+	case SWAP_THRASH_WINDOW_HIGH:
 		hv_info("swap: the swap area is full and the vCPUs spent "
-			"%llu%% of the last %u s waiting for swap (%u such "
-			"windows in a row end the guest)",
-			(unsigned long long)percent, SWAP_THRASH_WINDOW_S,
-			SWAP_THRASH_WINDOWS);
+			"%u%% of the last %u s waiting for swap (%u such "
+			"windows in a row end the guest)", percent,
+			SWAP_THRASH_WINDOW_S, SWAP_THRASH_WINDOWS);
+		return;
+	case SWAP_THRASH_THRASHING:
+		d->stuck = true;
+		fatal(d, "swap: out of memory: swap area full (%llu slots), "
+		      "more than %u%% of the last %u s spent waiting for swap "
+		      "(thrashing)", (unsigned long long)d->slots.nslots,
+		      SWAP_THRASH_PERCENT,
+		      SWAP_THRASH_WINDOW_S * SWAP_THRASH_WINDOWS);
 		return;
 	}
-	d->stuck = true;
-	fatal(d, "swap: out of memory: swap area full (%llu slots), more "
-	      "than %u%% of the last %u s spent waiting for swap (thrashing)",
-	      (unsigned long long)d->slots.nslots, SWAP_THRASH_PERCENT,
-	      SWAP_THRASH_WINDOW_S * SWAP_THRASH_WINDOWS);
 }
 
 /* Called with the lock held; false when there was nothing to do. */
@@ -539,9 +512,7 @@ enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
 	if (start) {
 		__atomic_fetch_add(&d->stats.wait_tsc, rdtsc() - start,
 				   __ATOMIC_RELAXED);
-		if (vcpu < SWAP_MAX_WAITERS)
-			__atomic_fetch_or(&d->thrash.vcpus, BIT(vcpu),
-					  __ATOMIC_RELAXED);
+		swap_thrash_note_vcpu(&d->thrash, vcpu);
 	}
 	return r;
 }
@@ -550,9 +521,7 @@ void swap_daemon_count_apf_halt(struct swap_daemon *d, unsigned vcpu,
 				uint64_t tsc)
 {
 	__atomic_fetch_add(&d->stats.apf_halt_tsc, tsc, __ATOMIC_RELAXED);
-	if (vcpu < SWAP_MAX_WAITERS)
-		__atomic_fetch_or(&d->thrash.vcpus, BIT(vcpu),
-				  __ATOMIC_RELAXED);
+	swap_thrash_note_vcpu(&d->thrash, vcpu);
 }
 
 static bool wants_swap(const struct swap_daemon_config *cfg)

@@ -17,7 +17,8 @@ unit_srcs_test_exit_stats := vmx/exit_stats.c lib/format.c
 # device (the test defines swap_device_open).
 UNIT_TESTS += test_swap_daemon
 unit_srcs_test_swap_daemon := swap/swap_io_queue.c swap/guest_memory.c \
-	swap/guest_swap.c swap/swap_slots.c swap/swap_verify.c swap/frame_pool.c ept/ept.c \
+	swap/guest_swap.c swap/swap_slots.c swap/swap_verify.c swap/swap_thrash.c \
+	swap/frame_pool.c ept/ept.c \
 	lib/string.c lib/counters.c lib/console.c lib/format.c lib/heap.c \
 	lib/page_alloc.c swap/blockdev_faults.c tests/unit/ept_fake.c
 unit_objs_test_swap_daemon := $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o
@@ -25,3 +26,7 @@ unit_objs_test_swap_daemon := $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o
 $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o: swap/swap_daemon.c
 	@mkdir -p $(@D)
 	$(UNIT_CC) -Itests/unit/fake_x86 $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+# The thrashing rule alone (swap/swap_thrash.c), on made-up TSC values.
+UNIT_TESTS += test_swap_thrash
+unit_srcs_test_swap_thrash := swap/swap_thrash.c
