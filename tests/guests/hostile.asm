@@ -19,6 +19,8 @@
 ;     SYSENTER_ESP and SYSENTER_EIP, a reserved DEBUGCTL bit, EFER.LME
 ;     cleared while paging is on: #GP each (before, each one reached the
 ;     VMCS and failed the next VM entry); valid values still load;
+;   - kvmclock records: past RAM #GP (KVM would take it and never
+;     write), across a page boundary written whole;
 ;   - a console line with VT, FF, NEL, U+2028, CR and ESC between forged
 ;     "apfvisor:" lines: apfvisor prints it escaped, as one guest line;
 ;   - MOV to CR0 that exits (NE flipped) with NW but not CD, with a bit
@@ -44,6 +46,8 @@ MSR_PAT         equ 0x277
 MSR_EFER        equ 0xc0000080
 EFER_LME        equ 1 << 8
 PAT_DEFAULT_LOW equ 0x00070406
+MSR_KVM_WALL_CLOCK_NEW  equ 0x4b564d00
+MSR_KVM_SYSTEM_TIME_NEW equ 0x4b564d01
 XCR0_X87_SSE_AVX equ 7
 XCR0_BNDREGS    equ 1 << 3
 XCR0_OPMASK     equ 1 << 5
@@ -79,6 +83,16 @@ XCR0_OPMASK     equ 1 << 5
         mov rdx, %2
         %1 rax, rdx
         mov cr0, rax
+%endmacro
+
+; kvmclock_at MSR, REG, ENABLE: WRMSR of REG | ENABLE into MSR.
+%macro kvmclock_at 3
+        mov ecx, %1
+        mov rax, %2
+        or rax, %3
+        mov rdx, rax
+        shr rdx, 32
+        wrmsr
 %endmacro
 
 ; cr8_with VALUE: MOV of VALUE to CR8.
@@ -225,6 +239,28 @@ XCR0_OPMASK     equ 1 << 5
         jz .msr_wrong
         say "hostile: CR0 values refused with #GP; NE flips", 10
 
+        ; kvmclock areas: past RAM is refused (#GP); across a page
+        ; boundary works (the record is written whole); off is off.
+        mov r12, [rel ram_size]
+        expect_fault EXC_GP, kvmclock_at MSR_KVM_SYSTEM_TIME_NEW, r12, 1
+        expect_fault EXC_GP, kvmclock_at MSR_KVM_WALL_CLOCK_NEW, r12, 0
+        lea r12, [rel kvm_area + 4096 - 16]
+        expect_no_fault kvmclock_at MSR_KVM_SYSTEM_TIME_NEW, r12, 1
+        mov eax, [r12]                  ; version: even, not 0
+        test eax, 1
+        jnz .kvmclock_wrong
+        test eax, eax
+        jz .kvmclock_wrong
+        cmp dword [r12 + 24], 0         ; tsc_to_system_mul, next page
+        je .kvmclock_wrong
+        lea r12, [rel kvm_area + 2 * 4096 - 4]
+        expect_no_fault kvmclock_at MSR_KVM_WALL_CLOCK_NEW, r12, 0
+        cmp dword [r12], 2              ; its version
+        jne .kvmclock_wrong
+        xor r12, r12
+        expect_no_fault kvmclock_at MSR_KVM_SYSTEM_TIME_NEW, r12, 0
+        say "hostile: kvmclock past RAM refused, across pages written whole", 10
+
         ; A line that tries to pass for apfvisor's: shown escaped, on the
         ; guest's own line (the test checks the exact text).
         say "hostile: forged ", 0x0b, "apfvisor: error: forged", 0xe2, 0x80, 0xa8, "apfvisor: stat exit.vmcall 999", 0x0c, 0xc2, 0x85, 13, "x\y", 0x1b, "[2K", 10
@@ -245,6 +281,11 @@ XCR0_OPMASK     equ 1 << 5
         mov rax, rbx
         call print_hex
         say 10
+        test_exit 1
+        stop
+
+.kvmclock_wrong:
+        say "hostile: FAIL the kvmclock record across pages is wrong", 10
         test_exit 1
         stop
 
@@ -307,3 +348,4 @@ xcr0_supported: dd 0
 want_vector:    db 0
 align 4096
 vmx_region:     times 4096 db 0
+kvm_area:       times 2 * 4096 db 0
