@@ -19,7 +19,9 @@
 #define MISC_ENABLE_FAST_STRING BIT(0)
 #define MISC_ENABLE_BTS_UNAVAILABLE BIT(11)
 #define MISC_ENABLE_PEBS_UNAVAILABLE BIT(12)
-#define KVMCLOCK_GPA_MASK (~0x1full)
+/* Bit 0 is the enable bit; the record may lie anywhere in RAM (KVM masks
+ * only that bit; msr.rst asks the guest for 4-byte alignment). */
+#define KVMCLOCK_GPA_MASK (~0x1ull)
 
 void vcpu_msrs_init(struct vcpu_msrs *m)
 {
@@ -47,19 +49,48 @@ static int fixed_mtrr_index(uint32_t msr)
  * even when done. One record per enable: the TSC is invariant and never
  * offset, so it stays valid.
  */
+/* The one or two pages of a time record at gpa. */
+static uint64_t record_last_page(uint64_t gpa)
+{
+	return ALIGN_DOWN(gpa + sizeof(struct pvclock_vcpu_time_info) - 1,
+			  PAGE_SIZE);
+}
+
+static int pin_record(struct vm *g, uint64_t gpa)
+{
+	uint64_t last = record_last_page(gpa);
+
+	if (last < gpa && last != ALIGN_DOWN(gpa, PAGE_SIZE))
+		return -1;                      /* wraps around */
+	if (vm_pin_ram(g, gpa))
+		return -1;
+	if (last != ALIGN_DOWN(gpa, PAGE_SIZE) && vm_pin_ram(g, last)) {
+		vm_unpin_ram(g, gpa);
+		return -1;
+	}
+	return 0;
+}
+
+static void unpin_record(struct vm *g, uint64_t gpa)
+{
+	vm_unpin_ram(g, gpa);
+	if (record_last_page(gpa) != ALIGN_DOWN(gpa, PAGE_SIZE))
+		vm_unpin_ram(g, record_last_page(gpa));
+}
+
 static enum msr_result write_system_time(struct vm *g,
 					 struct vcpu_msrs *m, uint64_t value)
 {
 	struct pvclock_vcpu_time_info ti;
 	uint64_t now = rdtsc();
 
-	/* The record's page stays resident while kvmclock is on. */
+	/* The record's pages stay resident while kvmclock is on. */
 	if (m->kvmclock_system_time & KVM_SYSTEM_TIME_ENABLE)
-		vm_unpin_ram(g, m->kvmclock_system_time & KVMCLOCK_GPA_MASK);
+		unpin_record(g, m->kvmclock_system_time & KVMCLOCK_GPA_MASK);
 	m->kvmclock_system_time = value;
 	if (!(value & KVM_SYSTEM_TIME_ENABLE))
 		return MSR_HANDLED;
-	if (vm_pin_ram(g, value & KVMCLOCK_GPA_MASK)) {
+	if (pin_record(g, value & KVMCLOCK_GPA_MASK)) {
 		m->kvmclock_system_time = 0;    /* nothing pinned to undo */
 		return MSR_RAISE_GP;
 	}
