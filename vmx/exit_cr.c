@@ -109,10 +109,15 @@ static bool guest_cs_long(void)
 static bool emulate_cr0_write(uint64_t value)
 {
 	uint64_t fixed0 = rdmsr(MSR_IA32_VMX_CR0_FIXED0) & ~(CR0_PE | CR0_PG);
-	uint64_t old = vmcs_read(VMCS_CR0_READ_SHADOW);
+	/*
+	 * The current value: only the masked bits (NE) are the read
+	 * shadow's; PG, WP and the rest the guest changes without an exit.
+	 */
+	uint64_t old = (vmcs_read(VMCS_GUEST_CR0) & ~CR0_NE) |
+		       (vmcs_read(VMCS_CR0_READ_SHADOW) & CR0_NE);
 
 	if (!cr0_write_valid(value, old, vmcs_read(VMCS_GUEST_IA32_EFER),
-			     vmcs_read(VMCS_CR4_READ_SHADOW), guest_cs_long()))
+			     vmcs_read(VMCS_GUEST_CR4), guest_cs_long()))
 		return false;
 	update_long_mode(old, value);
 	vmcs_write(VMCS_CR0_READ_SHADOW, value);

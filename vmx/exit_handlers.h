@@ -18,6 +18,8 @@ enum exit_action vmx_dispatch_exit(struct vcpu *v);
 enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_hlt(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_io(struct vcpu *v, const struct vmx_exit *e);
+/* INS/OUTS, REP or not (vmx/exit_string_io.c). */
+enum exit_action handle_string_io(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_rdmsr(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_wrmsr(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e);

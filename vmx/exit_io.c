@@ -17,13 +17,8 @@ enum exit_action handle_io(struct vcpu *v, const struct vmx_exit *e)
 	uint32_t mask = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
 	uint32_t value = (uint32_t)v->regs.rax & mask;
 
-	if (e->qualification & IO_QUAL_STRING) {
-		vm_end(v->guest, false,
-			  "string I/O (INS/OUTS) on port 0x%x at rip 0x%llx is "
-			  "not supported", port,
-			  (unsigned long long)e->guest_rip);
-		return EXIT_STOP;
-	}
+	if (e->qualification & IO_QUAL_STRING)
+		return handle_string_io(v, e);
 	exit_stats_detail(&v->stats.exit,
 			  in ? EXIT_DETAIL_IO_IN : EXIT_DETAIL_IO_OUT);
 	if (!guest_port_io(v->guest, port, size, in, &value))

@@ -54,7 +54,7 @@ static bool write_efer(uint64_t value)
 {
 	uint64_t old = vmcs_read(VMCS_GUEST_IA32_EFER);
 
-	if (!efer_write_valid(value, old, vmcs_read(VMCS_CR0_READ_SHADOW),
+	if (!efer_write_valid(value, old, vmcs_read(VMCS_GUEST_CR0),
 			      EFER_GUEST_WRITABLE))
 		return false;
 	value = (value & ~EFER_LMA) | (old & EFER_LMA);
@@ -73,7 +73,7 @@ static bool vmcs_msr_value_valid(uint32_t msr, uint64_t value)
 	case MSR_IA32_SYSENTER_ESP:
 	case MSR_IA32_SYSENTER_EIP:
 		return address_canonical(value, guest_va_bits(
-			vmcs_read(VMCS_CR4_READ_SHADOW)));
+			vmcs_read(VMCS_GUEST_CR4)));
 	default:
 		return true;            /* SYSENTER_CS: any selector */
 	}

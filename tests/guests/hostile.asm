@@ -19,6 +19,9 @@
 ;     SYSENTER_ESP and SYSENTER_EIP, a reserved DEBUGCTL bit, EFER.LME
 ;     cleared while paging is on: #GP each (before, each one reached the
 ;     VMCS and failed the next VM entry); valid values still load;
+;   - string I/O: REP OUTSB to COM1 (a line on the console), REP INSB
+;     from an unclaimed port into a buffer across pages (all ones), OUTSB
+;     from an unmapped address (#PF, CR2 = the address);
 ;   - kvmclock records: past RAM #GP (KVM would take it and never
 ;     write), across a page boundary written whole;
 ;   - a console line with VT, FF, NEL, U+2028, CR and ESC between forged
@@ -47,6 +50,9 @@ MSR_EFER        equ 0xc0000080
 EFER_LME        equ 1 << 8
 PAT_DEFAULT_LOW equ 0x00070406
 MSR_KVM_WALL_CLOCK_NEW  equ 0x4b564d00
+EXC_PF          equ 14
+UNCLAIMED_PORT  equ 0xe0
+UNMAPPED        equ 0x123400000             ; above the 4 GiB mapped
 MSR_KVM_SYSTEM_TIME_NEW equ 0x4b564d01
 XCR0_X87_SSE_AVX equ 7
 XCR0_BNDREGS    equ 1 << 3
@@ -134,6 +140,9 @@ XCR0_OPMASK     equ 1 << 5
         call set_gate
         lea rdi, [rel gp_handler]
         mov ecx, EXC_GP
+        call set_gate
+        lea rdi, [rel pf_handler]
+        mov ecx, EXC_PF
         call set_gate
 
         ; VMCALL: an error code, no exception.
@@ -239,6 +248,36 @@ XCR0_OPMASK     equ 1 << 5
         jz .msr_wrong
         say "hostile: CR0 values refused with #GP; NE flips", 10
 
+        ; String I/O, emulated: REP OUTSB to COM1 prints a line; REP INSB
+        ; from an unclaimed port across a page boundary reads all ones;
+        ; OUTSB from an unmapped address raises #PF with CR2 = it.
+        lea rsi, [rel outs_text]
+        mov ecx, outs_text_end - outs_text
+        mov dx, COM1_DATA
+        rep outsb
+        test ecx, ecx
+        jnz .string_io_wrong
+        lea rax, [rel outs_text_end]
+        cmp rsi, rax
+        jne .string_io_wrong
+        lea rdi, [rel kvm_area + 4096 - 4]
+        mov ecx, 8
+        mov dx, UNCLAIMED_PORT
+        rep insb
+        lea rax, [rel kvm_area + 4096 + 4]
+        cmp rdi, rax
+        jne .string_io_wrong
+        mov rax, [rel kvm_area + 4096 - 4]
+        cmp rax, -1
+        jne .string_io_wrong
+        mov rsi, UNMAPPED
+        mov dx, UNCLAIMED_PORT
+        expect_fault EXC_PF, outsb
+        mov rax, UNMAPPED
+        cmp [rel pf_cr2], rax
+        jne .string_io_wrong
+        say "hostile: rep outsb, rep insb across pages, #PF from outsb", 10
+
         ; kvmclock areas: past RAM is refused (#GP); across a page
         ; boundary works (the record is written whole); off is off.
         mov r12, [rel ram_size]
@@ -281,6 +320,11 @@ XCR0_OPMASK     equ 1 << 5
         mov rax, rbx
         call print_hex
         say 10
+        test_exit 1
+        stop
+
+.string_io_wrong:
+        say "hostile: FAIL string I/O moved the wrong data or registers", 10
         test_exit 1
         stop
 
@@ -339,7 +383,25 @@ gp_handler:
         add rsp, 8                      ; the error code
         iretq
 
+pf_handler:
+        push rax
+        cmp byte [rel want_vector], EXC_PF
+        je .ok
+        inc qword [rel wrong]
+.ok:
+        mov rax, cr2
+        mov [rel pf_cr2], rax
+        mov rax, [rel resume_at]
+        mov [rsp + 16], rax             ; RIP, above the error code
+        pop rax
+        add rsp, 8                      ; the error code
+        iretq
+
+outs_text:      db "hostile: rep outsb reached COM1", 10
+outs_text_end:
+
 align 8
+pf_cr2:         dq 0
 resume_at:      dq 0
 expected:       dq 0
 missing:        dq 0

@@ -11,3 +11,7 @@ unit_srcs_test_pic8259 := guest/pic8259.c
 # The guest's console lines: escaping and the queue outside the device lock.
 UNIT_TESTS += test_guest_console
 unit_srcs_test_guest_console := guest/guest_console.c
+
+# Guest page-table walks for the emulated INS/OUTS.
+UNIT_TESTS += test_guest_pagewalk
+unit_srcs_test_guest_pagewalk := guest/guest_pagewalk.c

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * INS and OUTS (with or without REP), emulated: each element moves between
+ * the guest's memory, reached through its own page tables
+ * (guest/guest_pagewalk.c), and the port, as IN and OUT do. The VM exit
+ * gives the port, the element size and REP (qualification, SDM Vol. 3C
+ * Table 28-5), the address size and OUTS's segment (instruction
+ * information, Table 28-8). Up to STRING_IO_BATCH elements per exit; the
+ * instruction then runs again for the rest (RCX says how many), so a long
+ * REP cannot hold the vCPU in root mode. A page not present or not
+ * writable raises #PF as the CPU would, with the elements already moved
+ * counted in RSI/RDI and RCX.
+ */
+#include "vmx/exit_handlers.h"
+#include "vmx/vmx_ops.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/exceptions.h"
+#include "guest/guest_pagewalk.h"
+#include "guest/io_ports.h"
+#include "guest/vm.h"
+
+#define IO_QUAL_SIZE_MASK 0x7ull        /* size - 1 */
+#define IO_QUAL_IN BIT(3)
+#define IO_QUAL_REP BIT(5)
+#define IO_QUAL_PORT_SHIFT 16
+#define INFO_ADDR_SIZE(i) (((i) >> 7) & 7)      /* 0: 16, 1: 32, 2: 64 */
+#define INFO_SEGMENT(i) (((i) >> 15) & 7)       /* ES CS SS DS FS GS */
+#define SEG_ES 0
+#define RFLAGS_DF BIT(10)
+#define STRING_IO_BATCH 1024
+
+static int read_guest(void *ctx, uint64_t gpa, void *buf, unsigned len)
+{
+	return vm_read_ram(ctx, gpa, buf, len);
+}
+
+static uint64_t addr_mask(unsigned addr_size)
+{
+	return addr_size == 0 ? 0xffff : addr_size == 1 ? 0xffffffffull
+						       : ~0ull;
+}
+
+/* A register with its low address-size part replaced (32-bit: zeroed). */
+static uint64_t set_low(uint64_t reg, uint64_t value, unsigned addr_size)
+{
+	if (addr_size == 0)
+		return (reg & ~0xffffull) | (value & 0xffff);
+	return value & addr_mask(addr_size);
+}
+
+struct string_io {
+	struct vcpu *v;
+	struct guest_paging paging;
+	bool user;
+	uint32_t pf_error;
+	uint64_t pf_address;
+};
+
+/* The gpa of each byte of an element at la: 0, 1 (#PF) or -1 (no RAM). */
+static int translate(struct string_io *s, uint64_t la, unsigned size,
+		     bool write, uint64_t gpa[4])
+{
+	for (unsigned i = 0; i < size; i++) {
+		switch (guest_pagewalk(&s->paging, la + i, write, s->user,
+				       read_guest, s->v->guest, &gpa[i],
+				       &s->pf_error)) {
+		case GUEST_WALK_OK:
+			break;
+		case GUEST_WALK_PAGE_FAULT:
+			s->pf_address = la + i;
+			return 1;
+		case GUEST_WALK_TABLE_UNREADABLE:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* One element; 0, 1 (#PF to inject) or -1 (the guest ended). */
+static int move_element(struct string_io *s, uint16_t port, unsigned size,
+			bool in, uint64_t la)
+{
+	struct vm *g = s->v->guest;
+	uint64_t gpa[4];
+	uint8_t bytes[4] = { 0 };
+	uint32_t value = 0;
+	int rc = translate(s, la, size, in, gpa);
+
+	if (rc)
+		return rc;
+	if (in) {
+		guest_port_io(g, port, size, true, &value);
+		for (unsigned i = 0; i < size; i++) {
+			bytes[i] = (uint8_t)(value >> (8 * i));
+			if (vm_write_ram(g, gpa[i], &bytes[i], 1))
+				return -1;
+		}
+		return 0;
+	}
+	for (unsigned i = 0; i < size; i++) {
+		if (vm_read_ram(g, gpa[i], &bytes[i], 1))
+			return -1;
+		value |= (uint32_t)bytes[i] << (8 * i);
+	}
+	guest_port_io(g, port, size, false, &value);
+	return 0;
+}
+
+enum exit_action handle_string_io(struct vcpu *v, const struct vmx_exit *e)
+{
+	uint64_t q = e->qualification;
+	unsigned size = (unsigned)(q & IO_QUAL_SIZE_MASK) + 1;
+	bool in = q & IO_QUAL_IN, rep = q & IO_QUAL_REP;
+	uint16_t port = (uint16_t)(q >> IO_QUAL_PORT_SHIFT);
+	uint32_t info = vmcs_read32(VMCS_EXIT_INSTRUCTION_INFO);
+	unsigned asz = INFO_ADDR_SIZE(info);
+	unsigned seg = in ? SEG_ES : INFO_SEGMENT(info);
+	uint64_t mask = addr_mask(asz);
+	uint64_t base = vmcs_read(VMCS_GUEST_ES_BASE + seg * 2);
+	int64_t step = vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_DF ? -(int64_t)size
+							      : (int64_t)size;
+	uint64_t *index = in ? &v->regs.rdi : &v->regs.rsi;
+	uint64_t count = rep ? v->regs.rcx & mask : 1;
+	struct string_io s = {
+		.v = v,
+		/* PG, WP, PAE, PSE, LA57 are never masked: the real ones. */
+		.paging = { vmcs_read(VMCS_GUEST_CR0),
+			    vmcs_read(VMCS_GUEST_CR3),
+			    vmcs_read(VMCS_GUEST_CR4),
+			    vmcs_read(VMCS_GUEST_IA32_EFER) },
+		.user = ((vmcs_read32(VMCS_GUEST_SS_ACCESS_RIGHTS) >> 5) & 3) == 3,
+	};
+
+	v->stats.string_io++;
+	for (unsigned n = 0; count && n < STRING_IO_BATCH; n++) {
+		uint64_t offset = *index & mask;
+		int rc = move_element(&s, port, size, in,
+				      (base + offset) &
+				      (asz == 2 ? ~0ull : 0xffffffffull));
+
+		if (rc < 0) {
+			vm_end(v->guest, false, "%s at rip 0x%llx: guest memory "
+			       "outside RAM", in ? "INS" : "OUTS",
+			       (unsigned long long)e->guest_rip);
+			return EXIT_STOP;
+		}
+		if (rc > 0) {
+			v->regs.cr2 = s.pf_address;
+			vmx_inject_exception(EXC_PAGE_FAULT, true, s.pf_error);
+			return EXIT_RESUME;
+		}
+		*index = set_low(*index, offset + (uint64_t)step, asz);
+		count--;
+		if (rep)
+			v->regs.rcx = set_low(v->regs.rcx, count, asz);
+		if (v->guest->ended)
+			return EXIT_STOP;
+	}
+	if (!count)
+		vcpu_skip_instruction(e);
+	return EXIT_RESUME;
+}
