@@ -270,8 +270,9 @@ class Context:
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         out, steps = [], list(converse)
         for raw in p.stdout:             # bytes: lines end at b"\n" only
-            line = raw.decode(errors="replace")
-            out.append(line)
+            text = raw.decode(errors="replace")
+            out.append(text)
+            line = console_lines(text)[0] if text.strip("\r\n") else ""
             if steps and re.search(steps[0][0], line):
                 p.stdin.write(steps.pop(0)[1].encode())
                 p.stdin.flush()
