@@ -23,6 +23,9 @@ global ap_trampoline_arg
 %define TRAMP_STACK_TOP 0x1000          ; end of the start page
 %define CR0_PE 1
 %define CR0_PG 0x80000000
+%define CR0_NE (1 << 5)
+%define CR0_NW (1 << 29)
+%define CR0_CD (1 << 30)
 %define CR4_PAE (1 << 5)
 %define MSR_EFER 0xc0000080
 %define EFER_LME (1 << 8)
@@ -43,9 +46,15 @@ ap_trampoline_start:
 	add eax, OFF(tramp_gdt)
 	mov [OFF(tramp_gdtr) + 2], eax
 	lgdt [OFF(tramp_gdtr)]
+	; An AP leaves INIT with caching off (CR0.CD = NW = 1, SDM Vol. 3A
+	; 9.1.1): turn it on, as the firmware did on the boot CPU, or this
+	; CPU runs the hypervisor and its vCPU uncached. NE: x87 errors
+	; native, as VMX wants anyway.
 	mov eax, cr0
-	or eax, CR0_PE
+	and eax, ~(CR0_CD | CR0_NW)
+	or eax, CR0_PE | CR0_NE
 	mov cr0, eax
+	wbinvd
 	mov eax, ebx
 	add eax, OFF(protected_mode)
 	push dword TRAMP_CODE32

@@ -101,6 +101,16 @@ XCR0_OPMASK     equ 1 << 5
         wrmsr
 %endmacro
 
+; cr0_nw_without_cd: CR0 with NE flipped (so the write exits), NW set
+; and CD clear.
+%macro cr0_nw_without_cd 0
+        mov rax, cr0
+        xor rax, CR0_NE
+        btr rax, 30                     ; CD
+        bts rax, 29                     ; NW
+        mov cr0, rax
+%endmacro
+
 ; cr8_with VALUE: MOV of VALUE to CR8.
 %macro cr8_with 1
         mov eax, %1
@@ -238,14 +248,14 @@ XCR0_OPMASK     equ 1 << 5
         say "hostile: PAT, SYSENTER, DEBUGCTL and EFER values refused with #GP", 10
 
         ; CR0 writes that exit: checked as the CPU would.
-        expect_fault EXC_GP, cr0_flip_ne_with or, CR0_NW
+        expect_fault EXC_GP, cr0_nw_without_cd
         expect_fault EXC_GP, cr0_flip_ne_with or, 1 << 32
         expect_fault EXC_GP, cr0_flip_ne_with and, ~CR0_PG
         expect_no_fault cr0_flip_ne_with or, 0
         expect_no_fault cr0_flip_ne_with or, 0
         mov rax, cr0
         test eax, CR0_NE
-        jz .msr_wrong
+        jz .cr0_wrong
         say "hostile: CR0 values refused with #GP; NE flips", 10
 
         ; String I/O, emulated: REP OUTSB to COM1 prints a line; REP INSB
@@ -330,6 +340,19 @@ XCR0_OPMASK     equ 1 << 5
 
 .kvmclock_wrong:
         say "hostile: FAIL the kvmclock record across pages is wrong", 10
+        test_exit 1
+        stop
+
+.cr0_wrong:
+        say "hostile: FAIL CR0 "
+        call print_hex
+        say " after two NE flips; faults missing "
+        mov rax, [rel missing]
+        call print_dec
+        say ", wrong "
+        mov rax, [rel wrong]
+        call print_dec
+        say 10
         test_exit 1
         stop
 
