@@ -15,3 +15,9 @@ unit_srcs_test_guest_console := guest/guest_console.c
 # Guest page-table walks for the emulated INS/OUTS.
 UNIT_TESTS += test_guest_pagewalk
 unit_srcs_test_guest_pagewalk := guest/guest_pagewalk.c
+
+# The guest's platform MSRs (guest/msr.c) over a fake guest RAM; the
+# test fakes the VM's RAM access, IPI delivery and async-PF owner.
+UNIT_TESTS += test_guest_msr
+unit_srcs_test_guest_msr := guest/msr.c guest/vlapic.c guest/kvmclock.c \
+	$(UNIT_APF_SRCS)

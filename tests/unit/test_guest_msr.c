@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * guest/msr.c, the guest's platform MSRs, over a fake guest RAM: #GP for
+ * MSRs nobody claims and for refused values, the MTRR and MISC_ENABLE
+ * state, the kvmclock records (where they are written, which pages stay
+ * pinned, across a page boundary, past RAM), and the routing of LAPIC and
+ * async-PF MSRs to their owners.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "apf/kvm_para.h"
+#include "guest/cpuid.h"
+#include "guest/kvmclock.h"
+#include "guest/msr.h"
+#include "guest/vm.h"
+
+#define RAM_SIZE (64u << 10)
+#define TSC_HZ 2500000000ull
+
+static struct vm vm;
+static uint8_t ram[RAM_SIZE];
+static unsigned pins[RAM_SIZE / PAGE_SIZE];
+static struct vlapic_ipi last_ipi;
+static unsigned ipis, apf_writes;
+
+/* ---- the rest of the VM, faked ---- */
+
+int vm_pin_ram(struct vm *g, uint64_t gpa)
+{
+	assert_ptr_equal(g, &vm);
+	if (gpa >= RAM_SIZE)
+		return -1;
+	pins[gpa / PAGE_SIZE]++;
+	return 0;
+}
+
+void vm_unpin_ram(struct vm *g, uint64_t gpa)
+{
+	assert_ptr_equal(g, &vm);
+	assert_true(gpa < RAM_SIZE && pins[gpa / PAGE_SIZE] > 0);
+	pins[gpa / PAGE_SIZE]--;
+}
+
+int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
+{
+	assert_ptr_equal(g, &vm);
+	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
+		return -1;
+	memcpy(ram + gpa, src, len);
+	return 0;
+}
+
+void guest_deliver_ipi(struct vm *g, const struct vlapic_ipi *ipi)
+{
+	assert_ptr_equal(g, &vm);
+	last_ipi = *ipi;
+	ipis++;
+}
+
+bool vm_apf_wrmsr(struct vm *g, unsigned n, uint32_t msr, uint64_t value)
+{
+	(void)g;
+	(void)n;
+	apf_writes++;
+	return msr == MSR_KVM_ASYNC_PF_EN && value == 0;
+}
+
+bool vm_apf_rdmsr(struct vm *g, unsigned n, uint32_t msr, uint64_t *value)
+{
+	(void)g;
+	(void)n;
+	(void)msr;
+	*value = 0x1234;
+	return true;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&vm, 0, sizeof(vm));
+	memset(ram, 0, sizeof(ram));
+	memset(pins, 0, sizeof(pins));
+	ipis = apf_writes = 0;
+	vm.nvcpus = 2;
+	vm.kvm_features = KVM_FEATURE_CLOCKSOURCE2 |
+			  KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
+	vm.clock.scale = pvclock_scale_for(TSC_HZ);
+	vm.clock.start_epoch_sec = 1700000000;
+	for (unsigned n = 0; n < vm.nvcpus; n++) {
+		vcpu_msrs_init(&vm.plat[n].msrs);
+		vlapic_init(&vm.plat[n].lapic, n, n == 0, TSC_HZ);
+	}
+	return 0;
+}
+
+static uint64_t rd(uint32_t msr)
+{
+	uint64_t v = 0xdead;
+
+	assert_int_equal(guest_rdmsr(&vm, 0, msr, &v), MSR_HANDLED);
+	return v;
+}
+
+static void wr(uint32_t msr, uint64_t v)
+{
+	if (guest_wrmsr(&vm, 0, msr, v) != MSR_HANDLED)
+		fail_msg("WRMSR 0x%x of 0x%llx: #GP", msr,
+			 (unsigned long long)v);
+}
+
+static void wr_gp(uint32_t msr, uint64_t v)
+{
+	assert_int_equal(guest_wrmsr(&vm, 0, msr, v), MSR_RAISE_GP);
+}
+
+/* ---- the tests ---- */
+
+static void unclaimed_msrs_raise_gp(void **state)
+{
+	static const uint32_t unclaimed[] = {
+		0x0, 0x3a, 0x10a, 0x4000abcd, 0x4b564d05, 0xc0010000,
+		0xc0000080,     /* EFER lives in vmx/exit_msr.c */
+	};
+	uint64_t v;
+
+	(void)state;
+	for (unsigned i = 0; i < ARRAY_SIZE(unclaimed); i++) {
+		assert_int_equal(guest_rdmsr(&vm, 0, unclaimed[i], &v),
+				 MSR_RAISE_GP);
+		wr_gp(unclaimed[i], 0);
+	}
+	/* Read-only identification MSRs refuse writes. */
+	wr_gp(MSR_IA32_MTRRCAP, 0);
+	wr_gp(MSR_IA32_PLATFORM_ID, 0);
+}
+
+static void mtrrs_and_misc_enable(void **state)
+{
+	(void)state;
+	assert_int_equal(rd(MSR_IA32_MTRRCAP), BIT(8) | BIT(10));
+	assert_int_equal(rd(MSR_IA32_MTRR_DEF_TYPE), BIT(11) | 6);
+	wr(MSR_IA32_MTRR_DEF_TYPE, BIT(11) | BIT(10) | 0x6 | BIT(20));
+	assert_int_equal(rd(MSR_IA32_MTRR_DEF_TYPE), BIT(11) | BIT(10) | 6);
+	wr(MSR_IA32_MTRR_FIX4K_FIRST + 3, 0x0606060606060606ull);
+	assert_true(rd(MSR_IA32_MTRR_FIX4K_FIRST + 3) == 0x0606060606060606ull);
+	wr_gp(MSR_IA32_MTRR_FIX64K, 0x08);
+	assert_int_equal(rd(MSR_IA32_MTRR_FIX64K), 0);
+	assert_int_equal(rd(MSR_IA32_MISC_ENABLE) & 1, 1);  /* fast strings */
+	wr(MSR_IA32_MISC_ENABLE, 0x801);
+	assert_int_equal(rd(MSR_IA32_MISC_ENABLE), 0x801);
+	wr(MSR_IA32_BIOS_SIGN_ID, 0);                   /* microcode probe */
+	assert_int_equal(rd(MSR_IA32_BIOS_SIGN_ID), 0);
+	assert_true(rd(MSR_IA32_TSC) > 0);
+}
+
+static struct pvclock_vcpu_time_info record_at(uint64_t gpa)
+{
+	struct pvclock_vcpu_time_info ti;
+
+	memcpy(&ti, ram + gpa, sizeof(ti));
+	return ti;
+}
+
+static void kvmclock_record_and_pins(void **state)
+{
+	struct pvclock_vcpu_time_info ti;
+
+	(void)state;
+	wr(MSR_KVM_SYSTEM_TIME_NEW, 0x1004 | 1);        /* 4-byte aligned */
+	assert_int_equal(rd(MSR_KVM_SYSTEM_TIME_NEW), 0x1005);
+	ti = record_at(0x1004);
+	assert_true(ti.version && !(ti.version & 1));
+	assert_true(ti.tsc_to_system_mul != 0);
+	assert_int_equal(pins[1], 1);
+	/* Moved across a page boundary: both pages pinned, the old freed. */
+	wr(MSR_KVM_SYSTEM_TIME_NEW, 0x2ff0 | 1);
+	assert_int_equal(pins[1], 0);
+	assert_int_equal(pins[2], 1);
+	assert_int_equal(pins[3], 1);
+	ti = record_at(0x2ff0);
+	assert_true(ti.version && !(ti.version & 1));
+	assert_true(ti.tsc_to_system_mul != 0);
+	/* Off: nothing pinned. */
+	wr(MSR_KVM_SYSTEM_TIME_NEW, 0);
+	assert_int_equal(pins[2] + pins[3], 0);
+	/* Past RAM: #GP, nothing pinned, the MSR reads 0. */
+	wr_gp(MSR_KVM_SYSTEM_TIME_NEW, RAM_SIZE | 1);
+	assert_int_equal(rd(MSR_KVM_SYSTEM_TIME_NEW), 0);
+	for (unsigned i = 0; i < ARRAY_SIZE(pins); i++)
+		assert_int_equal(pins[i], 0);
+	/* The last bytes of RAM: the record would run past them. */
+	wr_gp(MSR_KVM_SYSTEM_TIME_NEW, (RAM_SIZE - 16) | 1);
+	for (unsigned i = 0; i < ARRAY_SIZE(pins); i++)
+		assert_int_equal(pins[i], 0);
+}
+
+static void kvmclock_wall_clock(void **state)
+{
+	uint32_t w[3];
+
+	(void)state;
+	wr(MSR_KVM_WALL_CLOCK_NEW, 0x4ffa);
+	memcpy(w, ram + 0x4ffa, sizeof(w));
+	assert_int_equal(w[0], 2);                      /* version */
+	assert_int_equal(w[1], 1700000000);             /* sec */
+	wr_gp(MSR_KVM_WALL_CLOCK_NEW, RAM_SIZE);
+}
+
+static void kvmclock_not_offered_is_gp(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	vm.kvm_features = 0;
+	wr_gp(MSR_KVM_SYSTEM_TIME_NEW, 0x1000 | 1);
+	wr_gp(MSR_KVM_WALL_CLOCK_NEW, 0x1000);
+	assert_int_equal(guest_rdmsr(&vm, 0, MSR_KVM_SYSTEM_TIME_NEW, &v),
+			 MSR_RAISE_GP);
+	assert_int_equal(pins[1], 0);
+}
+
+static void lapic_and_async_pf_msrs_go_to_their_owners(void **state)
+{
+	uint64_t v;
+
+	(void)state;
+	/* x2APIC: enable it, read the ID, send a fixed IPI to vCPU 1. */
+	wr(VLAPIC_MSR_APIC_BASE, rd(VLAPIC_MSR_APIC_BASE) | BIT(10));
+	assert_int_equal(rd(VLAPIC_MSR_ID), 0);
+	assert_int_equal(guest_rdmsr(&vm, 1, VLAPIC_MSR_ID, &v), MSR_HANDLED);
+	assert_int_equal(v, 1);
+	wr(0x80f, 0x1ff);                               /* SVR: on */
+	wr(VLAPIC_MSR_ICR, 1ull << 32 | 0x41);
+	assert_int_equal(ipis, 1);
+	assert_int_equal(last_ipi.vector, 0x41);
+	assert_int_equal(last_ipi.dest, 1);
+	/* The LAPIC's #GP is passed on: a register x2APIC does not have. */
+	assert_int_equal(guest_rdmsr(&vm, 0, 0x801, &v), MSR_RAISE_GP);
+	wr_gp(VLAPIC_MSR_ID, 5);                        /* read-only */
+	/* Async PF: the owner's answer, whatever it is. */
+	wr(MSR_KVM_ASYNC_PF_EN, 0);
+	wr_gp(MSR_KVM_ASYNC_PF_EN, 1);
+	assert_int_equal(apf_writes, 2);
+	assert_int_equal(rd(MSR_KVM_ASYNC_PF_EN), 0x1234);
+}
+
+#define T(name) cmocka_unit_test_setup(name, setup)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(unclaimed_msrs_raise_gp),
+		T(mtrrs_and_misc_enable),
+		T(kvmclock_record_and_pins),
+		T(kvmclock_wall_clock),
+		T(kvmclock_not_offered_is_gp),
+		T(lapic_and_async_pf_msrs_go_to_their_owners),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
