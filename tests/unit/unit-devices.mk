@@ -21,3 +21,9 @@ unit_srcs_test_guest_pagewalk := guest/guest_pagewalk.c
 UNIT_TESTS += test_guest_msr
 unit_srcs_test_guest_msr := guest/msr.c guest/vlapic.c guest/kvmclock.c \
 	$(UNIT_APF_SRCS)
+
+# The guest's port I/O (guest/io_ports.c) with its real devices and a
+# faked VM end and IRQ routing.
+UNIT_TESTS += test_io_ports
+unit_srcs_test_io_ports := guest/io_ports.c guest/uart.c guest/pic8259.c \
+	guest/guest_console.c guest/acpi_tables.c

@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * guest/io_ports.c, the guest's port I/O: what an unclaimed port reads,
+ * COM1 lines reaching the console (escaped), the test-exit port, the
+ * reset and ACPI power-off requests, the ACPI PM1 registers and the 8259
+ * routing. The VM's end and the IRQ routing are faked.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "guest/acpi_tables.h"
+#include "guest/io_ports.h"
+#include "guest/vm.h"
+
+static struct vm vm;
+static char ended[128];
+static enum vm_end_kind end_kind;
+static bool end_clean;
+static unsigned irq_updates;
+static char printed[4][256];
+static unsigned nprinted;
+
+void vm_end(struct vm *g, bool clean, const char *fmt, ...)
+{
+	va_list ap;
+
+	assert_ptr_equal(g, &vm);
+	va_start(ap, fmt);
+	vsnprintf(ended, sizeof(ended), fmt, ap);
+	va_end(ap);
+	end_kind = VM_END_HALTED;
+	end_clean = clean;
+}
+
+void vm_end_as(struct vm *g, enum vm_end_kind kind, bool clean,
+	       const char *fmt, ...)
+{
+	va_list ap;
+
+	assert_ptr_equal(g, &vm);
+	va_start(ap, fmt);
+	vsnprintf(ended, sizeof(ended), fmt, ap);
+	va_end(ap);
+	end_kind = kind;
+	end_clean = clean;
+}
+
+void guest_update_irq_lines(struct vm *g)
+{
+	assert_ptr_equal(g, &vm);
+	irq_updates++;
+}
+
+static void print(const char *escaped, size_t len)
+{
+	assert_true(nprinted < 4 && len < sizeof(printed[0]));
+	memcpy(printed[nprinted++], escaped, len + 1);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&vm, 0, sizeof(vm));
+	guest_console_init(&vm.console, print);
+	uart_init(&vm.uart, guest_console_push, &vm.console);
+	pic_init(&vm.pic);
+	ended[0] = 0;
+	nprinted = irq_updates = 0;
+	return 0;
+}
+
+static uint32_t in(uint16_t port, unsigned size, bool *handled)
+{
+	uint32_t v = 0x5a5a5a5a;
+
+	*handled = guest_port_io(&vm, port, size, true, &v);
+	return v;
+}
+
+static bool out(uint16_t port, unsigned size, uint32_t v)
+{
+	return guest_port_io(&vm, port, size, false, &v);
+}
+
+static void unclaimed_ports_read_all_ones(void **state)
+{
+	bool handled;
+
+	(void)state;
+	assert_int_equal(in(0xe0, 1, &handled), 0xff);
+	assert_false(handled);
+	assert_int_equal(in(0x2f8, 2, &handled), 0xffff);
+	assert_false(handled);
+	assert_int_equal(in(0xcfc, 4, &handled), 0xffffffff);
+	assert_false(handled);
+	assert_false(out(0xe0, 1, 0x12));
+	/* Port 0x80: io_delay()'s writes are taken, reads are not. */
+	assert_true(out(0x80, 1, 0));
+	in(0x80, 1, &handled);
+	assert_false(handled);
+	assert_int_equal(ended[0], 0);
+}
+
+static void com1_lines_reach_the_console_escaped(void **state)
+{
+	static const char line[] = "hi\x1b[2J\\";
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(line) - 1; i++)
+		assert_true(out(GUEST_COM1_BASE, 1, (uint8_t)line[i]));
+	assert_int_equal(nprinted, 0);
+	assert_true(out(GUEST_COM1_BASE, 1, '\n'));
+	assert_int_equal(nprinted, 1);          /* drained after the lock */
+	assert_string_equal(printed[0], "hi\\x1b[2J\\\\");
+	assert_true(irq_updates >= sizeof(line));
+}
+
+static void test_exit_port_ends_the_guest(void **state)
+{
+	(void)state;
+	assert_true(out(GUEST_COM1_BASE, 1, 'x'));      /* a partial line */
+	assert_true(out(GUEST_TEST_EXIT_PORT, 4, 3));
+	assert_string_equal(ended, "test-exit code 3");
+	assert_false(end_clean);
+	assert_int_equal(nprinted, 1);                  /* flushed first */
+	assert_string_equal(printed[0], "x");
+	assert_true(out(GUEST_TEST_EXIT_PORT, 4, 0));
+	assert_true(end_clean);
+}
+
+static void resets_and_power_off(void **state)
+{
+	bool handled;
+
+	(void)state;
+	assert_false(out(ACPI_RESET_PORT, 1, 0x02));    /* no reset bit */
+	assert_int_equal(ended[0], 0);
+	assert_true(out(ACPI_RESET_PORT, 1, 0x06));
+	assert_int_equal(end_kind, VM_END_RESET);
+	assert_string_equal(ended, "reset through port 0xcf9");
+	ended[0] = 0;
+	assert_true(out(0x64, 1, 0xfe));
+	assert_string_equal(ended, "reset through port 0x64");
+	ended[0] = 0;
+	/* PM1a: SCI_EN always reads set; S5 with SLP_EN powers off. */
+	assert_int_equal(in(ACPI_PM1A_CNT_PORT, 2, &handled) &
+			 ACPI_PM1_CNT_SCI_EN, ACPI_PM1_CNT_SCI_EN);
+	assert_true(handled);
+	assert_true(out(ACPI_PM1A_CNT_PORT, 2,
+			ACPI_S5_SLP_TYP << ACPI_PM1_CNT_SLP_TYP_SHIFT));
+	assert_int_equal(ended[0], 0);                  /* no SLP_EN */
+	assert_true(out(ACPI_PM1A_CNT_PORT, 2,
+			ACPI_S5_SLP_TYP << ACPI_PM1_CNT_SLP_TYP_SHIFT |
+			ACPI_PM1_CNT_SLP_EN));
+	assert_int_equal(end_kind, VM_END_POWER_OFF);
+	assert_true(end_clean);
+}
+
+static void pm1_status_and_enable(void **state)
+{
+	bool handled;
+
+	(void)state;
+	vm.pm1_status = 0x0101;
+	assert_true(out(ACPI_PM1A_STS_PORT, 2, 0x0001)); /* write 1 clears */
+	assert_int_equal(in(ACPI_PM1A_STS_PORT, 2, &handled), 0x0100);
+	assert_true(out(ACPI_PM1A_EN_PORT, 2, 0x0120));
+	assert_int_equal(in(ACPI_PM1A_EN_PORT, 2, &handled), 0x0120);
+}
+
+static void pic_ports_reach_the_8259(void **state)
+{
+	bool handled;
+
+	(void)state;
+	assert_true(out(0x21, 1, 0xfe));                /* master IMR */
+	assert_int_equal(in(0x21, 1, &handled), 0xfe);
+	assert_true(handled);
+	assert_true(out(0xa1, 1, 0x7f));                /* slave IMR */
+	assert_int_equal(in(0xa1, 1, &handled), 0x7f);
+}
+
+#define T(name) cmocka_unit_test_setup(name, setup)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(unclaimed_ports_read_all_ones),
+		T(com1_lines_reach_the_console_escaped),
+		T(test_exit_port_ends_the_guest),
+		T(resets_and_power_off),
+		T(pm1_status_and_enable),
+		T(pic_ports_reach_the_8259),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
