@@ -25,16 +25,22 @@ static unsigned irq_updates;
 static char printed[4][256];
 static unsigned nprinted;
 
+static void record_end(struct vm *g, enum vm_end_kind kind, bool clean,
+		       const char *fmt, va_list ap)
+{
+	assert_ptr_equal(g, &vm);
+	vsnprintf(ended, sizeof(ended), fmt, ap);
+	end_kind = kind;
+	end_clean = clean;
+}
+
 void vm_end(struct vm *g, bool clean, const char *fmt, ...)
 {
 	va_list ap;
 
-	assert_ptr_equal(g, &vm);
 	va_start(ap, fmt);
-	vsnprintf(ended, sizeof(ended), fmt, ap);
+	record_end(g, VM_END_HALTED, clean, fmt, ap);
 	va_end(ap);
-	end_kind = VM_END_HALTED;
-	end_clean = clean;
 }
 
 void vm_end_as(struct vm *g, enum vm_end_kind kind, bool clean,
@@ -42,12 +48,9 @@ void vm_end_as(struct vm *g, enum vm_end_kind kind, bool clean,
 {
 	va_list ap;
 
-	assert_ptr_equal(g, &vm);
 	va_start(ap, fmt);
-	vsnprintf(ended, sizeof(ended), fmt, ap);
+	record_end(g, kind, clean, fmt, ap);
 	va_end(ap);
-	end_kind = kind;
-	end_clean = clean;
 }
 
 void guest_update_irq_lines(struct vm *g)
