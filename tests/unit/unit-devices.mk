@@ -27,3 +27,9 @@ unit_srcs_test_guest_msr := guest/msr.c guest/vlapic.c guest/kvmclock.c \
 UNIT_TESTS += test_io_ports
 unit_srcs_test_io_ports := guest/io_ports.c guest/uart.c guest/pic8259.c \
 	guest/guest_console.c guest/acpi_tables.c
+
+# The platform's interrupt routing (guest/interrupts.c) with its real
+# LAPIC, 8259 and UART; vm_request is faked.
+UNIT_TESTS += test_guest_interrupts
+unit_srcs_test_guest_interrupts := guest/interrupts.c guest/vlapic.c \
+	guest/pic8259.c guest/uart.c

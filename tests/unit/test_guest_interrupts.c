@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * guest/interrupts.c, the platform's interrupt routing: the UART's IRQ 4
+ * through the 8259 to the boot vCPU only (virtual wire), the LAPIC before
+ * the PIC, and IPIs to their destinations (fixed, NMI, INIT ignored by the
+ * BSP, SIPI with its vector), each announced through the request word.
+ * vm_request is faked.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "guest/interrupts.h"
+#include "guest/vm.h"
+
+#define TSC_HZ 2500000000ull
+
+static struct vm vm;
+static uint64_t requests[2];
+
+void vm_request(struct vm *g, unsigned n, enum vcpu_request req)
+{
+	assert_ptr_equal(g, &vm);
+	assert_true(n < 2);
+	requests[n] |= BIT(req);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&vm, 0, sizeof(vm));
+	memset(requests, 0, sizeof(requests));
+	vm.nvcpus = 2;
+	guest_interrupts_init(&vm, TSC_HZ);
+	return 0;
+}
+
+/* The 8259 pair as Linux programs it: vectors 0x30.., all masked but one. */
+static void program_pics(uint8_t master_imr)
+{
+	static const uint8_t icw[2][4] = {
+		{ 0x11, 0x30, 0x04, 0x01 }, { 0x11, 0x38, 0x02, 0x01 },
+	};
+
+	for (unsigned c = 0; c < 2; c++) {
+		uint16_t base = c ? 0xa0 : 0x20;
+
+		pic_write(&vm.pic, base, icw[c][0]);
+		for (unsigned i = 1; i < 4; i++)
+			pic_write(&vm.pic, base + 1, icw[c][i]);
+	}
+	pic_write(&vm.pic, 0x21, master_imr);
+	pic_write(&vm.pic, 0xa1, 0xff);
+}
+
+/* The UART asks for its THR-empty interrupt (IER bit 1, OUT2). */
+static void uart_interrupt_on(void)
+{
+	uart_write(&vm.uart, 4, 0x08);
+	uart_write(&vm.uart, 1, 0x02);
+}
+
+static void enable_lapic(unsigned n)
+{
+	struct vlapic_ipi ipi;
+
+	vlapic_wrmsr(&vm.plat[n].lapic, 0x80f, 0x1ff, 0, &ipi);
+}
+
+static void nothing_pending_at_start(void **state)
+{
+	struct pending_interrupt p;
+
+	(void)state;
+	p = guest_poll_interrupts(&vm, 0, 0);
+	assert_int_equal(p.vector, -1);
+	assert_true(guest_timer_deadline(&vm, 0) == UINT64_MAX);
+}
+
+static void uart_irq_reaches_the_bsp_only(void **state)
+{
+	struct pending_interrupt p;
+
+	(void)state;
+	program_pics(0xef);                     /* IRQ 4 unmasked */
+	uart_interrupt_on();
+	guest_update_irq_lines(&vm);
+	p = guest_poll_interrupts(&vm, 0, 0);
+	assert_int_equal(p.vector, 0x34);
+	assert_int_equal(p.source, INTERRUPT_FROM_PIC);
+	assert_int_equal(guest_poll_interrupts(&vm, 1, 0).vector, -1);
+	assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x34);
+	/* Masked at the PIC: nothing. */
+	pic_write(&vm.pic, 0x20, 0x20);         /* EOI */
+	pic_write(&vm.pic, 0x21, 0xff);
+	assert_int_equal(guest_poll_interrupts(&vm, 0, 0).vector, -1);
+}
+
+static void lapic_goes_before_the_pic(void **state)
+{
+	struct pending_interrupt p;
+
+	(void)state;
+	program_pics(0xef);
+	uart_interrupt_on();
+	enable_lapic(0);
+	/* The BSP's LINT0 stays ExtINT (virtual wire) after the SVR write. */
+	vm.plat[0].lapic.lvt[VLAPIC_LVT_LINT0] = VLAPIC_LVT_DM_EXTINT <<
+						 VLAPIC_LVT_DM_SHIFT;
+	vlapic_accept(&vm.plat[0].lapic, 0x41);
+	p = guest_poll_interrupts(&vm, 0, 0);
+	assert_int_equal(p.vector, 0x41);
+	assert_int_equal(p.source, INTERRUPT_FROM_LAPIC);
+	assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x41);
+	/* In service at the LAPIC: the PIC's request comes next. */
+	p = guest_poll_interrupts(&vm, 0, 0);
+	assert_int_equal(p.vector, 0x34);
+	assert_int_equal(p.source, INTERRUPT_FROM_PIC);
+}
+
+static struct vlapic_ipi ipi(enum vlapic_ipi_mode mode, uint8_t vector,
+			     uint32_t dest)
+{
+	return (struct vlapic_ipi){
+		.mode = mode, .vector = vector, .dest = dest,
+	};
+}
+
+static void ipis_reach_their_destinations(void **state)
+{
+	struct vlapic_ipi i;
+
+	(void)state;
+	enable_lapic(0);
+	enable_lapic(1);
+	i = ipi(VLAPIC_IPI_FIXED, 0x51, 1);
+	guest_deliver_ipi(&vm, &i);
+	assert_int_equal(requests[0], 0);
+	assert_int_equal(requests[1], BIT(VCPU_REQ_EVENT));
+	assert_int_equal(guest_poll_interrupts(&vm, 1, 0).vector, 0x51);
+	i = ipi(VLAPIC_IPI_NMI, 0, 0);
+	guest_deliver_ipi(&vm, &i);
+	assert_true(requests[0] & BIT(VCPU_REQ_NMI));
+	/* Broadcast: both. */
+	memset(requests, 0, sizeof(requests));
+	i = ipi(VLAPIC_IPI_FIXED, 0x52, 0xffffffff);
+	guest_deliver_ipi(&vm, &i);
+	assert_int_equal(requests[0], BIT(VCPU_REQ_EVENT));
+	assert_int_equal(requests[1], BIT(VCPU_REQ_EVENT));
+}
+
+static void init_and_sipi(void **state)
+{
+	struct vlapic_ipi i;
+
+	(void)state;
+	/* The BSP ignores INIT here; an AP goes back to wait for SIPI. */
+	i = ipi(VLAPIC_IPI_INIT, 0, 0);
+	guest_deliver_ipi(&vm, &i);
+	assert_int_equal(requests[0], 0);
+	i = ipi(VLAPIC_IPI_INIT, 0, 1);
+	guest_deliver_ipi(&vm, &i);
+	assert_int_equal(requests[1], BIT(VCPU_REQ_INIT));
+	i = ipi(VLAPIC_IPI_SIPI, 0x08, 1);
+	guest_deliver_ipi(&vm, &i);
+	assert_true(requests[1] & BIT(VCPU_REQ_SIPI));
+	assert_int_equal(vm.plat[1].sipi_vector, 0x08);
+}
+
+#define T(name) cmocka_unit_test_setup(name, setup)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(nothing_pending_at_start),
+		T(uart_irq_reaches_the_bsp_only),
+		T(lapic_goes_before_the_pic),
+		T(ipis_reach_their_destinations),
+		T(init_and_sipi),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
