@@ -6,6 +6,7 @@
 #include "guest/interrupts.h"
 #include "guest/kvmclock.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/register_rules.h"
 #include "arch/x86/tsc.h"
 #include "lib/string.h"
 
@@ -15,7 +16,6 @@
 #define MTRR_DEF_TYPE_WB 0x6
 #define MTRR_DEF_TYPE_FE BIT(10)
 #define MTRR_DEF_TYPE_E BIT(11)
-#define MTRR_TYPE_VALID_MASK 0x0707070707070707ull
 #define MISC_ENABLE_FAST_STRING BIT(0)
 #define MISC_ENABLE_BTS_UNAVAILABLE BIT(11)
 #define MISC_ENABLE_PEBS_UNAVAILABLE BIT(12)
@@ -192,7 +192,7 @@ enum msr_result guest_wrmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 							 : MSR_RAISE_GP;
 
 	if (fixed >= 0) {
-		if (value & ~MTRR_TYPE_VALID_MASK)
+		if (!mtrr_fixed_value_valid(value))
 			return MSR_RAISE_GP;
 		m->mtrr_fixed[fixed] = value;
 		return MSR_HANDLED;
@@ -201,8 +201,12 @@ enum msr_result guest_wrmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 	case MSR_IA32_BIOS_SIGN_ID:     /* microcode update probe */
 		return MSR_HANDLED;
 	case MSR_IA32_MTRR_DEF_TYPE:
-		m->mtrr_def_type = value & (MTRR_DEF_TYPE_E | MTRR_DEF_TYPE_FE |
-					    0xff);
+		/* As KVM: reserved bits or a reserved type are #GP. */
+		if ((value & ~(uint64_t)(MTRR_DEF_TYPE_E | MTRR_DEF_TYPE_FE |
+					 0xff)) ||
+		    !mtrr_type_valid((uint8_t)value))
+			return MSR_RAISE_GP;
+		m->mtrr_def_type = value;
 		return MSR_HANDLED;
 	case MSR_IA32_MISC_ENABLE:
 		/* KVM keeps the value; nothing here changes behaviour. */

@@ -38,6 +38,24 @@ static inline bool pat_value_valid(uint64_t value)
 	return true;
 }
 
+/*
+ * MTRR memory types (SDM Vol. 3A 11.11.1): UC (0), WC (1), WT (4), WP (5),
+ * WB (6); 2, 3 and 7 (UC-, a PAT type only) are reserved.
+ */
+static inline bool mtrr_type_valid(uint8_t type)
+{
+	return type <= 6 && type != 2 && type != 3;
+}
+
+/* A fixed-range MTRR: eight types, one per byte. */
+static inline bool mtrr_fixed_value_valid(uint64_t value)
+{
+	for (unsigned i = 0; i < 8; i++)
+		if (!mtrr_type_valid((uint8_t)(value >> (8 * i))))
+			return false;
+	return true;
+}
+
 /* Bits 63 down to va_bits - 1 all equal (va_bits: 48, or 57 with LA57). */
 static inline bool address_canonical(uint64_t va, unsigned va_bits)
 {

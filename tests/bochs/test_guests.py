@@ -194,6 +194,7 @@ def test_init_sipi_guest(ctx):
     run.expect_line("apfvisor: vcpu 1: SIPI, starting at 0x8000")
     run.expect_line("guest: initsipi: AP started in real mode, took #GP "
                     "without an error code, halted")
+    run.expect_line("guest: initsipi: a SIPI to the running AP was ignored")
     run.expect_line("apfvisor: vcpu 1: INIT, then SIPI: starting again at "
                     "0x8000")
     run.expect_line("guest: initsipi: INIT while halted, the next SIPI "

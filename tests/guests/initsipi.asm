@@ -9,7 +9,8 @@
 ;     counts it in AP_GPS and skips the WRMSR;
 ;   - it halts with interrupts enabled (STI; HLT), and says so in
 ;     AP_HALTED.
-; Then the BSP sends INIT to the halted AP, and a SIPI: the AP must go
+; A SIPI alone, while the AP runs (halted), is ignored. Then the BSP
+; sends INIT to the halted AP, and a SIPI: the AP must go
 ; back to waiting for a SIPI and start again from 0x8000 (SDM Vol. 3A
 ; 9.4.4), so AP_STARTS and AP_GPS become 2.
 ; Prints "initsipi: PASS" and exits with code 0, or a FAIL line and 1.
@@ -74,12 +75,19 @@ WAIT_LOOPS      equ 20000000
         jne .counts_wrong
         say "initsipi: AP started in real mode, took #GP without an error code, halted", 10
 
-        ; Let it settle in HLT, then INIT and SIPI again.
-        mov rcx, 100000
+        ; A SIPI without INIT: the AP is not waiting for one, so it
+        ; ignores it (SDM Vol. 3A 9.4.4) and stays halted.
+        send_ipi ICR_SIPI | SIPI_VECTOR
+        mov rcx, 200000
 .settle:
         pause
         dec rcx
         jnz .settle
+        cmp word [AP_STARTS], 1
+        jne .counts_wrong
+        say "initsipi: a SIPI to the running AP was ignored", 10
+
+        ; INIT and SIPI again.
         mov word [AP_HALTED], 0
         send_ipi ICR_INIT_ASSERT
         send_ipi ICR_SIPI | SIPI_VECTOR

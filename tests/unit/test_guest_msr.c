@@ -144,11 +144,19 @@ static void mtrrs_and_misc_enable(void **state)
 	(void)state;
 	assert_int_equal(rd(MSR_IA32_MTRRCAP), BIT(8) | BIT(10));
 	assert_int_equal(rd(MSR_IA32_MTRR_DEF_TYPE), BIT(11) | 6);
-	wr(MSR_IA32_MTRR_DEF_TYPE, BIT(11) | BIT(10) | 0x6 | BIT(20));
+	wr(MSR_IA32_MTRR_DEF_TYPE, BIT(11) | BIT(10) | 0x6);
 	assert_int_equal(rd(MSR_IA32_MTRR_DEF_TYPE), BIT(11) | BIT(10) | 6);
-	wr(MSR_IA32_MTRR_FIX4K_FIRST + 3, 0x0606060606060606ull);
-	assert_true(rd(MSR_IA32_MTRR_FIX4K_FIRST + 3) == 0x0606060606060606ull);
+	/* Reserved bits and reserved types: #GP, the value kept. */
+	wr_gp(MSR_IA32_MTRR_DEF_TYPE, BIT(11) | 0x6 | BIT(20));
+	wr_gp(MSR_IA32_MTRR_DEF_TYPE, BIT(11) | 0x2);
+	wr_gp(MSR_IA32_MTRR_DEF_TYPE, BIT(11) | 0x7);
+	assert_int_equal(rd(MSR_IA32_MTRR_DEF_TYPE), BIT(11) | BIT(10) | 6);
+	wr(MSR_IA32_MTRR_FIX4K_FIRST + 3, 0x0605040106050400ull);
+	assert_true(rd(MSR_IA32_MTRR_FIX4K_FIRST + 3) == 0x0605040106050400ull);
 	wr_gp(MSR_IA32_MTRR_FIX64K, 0x08);
+	wr_gp(MSR_IA32_MTRR_FIX64K, 0x0600000000000002ull);
+	wr_gp(MSR_IA32_MTRR_FIX16K_80000, 0x0300000000000000ull);
+	wr_gp(MSR_IA32_MTRR_FIX16K_A0000, 0x07);
 	assert_int_equal(rd(MSR_IA32_MTRR_FIX64K), 0);
 	assert_int_equal(rd(MSR_IA32_MISC_ENABLE) & 1, 1);  /* fast strings */
 	wr(MSR_IA32_MISC_ENABLE, 0x801);

@@ -32,6 +32,18 @@ static void pat(void **state)
 	}
 }
 
+static void mtrr_types(void **state)
+{
+	(void)state;
+	for (unsigned t = 0; t < 256; t++)
+		assert_int_equal(mtrr_type_valid((uint8_t)t),
+				 t == 0 || t == 1 || t == 4 || t == 5 || t == 6);
+	assert_true(mtrr_fixed_value_valid(0x0606060606060606ull));
+	assert_true(mtrr_fixed_value_valid(0));
+	assert_false(mtrr_fixed_value_valid(0x0606060606060607ull));
+	assert_false(mtrr_fixed_value_valid(0x0206060606060606ull));
+}
+
 static void canonical(void **state)
 {
 	(void)state;
@@ -129,6 +141,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pat),
+		cmocka_unit_test(mtrr_types),
 		cmocka_unit_test(canonical),
 		cmocka_unit_test(debugctl),
 		cmocka_unit_test(cr0_reserved_and_cache_bits),
