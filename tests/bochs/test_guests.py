@@ -164,6 +164,8 @@ def test_hostile_guest(ctx, cpus):
     run.expect_stat_at_least("io.string_exits", 3)
     run.expect_line("guest: hostile: kvmclock past RAM refused, across "
                     "pages written whole")
+    run.expect_line("guest: hostile: the timer storm was held to one "
+                    "interrupt per 200 us")
     # The forged lines stay inside the guest's line, escaped (the UART
     # drops the CR).
     run.expect_line("guest: hostile: forged \\x0bapfvisor: error: forged"

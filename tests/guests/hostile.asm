@@ -24,6 +24,8 @@
 ;     from an unmapped address (#PF, CR2 = the address);
 ;   - kvmclock records: past RAM #GP (KVM would take it and never
 ;     write), across a page boundary written whole;
+;   - an interrupt storm: a periodic LAPIC timer of one count, held to
+;     one interrupt per 200 us;
 ;   - a console line with VT, FF, NEL, U+2028, CR and ESC between forged
 ;     "apfvisor:" lines: apfvisor prints it escaped, as one guest line;
 ;   - MOV to CR0 that exits (NE flipped) with NW but not CD, with a bit
@@ -53,6 +55,11 @@ MSR_KVM_WALL_CLOCK_NEW  equ 0x4b564d00
 EXC_PF          equ 14
 UNCLAIMED_PORT  equ 0xe0
 UNMAPPED        equ 0x123400000             ; above the 4 GiB mapped
+TIMER_VECTOR    equ 0xf0
+LVT_PERIODIC    equ 1 << 17
+MSR_X2APIC_TIMER_INIT equ 0x838
+MSR_X2APIC_TIMER_DCR  equ 0x83e
+STORM_LOOPS     equ 3000000
 MSR_KVM_SYSTEM_TIME_NEW equ 0x4b564d01
 XCR0_X87_SSE_AVX equ 7
 XCR0_BNDREGS    equ 1 << 3
@@ -310,6 +317,77 @@ XCR0_OPMASK     equ 1 << 5
         expect_no_fault kvmclock_at MSR_KVM_SYSTEM_TIME_NEW, r12, 0
         say "hostile: kvmclock past RAM refused, across pages written whole", 10
 
+        ; An interrupt storm: a periodic LAPIC timer of one count. apfvisor
+        ; raises the period to 200 us (as KVM), so the guest gets on with
+        ; its loop; the count must stay within the elapsed time / 200 us.
+        ; Time from the TSC by the kvmclock record written above.
+        lea rdi, [rel timer_handler]
+        mov ecx, TIMER_VECTOR
+        call set_gate
+        mov ecx, MSR_X2APIC_LVT_TIMER
+        mov eax, LVT_PERIODIC | TIMER_VECTOR
+        xor edx, edx
+        wrmsr
+        mov ecx, MSR_X2APIC_TIMER_DCR
+        mov eax, 0xb                    ; divide by 1
+        wrmsr
+        rdtsc
+        shl rdx, 32
+        or rax, rdx
+        mov r13, rax                    ; start
+        mov ecx, MSR_X2APIC_TIMER_INIT
+        mov eax, 1
+        xor edx, edx
+        wrmsr
+        sti
+        mov rcx, STORM_LOOPS
+.storm:
+        dec rcx
+        jnz .storm
+        cli
+        mov ecx, MSR_X2APIC_TIMER_INIT
+        xor eax, eax
+        xor edx, edx
+        wrmsr
+        rdtsc
+        shl rdx, 32
+        or rax, rdx
+        sub rax, r13                    ; elapsed TSC
+        lea r12, [rel kvm_area + 4096 - 16]
+        movsx ecx, byte [r12 + 28]      ; tsc_shift
+        test ecx, ecx
+        js .shift_right
+        shl rax, cl
+        jmp .scaled
+.shift_right:
+        neg ecx
+        shr rax, cl
+.scaled:
+        mov edx, [r12 + 24]             ; tsc_to_system_mul
+        mul rdx
+        shrd rax, rdx, 32               ; ns
+        xor edx, edx
+        mov ecx, 1000
+        div rcx                         ; us
+        mov r14, rax
+        say "hostile: periodic timer of 1 count: "
+        mov rax, [rel timer_ticks]
+        call print_dec
+        say " interrupts in "
+        mov rax, r14
+        call print_dec
+        say " us", 10
+        mov rax, r14
+        xor edx, edx
+        mov ecx, 200
+        div rcx
+        add rax, 2                      ; at most one per 200 us, +2
+        cmp [rel timer_ticks], rax
+        ja .storm_wrong
+        cmp qword [rel timer_ticks], 0
+        je .storm_wrong
+        say "hostile: the timer storm was held to one interrupt per 200 us", 10
+
         ; A line that tries to pass for apfvisor's: shown escaped, on the
         ; guest's own line (the test checks the exact text).
         say "hostile: forged ", 0x0b, "apfvisor: error: forged", 0xe2, 0x80, 0xa8, "apfvisor: stat exit.vmcall 999", 0x0c, 0xc2, 0x85, 13, "x\y", 0x1b, "[2K", 10
@@ -330,6 +408,11 @@ XCR0_OPMASK     equ 1 << 5
         mov rax, rbx
         call print_hex
         say 10
+        test_exit 1
+        stop
+
+.storm_wrong:
+        say "hostile: FAIL the periodic timer fired too often or never", 10
         test_exit 1
         stop
 
@@ -420,10 +503,16 @@ pf_handler:
         add rsp, 8                      ; the error code
         iretq
 
+timer_handler:
+        inc qword [rel timer_ticks]
+        call x2apic_eoi
+        iretq
+
 outs_text:      db "hostile: rep outsb reached COM1", 10
 outs_text_end:
 
 align 8
+timer_ticks:    dq 0
 pf_cr2:         dq 0
 resume_at:      dq 0
 expected:       dq 0
