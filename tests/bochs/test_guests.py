@@ -235,3 +235,19 @@ def test_isolation_scan(ctx, cpus):
     run.expect_absent(r"FAIL")
     # Every page of RAM was touched: zero-filled from planted frames.
     run.expect_stat_at_least("ept.zero_fills", 32 * MIB // 4096 // 2)
+
+
+def test_kvmclock_on_swapped_page(ctx):
+    # 28 MiB filled on 8 MiB of frames: the first page is in swap when the
+    # guest asks for its kvmclock record there; apfvisor brings it back
+    # and keeps it resident (pinned), and the data around it survives.
+    from test_swap import formatted_swap
+    run = ctx.boot_guest("kvmswap", cpus=1, timeout=900,
+                         swap=formatted_swap(ctx, "swap.img", "64M"))
+    run.expect_line("guest: kvmswap: the record was written on the "
+                    "swapped-out page")
+    run.expect_line("guest: kvmswap: PASS")
+    run.expect_stat_at_least("swap.outs", 1)
+    run.expect_stat_at_least("swap.ins", 1)
+    run.expect_absent(r"^apfvisor: error:")
+    run.expect_status(0)
