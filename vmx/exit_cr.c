@@ -178,10 +178,7 @@ enum exit_action handle_xsetbv(struct vcpu *v, const struct vmx_exit *e)
 		return EXIT_RESUME;
 	}
 	/* The hypervisor never uses extended state: XCR0 can stay the guest's. */
-	__asm__ volatile("xsetbv"
-			 :
-			 : "c"(0), "a"((uint32_t)value),
-			   "d"((uint32_t)(value >> 32)));
+	xsetbv(0, value);
 	vcpu_skip_instruction(e);
 	return EXIT_RESUME;
 }

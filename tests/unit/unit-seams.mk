@@ -30,3 +30,20 @@ $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o: swap/swap_daemon.c
 # The thrashing rule alone (swap/swap_thrash.c), on made-up TSC values.
 UNIT_TESTS += test_swap_thrash
 unit_srcs_test_swap_thrash := swap/swap_thrash.c
+
+# The exit handlers (vmx/exit_cr.c, exit_msr.c, exit_vmx_insn.c,
+# exit_string_io.c) built with tests/unit/fake_exits before the root on
+# the include path: a VMCS of plain words and fake instructions.
+UNIT_TESTS += test_exit_handlers
+UNIT_EXIT_FAKES := exit_cr exit_msr exit_vmx_insn exit_string_io
+unit_srcs_test_exit_handlers := guest/vlapic.c guest/guest_pagewalk.c
+unit_objs_test_exit_handlers := \
+	$(patsubst %,$(UNIT_OUT)/obj/vmx/%_fake_exits.o,$(UNIT_EXIT_FAKES))
+
+$(UNIT_OUT)/obj/vmx/%_fake_exits.o: vmx/%.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(UNIT_OUT)/obj/tests/unit/test_exit_handlers.o: tests/unit/test_exit_handlers.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@

@@ -1,0 +1,504 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The exit handlers of vmx/exit_cr.c, exit_msr.c, exit_vmx_insn.c and
+ * exit_string_io.c over a VMCS of plain words and fake instructions
+ * (tests/unit/fake_exits/): for each misbehaviour, the exception injected
+ * (and the instruction not skipped), or the emulated effect and the skip;
+ * never a value in the VMCS that would fail the next VM entry.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/exceptions.h"
+#include "vmx/exit_handlers.h"
+#include "vmx/vmx_ops.h"
+
+#define CR0_FIXED0 (CR0_PE | CR0_NE | CR0_PG)
+#define CR4_FIXED0 CR4_VMXE
+#define CR0_LINUX (CR0_PE | CR0_MP | CR0_ET | CR0_NE | CR0_WP | CR0_PG)
+#define AR_CODE64 0xa09b                /* CS: L, P, DPL 0 */
+#define AR_DATA_DPL0 0x93
+#define AR_DATA_DPL3 0xf3
+#define RAM_SIZE 0x10000
+
+uint64_t fake_vmcs[FAKE_VMCS_FIELDS];
+static struct vm vm;
+static struct vcpu v;
+static struct vmx_exit ex;
+static unsigned skips;
+static int injected;                    /* vector, -1: none */
+static uint32_t injected_error;
+static uint64_t xcr0_loaded;
+static unsigned xsetbvs;
+static uint8_t ram[RAM_SIZE];
+static uint8_t port_out[64];
+static unsigned nport_out;
+static char ended[128];
+
+/* ---- the fake instructions and the rest of apfvisor ---- */
+
+void cpuid_count(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
+{
+	assert_int_equal(leaf, CPUID_LEAF_XSAVE);
+	assert_int_equal(subleaf, 0);
+	*r = (struct cpuid_regs){ .eax = 0xe7 };        /* x87 .. AVX-512 */
+}
+
+uint64_t rdmsr(uint32_t msr)
+{
+	switch (msr) {
+	case MSR_IA32_VMX_CR0_FIXED0: return CR0_FIXED0;
+	case MSR_IA32_VMX_CR0_FIXED1: return 0xffffffff;
+	case MSR_IA32_VMX_CR4_FIXED0: return CR4_FIXED0;
+	default: fail_msg("rdmsr 0x%x", msr);
+	}
+	return 0;
+}
+
+void xsetbv(uint32_t xcr, uint64_t value)
+{
+	assert_int_equal(xcr, 0);
+	xcr0_loaded = value;
+	xsetbvs++;
+}
+
+uint64_t rdtsc(void)
+{
+	return 1000;
+}
+
+void vcpu_skip_instruction(const struct vmx_exit *e)
+{
+	assert_ptr_equal(e, &ex);
+	skips++;
+}
+
+void vmx_inject_exception(uint8_t vector, bool has_error_code,
+			  uint32_t error_code)
+{
+	assert_int_equal(injected, -1);
+	injected = vector;
+	injected_error = has_error_code ? error_code : 0xffffffff;
+}
+
+enum exit_action handle_unexpected(struct vcpu *vc, const struct vmx_exit *e)
+{
+	(void)vc;
+	(void)e;
+	fail_msg("handle_unexpected");
+	return EXIT_STOP;
+}
+
+enum msr_result guest_rdmsr(struct vm *g, unsigned n, uint32_t msr,
+			    uint64_t *value)
+{
+	(void)g;
+	(void)n;
+	*value = 0x77;
+	return msr == 0x17 ? MSR_HANDLED : MSR_RAISE_GP;
+}
+
+enum msr_result guest_wrmsr(struct vm *g, unsigned n, uint32_t msr,
+			    uint64_t value)
+{
+	(void)g;
+	(void)n;
+	(void)value;
+	return msr == 0x8b ? MSR_HANDLED : MSR_RAISE_GP;
+}
+
+bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
+		   uint32_t *value)
+{
+	assert_ptr_equal(g, &vm);
+	assert_int_equal(port, 0x3f8);
+	if (in) {
+		*value = size == 1 ? 0xab : 0xabcd;
+		return true;
+	}
+	for (unsigned i = 0; i < size; i++, nport_out++)
+		if (nport_out < sizeof(port_out))
+			port_out[nport_out] = (uint8_t)(*value >> (8 * i));
+	return true;
+}
+
+int vm_read_ram(struct vm *g, uint64_t gpa, void *dst, uint64_t len)
+{
+	assert_ptr_equal(g, &vm);
+	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
+		return -1;
+	memcpy(dst, ram + gpa, len);
+	return 0;
+}
+
+int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
+{
+	assert_ptr_equal(g, &vm);
+	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
+		return -1;
+	memcpy(ram + gpa, src, len);
+	return 0;
+}
+
+void vm_end(struct vm *g, bool clean, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)clean;
+	assert_ptr_equal(g, &vm);
+	va_start(ap, fmt);
+	vsnprintf(ended, sizeof(ended), fmt, ap);
+	va_end(ap);
+	g->ended = true;
+}
+
+/* ---- set-up: a 64-bit ring-0 guest as Linux runs ---- */
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(fake_vmcs, 0, sizeof(fake_vmcs));
+	memset(&vm, 0, sizeof(vm));
+	memset(&v, 0, sizeof(v));
+	memset(ram, 0, sizeof(ram));
+	vm.nvcpus = 1;
+	vlapic_init(&vm.plat[0].lapic, 0, true, 2500000000ull);
+	v.guest = &vm;
+	v.plat = &vm.plat[0];
+	ex = (struct vmx_exit){ .guest_rip = 0x1000, .instruction_length = 3 };
+	skips = nport_out = xsetbvs = 0;
+	injected = -1;
+	ended[0] = 0;
+	fake_vmcs[VMCS_GUEST_CR0] = CR0_LINUX;
+	fake_vmcs[VMCS_CR0_READ_SHADOW] = CR0_LINUX;
+	fake_vmcs[VMCS_GUEST_CR4] = CR4_PAE | CR4_VMXE;
+	fake_vmcs[VMCS_CR4_READ_SHADOW] = CR4_PAE;
+	fake_vmcs[VMCS_GUEST_IA32_EFER] = EFER_SCE | EFER_LME | EFER_LMA |
+					  EFER_NXE;
+	fake_vmcs[VMCS_GUEST_CS_ACCESS_RIGHTS] = AR_CODE64;
+	fake_vmcs[VMCS_GUEST_SS_ACCESS_RIGHTS] = AR_DATA_DPL0;
+	fake_vmcs[VMCS_GUEST_IA32_PAT] = 0x0007040600070406ull;
+	return 0;
+}
+
+static void expect_gp(void)
+{
+	assert_int_equal(injected, EXC_GENERAL_PROTECTION);
+	assert_int_equal(injected_error, 0);
+	assert_int_equal(skips, 0);
+}
+
+static void expect_done(void)
+{
+	assert_int_equal(injected, -1);
+	assert_int_equal(skips, 1);
+}
+
+/* MOV to CR<n> from RAX (qualification: CR number, type 0, GPR 0). */
+static enum exit_action mov_to_cr(unsigned n, uint64_t value)
+{
+	v.regs.rax = value;
+	ex.qualification = n;
+	return handle_cr_access(&v, &ex);
+}
+
+/* ---- control registers ---- */
+
+static void cr0_refused_values(void **state)
+{
+	(void)state;
+	assert_int_equal(mov_to_cr(0, (CR0_LINUX & ~CR0_NE) | CR0_NW),
+			 EXIT_RESUME);
+	expect_gp();
+	setup(NULL);
+	mov_to_cr(0, (CR0_LINUX & ~CR0_NE) | 1ull << 32);
+	expect_gp();
+	setup(NULL);
+	mov_to_cr(0, CR0_LINUX & ~(CR0_NE | CR0_PG));   /* from 64-bit code */
+	expect_gp();
+	/* None of them reached the VMCS. */
+	assert_int_equal(fake_vmcs[VMCS_GUEST_CR0], CR0_LINUX);
+	assert_int_equal(fake_vmcs[VMCS_CR0_READ_SHADOW], CR0_LINUX);
+}
+
+static void cr0_ne_flip_is_emulated(void **state)
+{
+	(void)state;
+	mov_to_cr(0, CR0_LINUX & ~CR0_NE);
+	expect_done();
+	assert_int_equal(fake_vmcs[VMCS_CR0_READ_SHADOW], CR0_LINUX & ~CR0_NE);
+	assert_int_equal(fake_vmcs[VMCS_GUEST_CR0], CR0_LINUX); /* NE kept */
+}
+
+static void cr4_vmxe_is_refused(void **state)
+{
+	(void)state;
+	mov_to_cr(4, CR4_PAE | CR4_VMXE);
+	expect_gp();
+	assert_int_equal(fake_vmcs[VMCS_CR4_READ_SHADOW], CR4_PAE);
+}
+
+static void cr8_is_the_virtual_tpr(void **state)
+{
+	uint64_t tpr;
+
+	(void)state;
+	mov_to_cr(8, 15);
+	expect_done();
+	vlapic_rdmsr(&vm.plat[0].lapic, 0x808, 0, &tpr);
+	assert_int_equal(tpr, 0xf0);
+	/* MOV from CR8 to RBX (GPR 3, type 1). */
+	ex.qualification = 8 | 1 << 4 | 3 << 8;
+	handle_cr_access(&v, &ex);
+	assert_int_equal(v.regs.rbx, 15);
+	setup(NULL);
+	mov_to_cr(8, 16);
+	expect_gp();
+}
+
+/* ---- XSETBV ---- */
+
+static void xsetbv_rules(void **state)
+{
+	(void)state;
+	v.regs.rcx = 0;
+	v.regs.rax = 0x5;                       /* AVX without SSE */
+	handle_xsetbv(&v, &ex);
+	expect_gp();
+	setup(NULL);
+	v.regs.rcx = 1;                         /* XCR1 */
+	v.regs.rax = 0x3;
+	handle_xsetbv(&v, &ex);
+	expect_gp();
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_SS_ACCESS_RIGHTS] = AR_DATA_DPL3;
+	v.regs.rax = 0x7;
+	handle_xsetbv(&v, &ex);
+	expect_gp();
+	assert_int_equal(xsetbvs, 0);
+	setup(NULL);
+	v.regs.rax = 0x7;
+	handle_xsetbv(&v, &ex);
+	expect_done();
+	assert_int_equal(xsetbvs, 1);
+	assert_int_equal(xcr0_loaded, 0x7);
+}
+
+/* ---- MSRs ---- */
+
+static void wrmsr_of(uint32_t msr, uint64_t value)
+{
+	v.regs.rcx = msr;
+	v.regs.rax = (uint32_t)value;
+	v.regs.rdx = value >> 32;
+	handle_wrmsr(&v, &ex);
+}
+
+static void msrs_refused_values(void **state)
+{
+	static const struct {
+		uint32_t msr;
+		uint64_t value;
+		uint32_t field;
+	} refused[] = {
+		{ MSR_IA32_PAT, 0x0007040600070402ull, VMCS_GUEST_IA32_PAT },
+		{ MSR_IA32_SYSENTER_ESP, 0x0000800000000000ull,
+		  VMCS_GUEST_SYSENTER_ESP },
+		{ MSR_IA32_SYSENTER_EIP, 0x8000000000000000ull,
+		  VMCS_GUEST_SYSENTER_EIP },
+		{ MSR_IA32_DEBUGCTL, 1ull << 2, VMCS_GUEST_IA32_DEBUGCTL },
+		{ MSR_IA32_EFER, EFER_SCE | EFER_LMA | EFER_NXE,
+		  VMCS_GUEST_IA32_EFER },               /* LME off, paging on */
+		{ MSR_IA32_EFER, EFER_LME | EFER_LMA | BIT(2),
+		  VMCS_GUEST_IA32_EFER },               /* a reserved bit */
+	};
+
+	(void)state;
+	for (unsigned i = 0; i < ARRAY_SIZE(refused); i++) {
+		uint64_t before;
+
+		setup(NULL);
+		before = fake_vmcs[refused[i].field];
+		wrmsr_of(refused[i].msr, refused[i].value);
+		expect_gp();
+		assert_int_equal(fake_vmcs[refused[i].field], before);
+		assert_int_equal(v.stats.msr_gp_injected, 1);
+	}
+}
+
+static void msrs_accepted_values(void **state)
+{
+	(void)state;
+	wrmsr_of(MSR_IA32_PAT, 0x0007010600070106ull);
+	expect_done();
+	assert_int_equal(fake_vmcs[VMCS_GUEST_IA32_PAT], 0x0007010600070106ull);
+	setup(NULL);
+	wrmsr_of(MSR_IA32_SYSENTER_EIP, 0xffffffff81000000ull);
+	expect_done();
+	setup(NULL);
+	/* NXE off with paging on: fine; LMA stays the CPU's. */
+	wrmsr_of(MSR_IA32_EFER, EFER_SCE | EFER_LME);
+	expect_done();
+	assert_int_equal(fake_vmcs[VMCS_GUEST_IA32_EFER],
+			 EFER_SCE | EFER_LME | EFER_LMA);
+	/* Platform MSRs go to guest/msr.c, its #GP passed on. */
+	setup(NULL);
+	wrmsr_of(0x8b, 0);
+	expect_done();
+	setup(NULL);
+	wrmsr_of(0x4000abcd, 0);
+	expect_gp();
+	setup(NULL);
+	v.regs.rcx = 0x17;
+	handle_rdmsr(&v, &ex);
+	expect_done();
+	assert_int_equal(v.regs.rax, 0x77);
+	setup(NULL);
+	v.regs.rcx = MSR_IA32_EFER;
+	handle_rdmsr(&v, &ex);
+	assert_int_equal(v.regs.rax, EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE);
+}
+
+/* ---- VMCALL and the VMX instructions ---- */
+
+static void vmcall_and_vmx_instructions(void **state)
+{
+	(void)state;
+	v.regs.rax = 0x1234;
+	handle_vmcall(&v, &ex);
+	expect_done();
+	assert_true(v.regs.rax == (uint64_t)-1000);
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_SS_ACCESS_RIGHTS] = AR_DATA_DPL3;
+	handle_vmcall(&v, &ex);
+	assert_true(v.regs.rax == (uint64_t)-1);
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_CS_ACCESS_RIGHTS] = 0xc09b;     /* 32-bit code */
+	handle_vmcall(&v, &ex);
+	assert_int_equal(v.regs.rax, 0xfffffc18);             /* -1000, 32 */
+	setup(NULL);
+	handle_invalid_opcode(&v, &ex);
+	assert_int_equal(injected, EXC_INVALID_OPCODE);
+	assert_int_equal(injected_error, 0xffffffff);
+	assert_int_equal(skips, 0);
+}
+
+/* ---- INS and OUTS ---- */
+
+/* REP OUTSB/INSB etc. with paging off (linear = physical). */
+static enum exit_action string_io(bool in, unsigned size, bool rep,
+				  unsigned addr_size)
+{
+	fake_vmcs[VMCS_GUEST_CR0] = CR0_PE | CR0_NE;
+	fake_vmcs[VMCS_GUEST_IA32_EFER] = 0;
+	fake_vmcs[VMCS_EXIT_INSTRUCTION_INFO] = addr_size << 7 | 3u << 15;
+	ex.qualification = (size - 1) | (in ? 8u : 0) | 1u << 4 |
+			   (rep ? 1u << 5 : 0) | 0x3f8ull << 16;
+	return handle_string_io(&v, &ex);
+}
+
+static void outs_and_ins(void **state)
+{
+	(void)state;
+	memcpy(ram + 0x100, "abc", 3);
+	v.regs.rsi = 0x100;
+	v.regs.rcx = 3;
+	string_io(false, 1, true, 2);
+	expect_done();
+	assert_int_equal(nport_out, 3);
+	assert_memory_equal(port_out, "abc", 3);
+	assert_int_equal(v.regs.rsi, 0x103);
+	assert_int_equal(v.regs.rcx, 0);
+	/* Backwards (DF), 16-bit elements. */
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_RFLAGS] = BIT(10);
+	v.regs.rdi = 0x204;
+	v.regs.rcx = 2;
+	string_io(true, 2, true, 2);
+	expect_done();
+	assert_int_equal(ram[0x204], 0xcd);
+	assert_int_equal(ram[0x202], 0xcd);
+	assert_int_equal(v.regs.rdi, 0x200);
+	/* REP with RCX = 0: nothing moves, the instruction is done. */
+	setup(NULL);
+	v.regs.rcx = 0;
+	v.regs.rsi = 0x100;
+	string_io(false, 1, true, 2);
+	expect_done();
+	assert_int_equal(nport_out, 0);
+	/* 16-bit addresses wrap in SI, the upper bits of RSI stay. */
+	setup(NULL);
+	v.regs.rsi = 0x12340000ffffull;
+	v.regs.rcx = 0x10001;                   /* CX = 1 */
+	string_io(false, 1, true, 0);
+	expect_done();
+	assert_true(v.regs.rsi == 0x123400000000ull);
+	assert_int_equal(v.regs.rcx, 0x10000);
+}
+
+static void string_io_faults_and_limits(void **state)
+{
+	(void)state;
+	/* Paging on, an empty PML4 at 0x1000: #PF, CR2 the address. */
+	fake_vmcs[VMCS_GUEST_CR3] = 0x1000;
+	fake_vmcs[VMCS_EXIT_INSTRUCTION_INFO] = 2u << 7 | 3u << 15;
+	ex.qualification = 0 | 1u << 4 | 0x3f8ull << 16;        /* OUTSB */
+	v.regs.rsi = 0x400000;
+	handle_string_io(&v, &ex);
+	assert_int_equal(injected, EXC_PAGE_FAULT);
+	assert_int_equal(injected_error, 0);
+	assert_int_equal(v.regs.cr2, 0x400000);
+	assert_int_equal(skips, 0);
+	/* Outside RAM with paging off: the guest is stopped, said why. */
+	setup(NULL);
+	v.regs.rsi = RAM_SIZE;
+	assert_int_equal(string_io(false, 1, false, 2), EXIT_STOP);
+	assert_non_null(strstr(ended, "OUTS at rip 0x1000: guest memory "
+				"outside RAM"));
+	/* A long REP: 1024 elements per exit, then the instruction again. */
+	setup(NULL);
+	v.regs.rsi = 0;
+	v.regs.rcx = 1500;
+	nport_out = 0;
+	memset(port_out, 0, sizeof(port_out));
+	fake_vmcs[VMCS_GUEST_CR0] = CR0_PE | CR0_NE;
+	fake_vmcs[VMCS_GUEST_IA32_EFER] = 0;
+	fake_vmcs[VMCS_EXIT_INSTRUCTION_INFO] = 2u << 7 | 3u << 15;
+	ex.qualification = 1 << 4 | 1 << 5 | 0x3f8ull << 16;
+	handle_string_io(&v, &ex);
+	assert_int_equal(nport_out, 1024);
+	assert_int_equal(v.regs.rcx, 1500 - 1024);
+	assert_int_equal(skips, 0);
+	handle_string_io(&v, &ex);
+	assert_int_equal(nport_out, 1500);
+	assert_int_equal(v.regs.rcx, 0);
+	assert_int_equal(v.regs.rsi, 1500);
+	expect_done();
+	assert_int_equal(v.stats.string_io, 2);
+}
+
+#define T(name) cmocka_unit_test_setup(name, setup)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(cr0_refused_values),
+		T(cr0_ne_flip_is_emulated),
+		T(cr4_vmxe_is_refused),
+		T(cr8_is_the_virtual_tpr),
+		T(xsetbv_rules),
+		T(msrs_refused_values),
+		T(msrs_accepted_values),
+		T(vmcall_and_vmx_instructions),
+		T(outs_and_ins),
+		T(string_io_faults_and_limits),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
