@@ -16,6 +16,10 @@ def test_apftest_guest(ctx, cpus):
     run = ctx.boot_guest("apftest", cpus=cpus, timeout=900,
                          swap=formatted_swap(ctx, "swap.img", "128M"))
     run.expect_line("guest: apftest: 3 refused MSR values raised #GP")
+    # A 128 MiB swap disk for a 64 MiB guest: the slot bitmap covers the
+    # guest's pages and a sixteenth more, not the whole disk.
+    run.expect_line("apfvisor: swap: the swap area has 32767 slots; a guest "
+                    "of 16384 pages uses the first 17408")
     m = run.expect_regex(r"^guest: apftest: data verified; async faults "
                          r"(\d+), page-ready (\d+), wake-all (\d+), other "
                          r"work while waiting (\d+)$")
