@@ -28,9 +28,8 @@ static void *identity(void *ctx, uint64_t pa)
 }
 
 /*
- * A NUL is shown as "^@", so a line the guest sent with NULs in it is not
- * cut short on the console. Other bytes pass as they are (the run scripts
- * strip terminal escape sequences, such as a shell's cursor queries).
+ * One guest line, already escaped by guest/guest_console.c (or raw but
+ * for NUL with console.raw = on), as "guest: <line>".
  */
 static void print_guest_line(const char *escaped, size_t len)
 {
