@@ -38,12 +38,14 @@ deps:
 efi: $(BUILD)/apfvisor.efi
 guests: $(GUEST_BINS)
 
-$(BUILD)/hv/%.o: %.c
+# Order-only on deps: with make -j nothing compiles before the packages
+# (gnu-efi, nasm, cmocka) are installed.
+$(BUILD)/hv/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(HV_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/hv/%.asm.o: %.asm
+$(BUILD)/hv/%.asm.o: %.asm | deps
 	@mkdir -p $(dir $@)
 	@echo "  NASM    $<"
 	@$(NASM) -f elf64 -g -w+all -Werror -I. $< -o $@
@@ -60,7 +62,7 @@ $(BUILD)/apfvisor.efi: $(BUILD)/apfvisor.so
 		-j .rel -j .rela -j .reloc --target efi-app-x86_64 \
 		--subsystem=10 $< $@
 
-$(BUILD)/guests/%.bin: tests/guests/%.asm $(wildcard tests/guests/*.inc)
+$(BUILD)/guests/%.bin: tests/guests/%.asm $(wildcard tests/guests/*.inc) | deps
 	@mkdir -p $(dir $@)
 	$(NASM) -f bin -w+all -Werror -Itests/guests/ $< -o $@
 

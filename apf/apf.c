@@ -283,6 +283,7 @@ enum apf_ready_verdict apf_next_page_ready(struct apf_vcpu *v,
 	e = ready_pop(v);
 	out->token = e->token;
 	out->vector = apf_vector(v);
+	out->gpa = e->gpa;
 	if (e->token == KVM_APF_TOKEN_WAKE_ALL) {
 		v->stats.wake_all++;
 	} else {

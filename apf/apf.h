@@ -139,6 +139,7 @@ enum apf_ready_verdict {
 struct apf_page_ready {
 	uint32_t token;
 	uint8_t vector;
+	uint64_t gpa;                   /* the page that came back */
 };
 
 enum apf_completion {

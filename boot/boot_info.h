@@ -16,6 +16,8 @@
 
 struct boot_info {
 	struct hv_config cfg;
+	const char *config_text;        /* apfvisor.cfg as read (the trace) */
+	uint64_t config_len;
 
 	/* Guest images as read from the ESP. */
 	const void *kernel;

@@ -43,6 +43,8 @@ void config_set_defaults(struct hv_config *cfg)
 	cfg->swap_device = SWAP_DEVICE_NONE;
 	cfg->apf = true;
 	cfg->trace = false;
+	cfg->trace_buffer = MiB(4);
+	cfg->trace_overwrite = false;
 	cfg->debug_host_exception = false;
 	cfg->debug_blockdev_selftest = false;
 	cfg->bench_swap = false;
@@ -361,6 +363,29 @@ static enum set_result set_trace(struct hv_config *cfg, struct slice v)
 	return set_on_off(&cfg->trace, v);
 }
 
+static enum set_result set_trace_buffer(struct hv_config *cfg,
+					struct slice v)
+{
+	uint64_t bytes;
+
+	if (!parse_size(v, &bytes) || !IS_ALIGNED(bytes, PAGE_SIZE) ||
+	    bytes < CONFIG_TRACE_BUFFER_MIN || bytes > CONFIG_TRACE_BUFFER_MAX)
+		return SET_BAD_VALUE;
+	cfg->trace_buffer = bytes;
+	return SET_OK;
+}
+
+static enum set_result set_trace_mode(struct hv_config *cfg, struct slice v)
+{
+	if (slice_eq(v, "stop"))
+		cfg->trace_overwrite = false;
+	else if (slice_eq(v, "overwrite"))
+		cfg->trace_overwrite = true;
+	else
+		return SET_BAD_VALUE;
+	return SET_OK;
+}
+
 static enum set_result set_debug_host_exception(struct hv_config *cfg,
 						struct slice v)
 {
@@ -418,6 +443,9 @@ static const struct config_key config_keys[] = {
 	  false },
 	{ "apf", set_apf, "on or off", false },
 	{ "trace", set_trace, "on or off", false },
+	{ "trace.buffer", set_trace_buffer,
+	  "a size per host CPU, a multiple of 4K, 64K..256M", false },
+	{ "trace.mode", set_trace_mode, "stop or overwrite", false },
 	{ "console.raw", set_console_raw, "on or off", false },
 	{ "debug.host_exception", set_debug_host_exception, "on or off",
 	  false },

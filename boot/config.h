@@ -19,6 +19,8 @@
  *                             number with ns, us, ms or s, at most 10s (0)
  *   apf = on|off (on)
  *   trace = on|off (off)
+ *   trace.buffer = SIZE per host CPU, 64K..256M, a multiple of 4K (4M)
+ *   trace.mode = stop|overwrite (stop)
  *   debug.swap_fail_reads = N, debug.swap_fail_writes = N
  *   debug.swap_verify = on|off (off)
  *   debug.isolation_secret = 0xHEX (none)
@@ -31,6 +33,9 @@
 #define BOOT_CONFIG_H
 
 #include "lib/types.h"
+
+#define CONFIG_TRACE_BUFFER_MIN (64ull << 10)
+#define CONFIG_TRACE_BUFFER_MAX (256ull << 20)
 #include "swap/swap_params.h"
 
 #define CONFIG_PATH_MAX 128
@@ -54,6 +59,8 @@ struct hv_config {
 	 */
 	bool console_raw;
 	bool trace;                           /* trace = on|off */
+	uint64_t trace_buffer;                /* trace.buffer, bytes per CPU */
+	bool trace_overwrite;                 /* trace.mode = overwrite */
 	/* debug.host_exception = on: fault in root mode on purpose (tests) */
 	bool debug_host_exception;
 	/*

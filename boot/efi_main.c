@@ -46,8 +46,9 @@ static EFI_STATUS return_to_firmware(EFI_STATUS st)
 	return st;
 }
 
-static EFI_STATUS load_config(EFI_HANDLE image, struct hv_config *cfg)
+static EFI_STATUS load_config(EFI_HANDLE image, struct boot_info *bi)
 {
+	struct hv_config *cfg = &bi->cfg;
 	char err[CONFIG_ERROR_MAX];
 	struct efi_file f;
 	EFI_STATUS st = efi_read_file(image, CONFIG_FILE_NAME, &f);
@@ -61,6 +62,8 @@ static EFI_STATUS load_config(EFI_HANDLE image, struct hv_config *cfg)
 		hv_error("%s", err);
 		return EFI_INVALID_PARAMETER;
 	}
+	bi->config_text = f.data;
+	bi->config_len = f.size;
 	return EFI_SUCCESS;
 }
 
@@ -148,7 +151,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	efi_console_attach(systab, serial_write);
 	hv_info("apfvisor " APFVISOR_VERSION " starting");
 
-	st = load_config(image, &bi->cfg);
+	st = load_config(image, bi);
 	if (EFI_ERROR(st))
 		return return_to_firmware(st);
 	if (!bi->cfg.host_guest_frames)

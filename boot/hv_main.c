@@ -7,6 +7,7 @@
  * boot CPU runs the vCPU itself.
  */
 #include "boot/boot_info.h"
+#include "boot/hv_trace.h"
 #include "boot/isolation_secret.h"
 #include "lib/heap.h"
 #include "arch/x86/acpi.h"
@@ -93,6 +94,7 @@ static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
 	guest_console_drain(&vm->console);
 	vm_report_end(vm);
 	counters_each(print_stat, NULL);
+	hv_trace_finish(bi, vm);
 	if (bi->cfg.bench_swap)
 		swap_daemon_report_bench(vm->swap);
 	platform_stop();
@@ -217,6 +219,7 @@ static NORETURN void run_guest(void *arg)
 	if (bi->cfg.debug_isolation_secret)
 		isolation_secret_plant(vm, bi->cfg.debug_isolation_secret);
 	the_vm = vm;
+	hv_trace_start(bi, vm);
 	the_vcpus = vcpus_create(vm);
 	on_boot_cpu = start_vcpu_cpus(bi, vm);
 	if (on_boot_cpu < 0) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "ept/ept_shootdown.h"
+#include "lib/trace.h"
 
 void ept_shootdown_init(struct ept_shootdown *s, unsigned nclients,
 			void (*kick)(void *ctx, unsigned n), void *kick_ctx)
@@ -25,6 +26,8 @@ static bool must_wait_for(struct ept_client *c, uint64_t gen)
 
 void ept_shootdown_wait(struct ept_shootdown *s, uint64_t gen)
 {
+	uint64_t waited = 0;            /* the clients still in guest mode */
+
 	for (unsigned n = 0; n < s->nclients; n++) {
 		struct ept_client *c = &s->client[n];
 		bool kicked = false;
@@ -37,7 +40,10 @@ void ept_shootdown_wait(struct ept_shootdown *s, uint64_t gen)
 			kicked = true;
 			__builtin_ia32_pause();
 		}
+		if (kicked)
+			waited |= 1ull << n;
 	}
+	trace_shootdown(TRACE_NO_VCPU, gen, waited);
 }
 
 bool ept_client_enter(struct ept_shootdown *s, unsigned n, uint64_t *gen)

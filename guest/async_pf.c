@@ -2,6 +2,7 @@
 #include "guest/async_pf.h"
 #include "arch/x86/cpu.h"
 #include "lib/console.h"
+#include "lib/trace.h"
 
 static int read_area_u32(struct vm *vm, const struct apf_vcpu *a,
 			 uint64_t offset, uint32_t *value)
@@ -33,19 +34,23 @@ bool vm_apf_not_present(struct vm *vm, unsigned n, struct apf_guest_state *gs,
 		apf_not_present_abandoned(a, *token);
 		return false;
 	}
+	trace_async_pf_not_present(n, *token, ALIGN_DOWN(gpa, PAGE_SIZE));
 	return true;
 }
 
 /* Tokens whose page has no I/O in flight any more are ready. */
-static void collect_completions(struct vm *vm, struct apf_vcpu *a)
+static void collect_completions(struct vm *vm, unsigned n,
+				struct apf_vcpu *a)
 {
 	spin_lock(&vm->mem_lock);
 	for (unsigned i = 0; i < APF_SLOTS; i++) {
 		const struct apf_entry *e = &a->entries[i];
 
 		if (e->state == APF_ENTRY_OUTSTANDING &&
-		    !guest_memory_io_busy(&vm->mem, e->gpa))
+		    !guest_memory_io_busy(&vm->mem, e->gpa)) {
+			trace_async_pf_completed(n, e->token, e->gpa);
 			apf_page_completed(a, e->gpa);
+		}
 	}
 	spin_unlock(&vm->mem_lock);
 }
@@ -59,7 +64,7 @@ bool vm_apf_page_ready(struct vm *vm, unsigned n)
 
 	if (!apf_outstanding(a))
 		return false;
-	collect_completions(vm, a);
+	collect_completions(vm, n, a);
 	if (!apf_has_page_ready(a))
 		return false;
 	if (read_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, &rs.area_token))
@@ -71,6 +76,7 @@ bool vm_apf_page_ready(struct vm *vm, unsigned n)
 		return false;
 	if (write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, out.token))
 		return false;
+	trace_async_pf_ready(n, out.token, out.gpa);
 	spin_lock(&vm->dev_lock);
 	vlapic_accept(&p->lapic, out.vector);
 	spin_unlock(&vm->dev_lock);

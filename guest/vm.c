@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/vm.h"
+#include "lib/trace.h"
 #include "guest/flat_loader.h"
 #include "guest/linux_loader.h"
 #include "guest/cpuid.h"
@@ -234,6 +235,7 @@ static void record_end(struct vm *vm, enum vm_end_kind kind, bool clean,
 	vm->tsc.end = rdtsc();
 	vm->ended_cleanly = clean;
 	vm->end_kind = kind;
+	trace_guest_end_at(vm->tsc.end, TRACE_NO_VCPU, (uint8_t)kind, clean);
 	__atomic_store_n(&vm->ended, true, __ATOMIC_RELEASE);
 	for (unsigned n = 0; n < vm->nvcpus; n++)
 		vm_request(vm, n, VCPU_REQ_STOP);

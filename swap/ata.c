@@ -129,7 +129,11 @@ struct ata_disk {
 	unsigned errors_shown;
 };
 
-static struct ata_disk ata_disk;
+/* One per port; probed once (ata_probe_all), then kept. */
+static struct ata_disk ata_disks[ARRAY_SIZE(ata_ports)];
+static struct blockdev *ata_found[ARRAY_SIZE(ata_ports)];
+static unsigned ata_nfound;
+static bool ata_probed;
 static uint16_t ata_scratch[SECTOR_WORDS];
 
 enum step {
@@ -535,10 +539,10 @@ static const struct blockdev_ops ata_ops = {
 
 /* -------------------------------------------------------------- probe */
 
-static struct blockdev *use_disk(const struct ata_port *p,
-				 const uint16_t *words)
+static struct blockdev *use_disk(unsigned index, const uint16_t *words)
 {
-	struct ata_disk *d = &ata_disk;
+	const struct ata_port *p = &ata_ports[index];
+	struct ata_disk *d = &ata_disks[index];
 	const char *why;
 
 	memset(d, 0, sizeof(*d));
@@ -555,6 +559,7 @@ static struct blockdev *use_disk(const struct ata_port *p,
 		.size = ALIGN_DOWN(d->id.sectors * ATA_SECTOR_SIZE, PAGE_SIZE),
 		.queue_depth = ATA_QUEUE_DEPTH,
 		.driver = d,
+		.bus = p->cmd,
 	};
 	hv_info("%s: ATA disk \"%s\", %llu sectors (%llu MiB), %s, PIO",
 		p->name, d->id.model, (unsigned long long)d->id.sectors,
@@ -563,19 +568,36 @@ static struct blockdev *use_disk(const struct ata_port *p,
 	return &d->dev;
 }
 
-struct blockdev *ata_probe(void)
+unsigned ata_probe_all(struct blockdev **out, unsigned max)
 {
 	uint16_t words[ATA_IDENTIFY_WORDS];
+	unsigned n;
 
-	for (unsigned i = 0; i < ARRAY_SIZE(ata_ports); i++) {
-		switch (identify(&ata_ports[i], words)) {
-		case PROBE_NONE:
-			continue;
-		case PROBE_UNUSABLE:
-			return NULL;
-		case PROBE_DISK:
-			return use_disk(&ata_ports[i], words);
-		}
+	for (unsigned i = 0; i < ARRAY_SIZE(ata_ports) && !ata_probed; i++) {
+		struct blockdev *dev = NULL;
+
+		if (identify(&ata_ports[i], words) == PROBE_DISK)
+			dev = use_disk(i, words);
+		if (dev)
+			ata_found[ata_nfound++] = dev;
 	}
-	return NULL;
+	ata_probed = true;
+	n = MIN(max, ata_nfound);
+	for (unsigned i = 0; i < n; i++)
+		out[i] = ata_found[i];
+	return n;
+}
+
+void ata_forget(void)
+{
+	memset(ata_disks, 0, sizeof(ata_disks));
+	ata_nfound = 0;
+	ata_probed = false;
+}
+
+struct blockdev *ata_probe(void)
+{
+	struct blockdev *dev;
+
+	return ata_probe_all(&dev, 1) ? dev : NULL;
 }

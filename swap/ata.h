@@ -12,14 +12,22 @@
 /*
  * Looks for an ATA hard disk on the legacy IDE ports, in the order
  * ata0-slave, ata1-master, ata1-slave. The primary master is the boot disk
- * and is never sent a command. Packet (ATAPI) devices are skipped. The
- * first ATA disk found decides:
- *   - usable: it is returned, after one line naming it;
+ * and is never sent a command. Packet (ATAPI) devices are skipped. Each
+ * ATA disk found is
+ *   - usable: kept, after one line naming it;
  *   - unusable (no LBA, not 512-byte sectors, IDENTIFY DEVICE failed or
- *     timed out): one "apfvisor: error:" line, and NULL.
- * NULL without a word when there is no ATA disk. Floating buses (status
- * 0xFF) are recognised at once; every wait is bounded.
+ *     timed out): one "apfvisor: error:" line, and left alone.
+ * Floating buses (status 0xFF) are recognised at once; every wait is
+ * bounded. The ports are probed on the first call only; later calls
+ * return the same disks. Fills out with up to max of them, in port
+ * order, and returns how many.
  */
+unsigned ata_probe_all(struct blockdev **out, unsigned max);
+
+/* Host unit tests: forget the disks, probe again on the next call. */
+void ata_forget(void);
+
+/* The first usable disk of ata_probe_all(), or NULL. */
 struct blockdev *ata_probe(void);
 
 #endif

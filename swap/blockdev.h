@@ -51,6 +51,12 @@ struct blockdev {
 	uint64_t size;          /* bytes */
 	unsigned queue_depth;   /* requests that may be in flight at once */
 	void *driver;           /* the driver's own state */
+	/*
+	 * Devices with the same non-zero bus share one command interface
+	 * (two disks of an ATA channel): only one of them may have requests
+	 * in flight at a time. 0: independent of every other device.
+	 */
+	unsigned bus;
 	/* counters */
 	uint64_t reads, writes, errors;
 };

@@ -100,6 +100,7 @@ void blockdev_faults_init(struct blockdev_faults *f, struct blockdev *inner,
 		.size = inner->size,
 		.queue_depth = inner->queue_depth,
 		.driver = f,
+		.bus = inner->bus,
 	};
 	sync_counters(f);
 }

@@ -248,6 +248,7 @@ struct guest_swap_config {
 };
 
 struct guest_evict_result {
+	unsigned scanned;               /* pages the hand passed */
 	unsigned victims;               /* pages unmapped for eviction */
 	unsigned writes;                /* writes started */
 	unsigned clean_drops;

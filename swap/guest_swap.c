@@ -344,13 +344,16 @@ unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
 	unsigned want;
 
 	if (gm->meta && !gm->evicting) {
-		scan_left = scan_budget(gm);
+		uint64_t budget = scan_budget(gm);
+
+		scan_left = budget;
 		gm->evicting = true;
 		while (!r.swap_full &&
 		       (want = batch_size(gm, max_pages - r.victims)) &&
 		       evict_batch(gm, want, &scan_left, &r))
 			;
 		gm->evicting = false;
+		r.scanned = (unsigned)(budget - scan_left);
 	}
 	if (res)
 		*res = r;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "swap/swap_daemon.h"
+#include "lib/trace.h"
 #include "swap/swap_thrash.h"
 #include "swap/blockdev_faults.h"
 #include "swap/swap_device.h"
@@ -93,6 +94,11 @@ bool swap_daemon_has_swap(const struct swap_daemon *d)
 	return d->dev != NULL;
 }
 
+const struct blockdev *swap_daemon_device(const struct swap_daemon *d)
+{
+	return d->dev;
+}
+
 bool swap_daemon_has_service_cpu(const struct swap_daemon *d)
 {
 	return d->cfg.service_cpu;
@@ -168,13 +174,35 @@ static void page_settled(void *ctx, uint64_t gfn, bool resident)
 					 waiters, resident);
 }
 
+static void trace_io_done(const struct swap_io *io, bool ok,
+			  uint64_t submitted)
+{
+	uint64_t latency = submitted ? trace_clock() - submitted : 0;
+
+	if (io->op == SWAP_IO_READ)
+		trace_swap_in_done(TRACE_NO_VCPU, io->gfn << PAGE_SHIFT,
+				   io->slot, ok, latency);
+	else
+		trace_swap_out_done(TRACE_NO_VCPU, io->gfn << PAGE_SHIFT,
+				    io->slot, ok, latency);
+}
+
 static void finish_io(struct swap_daemon *d, void *cookie, bool ok)
 {
 	struct swap_io io;
 
+	uint64_t submitted = 0;
+
+	if (trace_on) {
+		const struct swap_io_in_flight *f =
+			swap_io_queue_peek(&d->io, cookie);
+
+		submitted = f ? f->submitted_tsc : 0;
+	}
 	if (!swap_io_queue_complete(&d->io, cookie, &io))
 		return;         /* not ours: counted by the queue */
 	d->stats.completed++;
+	trace_io_done(&io, ok, submitted);
 	if (ok && d->verifying && io.op == SWAP_IO_READ)
 		ok = read_verified(d, &io);
 	if (guest_memory_io_done(d->mem, io.id, ok) == -2)
@@ -261,6 +289,12 @@ static unsigned submit_queued(struct swap_daemon *d)
 		}
 		swap_io_queue_submitted(&d->io, rdtsc());
 		d->stats.submitted++;
+		if (io.op == SWAP_IO_READ)
+			trace_swap_in_submit(TRACE_NO_VCPU,
+					     io.gfn << PAGE_SHIFT, io.slot);
+		else
+			trace_swap_out_submit(TRACE_NO_VCPU,
+					      io.gfn << PAGE_SHIFT, io.slot);
 		n++;
 	}
 	return n;
@@ -336,6 +370,8 @@ static void evict(struct swap_daemon *d)
 	freed = guest_memory_evict_step(d->mem, EVICT_PAGES_PER_STEP, &res);
 	d->stats.evict_tsc += rdtsc() - t0;
 	d->stats.victims += res.victims;
+	trace_evict_step(TRACE_NO_VCPU, res.scanned, res.victims, res.writes,
+			 res.clean_drops + res.zero_pages);
 	/*
 	 * Not an error yet: clean and zero pages can still go, and slots come
 	 * back as pages are dirtied. It becomes one (note_progress) when
@@ -415,7 +451,11 @@ enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
 {
 	enum guest_fault_result r;
 
+	enum guest_page_state found = PAGE_UNTOUCHED;
+
 	spin_lock(d->lock);
+	if (trace_on && (gpa >> PAGE_SHIFT) < d->mem->npages)
+		found = guest_memory_page_state(d->mem, gpa);
 	r = guest_memory_fault(d->mem, gpa);
 	if ((r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) &&
 	    vcpu < SWAP_MAX_WAITERS)
@@ -430,6 +470,7 @@ enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
 		d->stats.already_mapped++;
 		r = GUEST_FAULT_RESOLVED;
 	}
+	trace_ept_violation(vcpu, gpa, (uint8_t)found, (uint8_t)r);
 	return r;
 }
 

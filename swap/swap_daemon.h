@@ -90,6 +90,9 @@ bool swap_daemon_has_swap(const struct swap_daemon *d);
 /* True when a CPU of its own runs the daemon's work (and the console). */
 bool swap_daemon_has_service_cpu(const struct swap_daemon *d);
 
+/* The swap device (NULL: no swap). */
+const struct blockdev *swap_daemon_device(const struct swap_daemon *d);
+
 /* Requests queued for the device and not yet handed to it. */
 unsigned swap_daemon_io_waiting(const struct swap_daemon *d);
 

@@ -48,13 +48,10 @@ int blk_run_sync(struct blockdev *dev, enum blk_op op, uint64_t offset,
 	return (int)c.status;
 }
 
-/*
- * Reads and checks the header of dev. Returns 0 with *hdr filled, or -1
- * with the reason in err. A device too small to hold a header is not read:
- * the parser names that case from the size alone.
- */
-static int check_device(struct blockdev *dev, uint8_t *page,
-			struct swap_header_info *hdr, char *err)
+int blockdev_check_header(struct blockdev *dev, uint8_t *page,
+			  blockdev_header_parser parse,
+			  struct swap_header_info *hdr, char *err,
+			  size_t err_len)
 {
 	int st = BLK_OK;
 
@@ -63,15 +60,37 @@ static int check_device(struct blockdev *dev, uint8_t *page,
 		st = blk_run_sync(dev, BLK_READ, 0, (uint64_t)(uintptr_t)page,
 				  HEADER_READ_TIMEOUT_MS);
 	if (st < 0) {
-		str_copy(err, "reading the swap header timed out", ERR_LEN);
+		str_copy(err, "reading the header timed out", err_len);
 		return -1;
 	}
 	if (st != BLK_OK) {
-		str_copy(err, "reading the swap header failed (I/O error)",
-			 ERR_LEN);
+		str_copy(err, "reading the header failed (I/O error)",
+			 err_len);
 		return -1;
 	}
-	return swap_header_parse(page, dev->size, hdr, err, ERR_LEN);
+	return parse(page, dev->size, hdr, err, err_len);
+}
+
+unsigned blockdev_find_all(enum swap_device_kind kind, struct blockdev **out,
+			   unsigned max)
+{
+	unsigned n = 0;
+
+	if (kind == SWAP_DEVICE_NONE)
+		return 0;
+	if (kind != SWAP_DEVICE_ATA)
+		n += virtio_blk_probe_all(out + n, max - n);
+	if (kind != SWAP_DEVICE_VIRTIO_BLK)
+		n += ata_probe_all(out + n, max - n);
+	return n;
+}
+
+static bool all_trace_disks(const bool *is_trace, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!is_trace[i])
+			return false;
+	return true;
 }
 
 static void report(const struct blockdev *dev,
@@ -88,16 +107,14 @@ static void report(const struct blockdev *dev,
 struct blockdev *swap_device_open(enum swap_device_kind kind,
 				  struct swap_header_info *hdr)
 {
-	struct blockdev *found[2];
+	struct blockdev *found[BLOCKDEV_MAX];
 	char err[ARRAY_SIZE(found)][ERR_LEN];
-	unsigned n = 0, errors = hv_error_count();
+	bool trace_disk[ARRAY_SIZE(found)];
+	unsigned n, errors = hv_error_count();
 
 	if (kind == SWAP_DEVICE_NONE)
 		return NULL;
-	if (kind != SWAP_DEVICE_ATA && (found[n] = virtio_blk_probe()))
-		n++;
-	if (kind != SWAP_DEVICE_VIRTIO_BLK && (found[n] = ata_probe()))
-		n++;
+	n = blockdev_find_all(kind, found, ARRAY_SIZE(found));
 	/* A driver that rejected its device said why: "attach one" is wrong. */
 	if (!n && hv_error_count() == errors)
 		hv_error("swap: no swap device found (swap.device = %s): "
@@ -109,13 +126,24 @@ struct blockdev *swap_device_open(enum swap_device_kind kind,
 		/* A page each: a read that timed out may still land later. */
 		uint8_t *page = (uint8_t *)(uintptr_t)hv_alloc_pages_low(1);
 
-		if (check_device(found[i], page, hdr, err[i]) == 0) {
+		if (blockdev_check_header(found[i], page, swap_header_parse,
+					  hdr, err[i], ERR_LEN) == 0) {
 			report(found[i], hdr);
 			return found[i];
 		}
+		/* A trace disk is not a swap disk that went wrong. */
+		trace_disk[i] = !memcmp(page, TRACE_DISK_MAGIC,
+					SWAP_MAGIC_LEN);
 	}
 	/* No device is usable: say why for each, never write to any. */
 	for (unsigned i = 0; i < n; i++)
-		hv_error("swap: %s: %s", found[i]->name, err[i]);
+		if (!trace_disk[i])
+			hv_error("swap: %s: %s", found[i]->name, err[i]);
+	if (n && !all_trace_disks(trace_disk, n))
+		return NULL;
+	if (n)
+		hv_error("swap: no swap device found (swap.device = %s), "
+			 "only trace disks: attach one (tools/*-run --swap "
+			 "IMAGE)", swap_device_kind_name(kind));
 	return NULL;
 }

@@ -27,6 +27,31 @@
 struct blockdev *swap_device_open(enum swap_device_kind kind,
 				  struct swap_header_info *hdr);
 
+/* Most block devices apfvisor looks at (virtio-blk and ATA together). */
+#define BLOCKDEV_MAX 8
+
+/*
+ * The block devices kind allows (AUTO: every virtio-blk function, then
+ * every ATA disk; NONE: none), each probed once per run: fills out with
+ * up to max and returns how many.
+ */
+unsigned blockdev_find_all(enum swap_device_kind kind, struct blockdev **out,
+			   unsigned max);
+
+typedef int (*blockdev_header_parser)(const void *page, uint64_t dev_size,
+				      struct swap_header_info *out,
+				      char *err, size_t err_len);
+
+/*
+ * Reads the first 4 KiB of the idle device dev into page and checks them
+ * with parse (swap_header_parse, trace_disk_header_parse). 0 with *hdr
+ * filled, or -1 with the reason in err.
+ */
+int blockdev_check_header(struct blockdev *dev, uint8_t *page,
+			  blockdev_header_parser parse,
+			  struct swap_header_info *hdr, char *err,
+			  size_t err_len);
+
 /* "auto", "virtio-blk", "ata" or "none", as in apfvisor.cfg. */
 const char *swap_device_kind_name(enum swap_device_kind kind);
 

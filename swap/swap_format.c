@@ -62,15 +62,33 @@ static int fail(char *err, size_t err_len, const char *fmt, ...)
 	return -1;
 }
 
+/* What tells a swap disk from a trace disk: the magic, and the least room. */
+struct disk_kind {
+	const char *magic;
+	const char *noun;               /* "swap", "trace" */
+	const char *format_hint;        /* the host command that makes one */
+	uint64_t min_pages;
+};
+
+static const struct disk_kind swap_kind = {
+	SWAP_MAGIC, "swap", "tools/apfswap-format", SWAP_MIN_PAGES,
+};
+static const struct disk_kind trace_kind = {
+	TRACE_DISK_MAGIC, "trace", "tools/apfswap-format --trace",
+	TRACE_DISK_MIN_PAGES,
+};
+
 /* Magic, version, header size, checksum: is this a header we can read? */
-static int check_identity(const uint8_t *h, char *err, size_t err_len)
+static int check_identity(const struct disk_kind *k, const uint8_t *h,
+			  char *err, size_t err_len)
 {
 	uint64_t version = get_le(h + SWAP_OFF_VERSION, 4);
 	uint64_t size = get_le(h + SWAP_OFF_HEADER_SIZE, 4);
 
-	if (memcmp(h + SWAP_OFF_MAGIC, SWAP_MAGIC, SWAP_MAGIC_LEN))
-		return fail(err, err_len, "no apfvisor swap header (magic "
-			    "missing): format it with tools/apfswap-format");
+	if (memcmp(h + SWAP_OFF_MAGIC, k->magic, SWAP_MAGIC_LEN))
+		return fail(err, err_len, "no apfvisor %s header (magic "
+			    "missing): format it with %s", k->noun,
+			    k->format_hint);
 	/* Before the checksum: a newer format may checksum differently. */
 	if (version != SWAP_FORMAT_VERSION)
 		return fail(err, err_len, "swap header version %llu is not "
@@ -86,7 +104,8 @@ static int check_identity(const uint8_t *h, char *err, size_t err_len)
 }
 
 /* Sizes: consistent in themselves, fitting the device, large enough. */
-static int check_sizes(const struct swap_header_info *info,
+static int check_sizes(const struct disk_kind *k,
+		       const struct swap_header_info *info,
 		       uint64_t device_size, char *err, size_t err_len)
 {
 	uint64_t bytes = info->device_size, pages = info->page_count;
@@ -100,23 +119,26 @@ static int check_sizes(const struct swap_header_info *info,
 		return fail(err, err_len, "swap header says %llu bytes but the "
 			    "device has %llu bytes", (unsigned long long)bytes,
 			    (unsigned long long)device_size);
-	if (pages < SWAP_MIN_PAGES)
-		return fail(err, err_len, "swap area too small: %llu pages, at "
-			    "least %u needed", (unsigned long long)pages,
-			    SWAP_MIN_PAGES);
+	if (pages < k->min_pages)
+		return fail(err, err_len, "%s area too small: %llu pages, at "
+			    "least %llu needed", k->noun,
+			    (unsigned long long)pages,
+			    (unsigned long long)k->min_pages);
 	return 0;
 }
 
-int swap_header_parse(const void *page, uint64_t device_size,
-		      struct swap_header_info *out, char *err, size_t err_len)
+static int header_parse(const struct disk_kind *k, const void *page,
+			uint64_t device_size, struct swap_header_info *out,
+			char *err, size_t err_len)
 {
 	const uint8_t *h = page;
 	struct swap_header_info info;
 
 	if (device_size < SWAP_HEADER_SIZE)
-		return fail(err, err_len, "device too small for a swap header: "
-			    "%llu bytes", (unsigned long long)device_size);
-	if (check_identity(h, err, err_len))
+		return fail(err, err_len, "device too small for a %s header: "
+			    "%llu bytes", k->noun,
+			    (unsigned long long)device_size);
+	if (check_identity(k, h, err, err_len))
 		return -1;
 	info = (struct swap_header_info){
 		.version = SWAP_FORMAT_VERSION,
@@ -124,30 +146,46 @@ int swap_header_parse(const void *page, uint64_t device_size,
 		.page_count = get_le(h + SWAP_OFF_PAGE_COUNT, 8),
 	};
 	memcpy(info.uuid, h + SWAP_OFF_UUID, SWAP_UUID_LEN);
-	if (check_sizes(&info, device_size, err, err_len))
+	if (check_sizes(k, &info, device_size, err, err_len))
 		return -1;
 	*out = info;
 	return 0;
 }
 
-int swap_header_build(void *page, uint64_t device_size,
-		      const uint8_t uuid[SWAP_UUID_LEN], char *err,
-		      size_t err_len)
+int swap_header_parse(const void *page, uint64_t device_size,
+		      struct swap_header_info *out, char *err, size_t err_len)
 {
+	return header_parse(&swap_kind, page, device_size, out, err, err_len);
+}
+
+int trace_disk_header_parse(const void *page, uint64_t device_size,
+			    struct swap_header_info *out, char *err,
+			    size_t err_len)
+{
+	return header_parse(&trace_kind, page, device_size, out, err, err_len);
+}
+
+static int header_build(const struct disk_kind *k, void *page,
+			uint64_t device_size,
+			const uint8_t uuid[SWAP_UUID_LEN], char *err,
+			size_t err_len)
+{
+	uint64_t min_size = SWAP_HEADER_SIZE + k->min_pages * PAGE_SIZE;
+
 	uint8_t *h = page;
 
 	if (!IS_ALIGNED(device_size, PAGE_SIZE))
 		return fail(err, err_len, "size %llu is not a multiple of %u "
 			    "bytes", (unsigned long long)device_size,
 			    (unsigned)PAGE_SIZE);
-	if (device_size < SWAP_MIN_DEVICE_SIZE)
+	if (device_size < min_size)
 		return fail(err, err_len, "size %llu bytes is too small: a "
-			    "swap area needs at least %llu bytes (%u pages and "
+			    "%s area needs at least %llu bytes (%llu pages and "
 			    "the header page)", (unsigned long long)device_size,
-			    (unsigned long long)SWAP_MIN_DEVICE_SIZE,
-			    SWAP_MIN_PAGES);
+			    k->noun, (unsigned long long)min_size,
+			    (unsigned long long)k->min_pages);
 	memset(h, 0, SWAP_HEADER_SIZE);
-	memcpy(h + SWAP_OFF_MAGIC, SWAP_MAGIC, SWAP_MAGIC_LEN);
+	memcpy(h + SWAP_OFF_MAGIC, k->magic, SWAP_MAGIC_LEN);
 	put_le(h + SWAP_OFF_VERSION, SWAP_FORMAT_VERSION, 4);
 	put_le(h + SWAP_OFF_HEADER_SIZE, SWAP_HEADER_SIZE, 4);
 	put_le(h + SWAP_OFF_DEVICE_SIZE, device_size, 8);
@@ -156,6 +194,21 @@ int swap_header_build(void *page, uint64_t device_size,
 	memcpy(h + SWAP_OFF_UUID, uuid, SWAP_UUID_LEN);
 	put_le(h + SWAP_OFF_CRC, header_crc(h), 4);
 	return 0;
+}
+
+int swap_header_build(void *page, uint64_t device_size,
+		      const uint8_t uuid[SWAP_UUID_LEN], char *err,
+		      size_t err_len)
+{
+	return header_build(&swap_kind, page, device_size, uuid, err, err_len);
+}
+
+int trace_disk_header_build(void *page, uint64_t device_size,
+			    const uint8_t uuid[SWAP_UUID_LEN], char *err,
+			    size_t err_len)
+{
+	return header_build(&trace_kind, page, device_size, uuid, err,
+			    err_len);
 }
 
 void swap_uuid_format(const uint8_t uuid[SWAP_UUID_LEN],

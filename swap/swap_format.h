@@ -22,6 +22,7 @@
 #define SWAP_SWAP_FORMAT_H
 
 #include "lib/types.h"
+#include "lib/trace_format.h"
 
 #define SWAP_MAGIC          "APFVSWAP"
 #define SWAP_MAGIC_LEN      8
@@ -32,6 +33,12 @@
 /* Fewer slots than this cannot hold a useful working set. */
 #define SWAP_MIN_PAGES      256
 #define SWAP_MIN_DEVICE_SIZE (SWAP_HEADER_SIZE + SWAP_MIN_PAGES * PAGE_SIZE)
+
+/*
+ * A trace disk (lib/trace_format.h) has the same header with another
+ * magic; apfvisor writes the trace after it, and only to such a disk.
+ */
+#define TRACE_DISK_MIN_PAGES 16
 
 /* Byte offsets of the fields (see the layout above). */
 #define SWAP_OFF_MAGIC       0
@@ -82,6 +89,18 @@ int swap_header_parse(const void *page, uint64_t device_size,
 int swap_header_build(void *page, uint64_t device_size,
 		      const uint8_t uuid[SWAP_UUID_LEN], char *err,
 		      size_t err_len);
+
+/*
+ * The same for a trace disk: magic "APFVTRCD", at least 16 pages; the
+ * messages say "trace" where the swap ones say "swap" and name
+ * "tools/apfswap-format --trace".
+ */
+int trace_disk_header_parse(const void *page, uint64_t device_size,
+			    struct swap_header_info *out, char *err,
+			    size_t err_len);
+int trace_disk_header_build(void *page, uint64_t device_size,
+			    const uint8_t uuid[SWAP_UUID_LEN], char *err,
+			    size_t err_len);
 
 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase. */
 void swap_uuid_format(const uint8_t uuid[SWAP_UUID_LEN],

@@ -168,14 +168,28 @@ static const struct blockdev_ops vblk_ops = {
 
 /* -------------------------------------------------------------- probe */
 
+#define VBLK_MAX_DEVICES 4
+
+/* Every virtio-blk function, in PCI order; probed once, then kept. */
+static struct blockdev *vblk_found[VBLK_MAX_DEVICES];
+static unsigned vblk_nfound;
+static bool vblk_probed;
+
+struct pci_list {
+	struct pci_device dev[VBLK_MAX_DEVICES];
+	unsigned n;
+};
+
 static bool is_virtio_blk(const struct pci_device *d, void *arg)
 {
+	struct pci_list *list = arg;
+
 	if (d->vendor != VIRTIO_PCI_VENDOR ||
 	    (d->device != VIRTIO_PCI_BLK_MODERN &&
 	     d->device != VIRTIO_PCI_BLK_TRANSITIONAL))
 		return false;
-	*(struct pci_device *)arg = *d;
-	return true;
+	list->dev[list->n++] = *d;
+	return list->n == VBLK_MAX_DEVICES;
 }
 
 static struct blockdev *fail(struct vblk *vb, const char *why)
@@ -186,14 +200,12 @@ static struct blockdev *fail(struct vblk *vb, const char *why)
 	return NULL;
 }
 
-struct blockdev *virtio_blk_probe(void)
+static struct blockdev *bring_up_function(const struct pci_device *d)
 {
-	struct pci_device pci;
+	struct pci_device pci = *d;
 	const char *why = NULL;
 	struct vblk *vb;
 
-	if (!pci_scan(is_virtio_blk, &pci))
-		return NULL;
 	vb = hv_alloc(sizeof(*vb));
 	fmt_snprintf(vb->name, sizeof(vb->name), "virtio-blk %02x:%02x.%x",
 		     pci.bus, pci.dev, pci.fn);
@@ -207,4 +219,32 @@ struct blockdev *virtio_blk_probe(void)
 		.driver = vb,
 	};
 	return &vb->bdev;
+}
+
+unsigned virtio_blk_probe_all(struct blockdev **out, unsigned max)
+{
+	struct pci_list list = { .n = 0 };
+	unsigned n;
+
+	if (!vblk_probed) {
+		pci_scan(is_virtio_blk, &list);
+		for (unsigned i = 0; i < list.n; i++) {
+			struct blockdev *dev = bring_up_function(&list.dev[i]);
+
+			if (dev)
+				vblk_found[vblk_nfound++] = dev;
+		}
+		vblk_probed = true;
+	}
+	n = MIN(max, vblk_nfound);
+	for (unsigned i = 0; i < n; i++)
+		out[i] = vblk_found[i];
+	return n;
+}
+
+struct blockdev *virtio_blk_probe(void)
+{
+	struct blockdev *dev;
+
+	return virtio_blk_probe_all(&dev, 1) ? dev : NULL;
 }

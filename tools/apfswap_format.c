@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * apfswap-format IMAGE [SIZE]: make IMAGE an apfvisor swap area by writing
- * the header of swap/swap_format.h (the same code apfvisor checks it with)
- * at byte 0. A host program; built as build/tools/apfswap-format by
+ * apfswap-format [--trace] IMAGE [SIZE]: make IMAGE an apfvisor swap area
+ * (or, with --trace, a trace disk: lib/trace_format.h) by writing the
+ * header of swap/swap_format.h (the same code apfvisor checks it with) at
+ * byte 0. A host program; built as build/tools/apfswap-format by
  * tools/tools.mk, run through the tools/apfswap-format wrapper.
  *
  * IMAGE is a regular file (created, or resized to SIZE when SIZE is given;
@@ -25,11 +26,26 @@
 #define PROG "apfswap-format"
 
 static const char usage[] =
-	"usage: tools/apfswap-format IMAGE [SIZE]\n"
+	"usage: tools/apfswap-format [--trace] IMAGE [SIZE]\n"
 	"  Writes an apfvisor swap header to IMAGE (a file, created if\n"
 	"  missing, or a block device). SIZE (e.g. 256M, 1G, bytes) resizes a\n"
 	"  file; without it an existing file or device keeps its size. The\n"
-	"  size must be a multiple of 4096 and at least 1 MiB + 4 KiB.\n";
+	"  size must be a multiple of 4096 and at least 1 MiB + 4 KiB.\n"
+	"  --trace makes IMAGE a trace disk instead (at least 68 KiB):\n"
+	"  apfvisor writes its trace there (trace = on), read it with\n"
+	"  tools/apftrace IMAGE.\n";
+
+/* --trace: a trace disk, not a swap area. */
+static bool trace_disk;
+
+static int build_header(void *page, uint64_t size,
+			const uint8_t uuid[SWAP_UUID_LEN], char *err,
+			size_t err_len)
+{
+	if (trace_disk)
+		return trace_disk_header_build(page, size, uuid, err, err_len);
+	return swap_header_build(page, size, uuid, err, err_len);
+}
 
 static int error(const char *image, const char *msg)
 {
@@ -61,7 +77,7 @@ static int check_size(const char *image, uint64_t size)
 	static const uint8_t no_uuid[SWAP_UUID_LEN];
 	char err[160];
 
-	if (swap_header_build(scratch, size, no_uuid, err, sizeof(err)))
+	if (build_header(scratch, size, no_uuid, err, sizeof(err)))
 		return error(image, err);
 	return 0;
 }
@@ -123,18 +139,24 @@ static int format(int fd, const char *image, uint64_t size, bool is_file)
 
 	if (make_uuid(uuid))
 		return sys_error(image, "getrandom");
-	if (swap_header_build(header, size, uuid, err, sizeof(err)))
+	if (build_header(header, size, uuid, err, sizeof(err)))
 		return error(image, err);
 	note_previous(fd);
 	if (is_file && ftruncate(fd, (off_t)size))
 		return sys_error(image, "resize");
 	if (pwrite(fd, header, sizeof(header), 0) != (ssize_t)sizeof(header))
 		return sys_error(image, "write");
+	/* A trace disk used before must not offer its old trace. */
+	memset(header, 0, sizeof(header));
+	if (trace_disk && pwrite(fd, header, sizeof(header),
+				 TRACE_DISK_DATA_OFFSET) != (ssize_t)sizeof(header))
+		return sys_error(image, "write");
 	if (fsync(fd))
 		return sys_error(image, "sync");
 	swap_uuid_format(uuid, text);
-	printf(PROG ": %s: %llu bytes (%llu MiB), %llu pages of 4 KiB after "
-	       "the header, uuid %s\n", image, (unsigned long long)size,
+	printf(PROG ": %s: %s%llu bytes (%llu MiB), %llu pages of 4 KiB after "
+	       "the header, uuid %s\n", image, trace_disk ? "trace disk, " : "",
+	       (unsigned long long)size,
 	       (unsigned long long)(size >> 20),
 	       (unsigned long long)((size - SWAP_HEADER_SIZE) / PAGE_SIZE),
 	       text);
@@ -156,6 +178,11 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "--help"))
 		return usage_exit(true);
+	if (argc > 1 && !strcmp(argv[1], "--trace")) {
+		trace_disk = true;
+		argv++;
+		argc--;
+	}
 	if (argc < 2 || argc > 3 || argv[1][0] == '-')
 		return usage_exit(false);
 	image = argv[1];

@@ -5,6 +5,7 @@
 #include "vmx/vcpu_events.h"
 #include "guest/vm.h"
 #include "lib/console.h"
+#include "lib/trace.h"
 
 static const exit_handler_fn exit_handlers[VMX_EXIT_REASON_MAX] = {
 	[VMX_EXIT_EXCEPTION_NMI] = handle_exception_nmi,
@@ -52,6 +53,10 @@ enum exit_action vmx_dispatch_exit(struct vcpu *v)
 	v->stats.exits_total++;
 	vcpu_requeue_interrupted_event(&e);
 	exit_stats_reason(&v->stats.exit, e.reason);
+	if (trace_on) {
+		v->traced_exit.qualification = e.qualification;
+		v->traced_exit.rip = e.guest_rip;
+	}
 	if (e.reason < VMX_EXIT_REASON_MAX)
 		fn = exit_handlers[e.reason];
 	/* 28.2.1: bit 31 = the VM entry failed after loading guest state. */

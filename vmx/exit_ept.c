@@ -9,6 +9,7 @@
  * page fault and resume it at once, or wait for the page (synchronous).
  */
 #include "vmx/exit_handlers.h"
+#include "lib/trace.h"
 #include "vmx/ept_qualification.h"
 #include "vmx/vmx_ops.h"
 #include "swap/swap_daemon.h"
@@ -85,9 +86,15 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 
 	reblock_nmi_if_needed(v, e);
 	r = swap_fault_begin(g->swap, gpa, v->id);
-	if ((r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) &&
-	    try_async_fault(v, gpa))
-		return EXIT_RESUME;
+	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) {
+		/* Stamped before the attempt, as the 2010 tracepoint is. */
+		uint64_t tried = trace_on ? trace_clock() : 0;
+		bool async = try_async_fault(v, gpa);
+
+		trace_try_async_get_page_at(tried, v->id, gpa, async);
+		if (async)
+			return EXIT_RESUME;
+	}
 	if (r != GUEST_FAULT_RESOLVED)
 		r = swap_fault_wait(g->swap, gpa, v->id, &g->ended);
 	if (r == GUEST_FAULT_RESOLVED || g->ended)

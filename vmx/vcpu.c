@@ -13,6 +13,7 @@
 #include "lib/console.h"
 #include "lib/format.h"
 #include "lib/heap.h"
+#include "lib/trace.h"
 
 /* vmx/vmx_entry.asm: 0 after a VM exit, else the entry failed. */
 extern int vmx_run(struct guest_regs *regs, int launched);
@@ -216,7 +217,31 @@ static bool enter_guest_mode(struct vcpu *v)
 	return true;
 }
 
+/*
+ * The exit being handled ends here (at an entry, or when the vCPU stops):
+ * one vm_exit record for each exit the statistics counted, so a trace's
+ * exit counts equal the "exit.*" counters.
+ */
+static void trace_closing_exit(const struct vcpu *v, uint64_t now)
+{
+	const struct exit_stats *s = &v->stats.exit;
+
+	if (!trace_on || s->open_reason >= VMX_EXIT_REASON_MAX)
+		return;
+	trace_vm_exit_at(s->exit_tsc, v->id, (uint16_t)s->open_reason,
+			 v->traced_exit.qualification, v->traced_exit.rip,
+			 now - s->exit_tsc);
+}
+
+static void run_loop(struct vcpu *v);
+
 void vcpu_run(struct vcpu *v)
+{
+	run_loop(v);
+	trace_closing_exit(v, rdtsc());
+}
+
+static void run_loop(struct vcpu *v)
 {
 	struct vm *g = v->guest;
 
@@ -241,7 +266,10 @@ void vcpu_run(struct vcpu *v)
 		vcpu_prepare_entry(v);
 		if (!enter_guest_mode(v))
 			continue;
-		exit_stats_entering(&v->stats.exit, rdtsc());
+		uint64_t now = rdtsc();
+
+		trace_closing_exit(v, now);
+		exit_stats_entering(&v->stats.exit, now);
 		int rc = vmx_run(&v->regs, v->launched);
 
 		exit_stats_exited(&v->stats.exit, rdtsc());

@@ -48,6 +48,10 @@ struct vcpu {
 	bool sipi_pending;              /* taken from VCPU_REQ_SIPI */
 	uint64_t next_console_poll;     /* vCPU 0 without a service CPU */
 	struct vcpu_stats stats;
+	/* The open exit's details for its trace record (trace = on). */
+	struct {
+		uint64_t qualification, rip;
+	} traced_exit;
 };
 
 /* Values the exit handlers read once per exit. */

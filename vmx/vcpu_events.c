@@ -8,6 +8,7 @@
  * POLL_INTERVAL for console input.
  */
 #include "vmx/vcpu_events.h"
+#include "lib/trace.h"
 #include "vmx/vmx_controls.h"
 #include "vmx/vmx_ops.h"
 #include "arch/x86/cpu.h"
@@ -165,9 +166,12 @@ void vcpu_prepare_entry(struct vcpu *v)
 	if (!(vmcs_read32(VMCS_ENTRY_INTERRUPTION_INFO) & INTR_INFO_VALID) &&
 	    !try_inject_nmi(v) && pi.vector >= 0) {
 		if (interrupts_open()) {
+			uint8_t vector = guest_ack_interrupt(g, v->id, pi);
+
 			vmcs_write(VMCS_ENTRY_INTERRUPTION_INFO,
 				   INTR_INFO_VALID | INTR_TYPE_EXTERNAL |
-					   guest_ack_interrupt(g, v->id, pi));
+					   vector);
+			trace_irq_inject(v->id, vector);
 			if (pi.source == INTERRUPT_FROM_PIC)
 				v->stats.irq_injected_pic++;
 			else
@@ -247,7 +251,9 @@ void vcpu_block_until_event(struct vcpu *v)
 	bool apf_waiting = vm_apf_busy(v->guest, v->id);
 	uint64_t start = rdtsc();
 
+	trace_vcpu_halt_at(start, v->id);
 	wait_for_event(v);
+	trace_vcpu_wake(v->id, rdtsc() - start);
 	if (apf_waiting)
 		swap_daemon_count_apf_halt(v->guest->swap, v->id,
 					   rdtsc() - start);

@@ -24,6 +24,7 @@ static int setup(void **state)
 {
 	(void)state;
 	fake_ata_reset();
+	ata_forget();
 	console_forget();
 	return 0;
 }
@@ -171,19 +172,44 @@ static void test_secondary_slave(void **state)
 
 static void test_unusable_disk(void **state)
 {
+	struct blockdev *dev;
+
 	(void)state;
 	boot_disk();
 	fake_disk(0, 1, 4096, true);
 	fake_disk(1, 0, 4096, true);
 	fake_ata[0].dev[1].identify[49] = 0;    /* no LBA */
 	fake_identify_checksum(&fake_ata[0].dev[1]);
-	assert_null(ata_probe());
-	assert_int_equal(console_nlines, 1);
+	/* Said once, left alone; the next disk (the trace disk?) is used. */
+	dev = ata_probe();
+	assert_non_null(dev);
+	assert_string_equal(dev->name, "ata1-master");
+	assert_int_equal(console_nlines, 2);
 	expect_line(0, "apfvisor: error: ata0-slave: ATA disk \"FAKE DISK\": "
 		       "no LBA addressing (IDENTIFY word 49 bit 9 clear); "
 		       "the disk is not used");
-	/* The first disk found decides: ata1-master was not even asked. */
-	assert_int_equal(fake_ata[1].dev[0].commands, 0);
+}
+
+static void test_all_disks_found_once(void **state)
+{
+	struct blockdev *devs[4];
+
+	(void)state;
+	boot_disk();
+	fake_disk(0, 1, 4096, true);
+	fake_disk(1, 0, 8192, true);
+	assert_int_equal(ata_probe_all(devs, 4), 2);
+	assert_string_equal(devs[0]->name, "ata0-slave");
+	assert_string_equal(devs[1]->name, "ata1-master");
+	/* Different channels: both may be busy at once. */
+	assert_true(devs[0]->bus != devs[1]->bus);
+	/* A second look probes nothing again and finds the same disks. */
+	unsigned commands = fake_ata[0].dev[1].commands;
+
+	assert_int_equal(ata_probe_all(devs, 1), 1);
+	assert_string_equal(devs[0]->name, "ata0-slave");
+	assert_int_equal(fake_ata[0].dev[1].commands, commands);
+	assert_int_equal(console_nlines, 2);
 }
 
 static void test_identify_times_out(void **state)
@@ -461,6 +487,7 @@ int main(void)
 		T(test_skips_packet_device),
 		T(test_secondary_slave),
 		T(test_unusable_disk),
+		T(test_all_disks_found_once),
 		T(test_identify_times_out),
 		T(test_read_write_lba48),
 		T(test_read_write_lba28),

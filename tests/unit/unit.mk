@@ -55,8 +55,13 @@ UNIT_STRING_FUNCS := memset memcpy memmove memcmp strlen strnlen strcmp \
 # (UNIT_TESTS += test_x and unit_srcs_test_x := ...).
 include $(wildcard tests/unit/unit-*.mk)
 
+# Every test links the trace recorder: the code under test may emit events
+# (they cost nothing while trace_on is false).
+UNIT_COMMON_SRCS := lib/trace.c lib/trace_ring.c tests/unit/trace_host.c
+
 unit_objs = $(UNIT_OUT)/obj/tests/unit/$(1).o \
-	$(patsubst %.c,$(UNIT_OUT)/obj/%.o,$(unit_srcs_$(1))) \
+	$(patsubst %.c,$(UNIT_OUT)/obj/%.o,$(sort $(unit_srcs_$(1)) \
+		$(UNIT_COMMON_SRCS))) \
 	$(unit_objs_$(1))
 
 UNIT_BINARIES := $(addprefix $(UNIT_OUT)/,$(UNIT_TESTS))
@@ -70,7 +75,7 @@ $(UNIT_OUT)/$(1): $(call unit_objs,$(1))
 endef
 $(foreach t,$(UNIT_TESTS),$(eval $(call unit_link_rule,$(t))))
 
-$(UNIT_OUT)/obj/%.o: %.c
+$(UNIT_OUT)/obj/%.o: %.c | deps
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
 

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Tracing for a run (boot/hv_trace.h): the owner of the rings' memory,
+ * the enums that give numbers in the trace their names, and the moment
+ * the trace goes to its disk.
+ */
+#include "boot/hv_trace.h"
+#include "arch/x86/percpu.h"
+#include "arch/x86/tsc.h"
+#include "lib/console.h"
+#include "lib/heap.h"
+#include "lib/trace.h"
+#include "swap/guest_memory.h"
+#include "swap/trace_disk.h"
+#include "vmx/exit_reasons.h"
+
+#define COUNTERS_TEXT_MAX (256u << 10)
+
+static struct trace_disk disk;
+static bool recording;
+
+static const char *end_kind_label(unsigned v)
+{
+	static const char *const names[] = { "halted", "power_off", "reset" };
+
+	return v < ARRAY_SIZE(names) ? names[v] : NULL;
+}
+
+static const char *page_state_label(unsigned v)
+{
+	return guest_page_state_name((enum guest_page_state)v);
+}
+
+static const char *fault_outcome_label(unsigned v)
+{
+	return guest_fault_result_name((enum guest_fault_result)v);
+}
+
+static struct trace_enum enum_exit_reason = {
+	"exit_reason", VMX_EXIT_REASON_MAX, vmx_exit_reason_name, NULL,
+};
+static struct trace_enum enum_page_state = {
+	"page_state", GUEST_PAGE_STATES, page_state_label, NULL,
+};
+static struct trace_enum enum_fault_outcome = {
+	"fault_outcome", GUEST_FAULT_IO_ERROR + 1, fault_outcome_label, NULL,
+};
+static struct trace_enum enum_end_kind = {
+	"end_kind", 3, end_kind_label, NULL,
+};
+
+void hv_trace_start(const struct boot_info *bi, const struct vm *vm)
+{
+	void *bufs[TRACE_MAX_CPUS];
+	/* The CPUs that run the VM: a vCPU each, and the service CPU. */
+	unsigned ncpus = MIN(host_cpu_count, vm->nvcpus + 1);
+	uint32_t size = (uint32_t)bi->cfg.trace_buffer;
+
+	if (!bi->cfg.trace)
+		return;
+	ncpus = MIN(ncpus, TRACE_MAX_CPUS);
+	if (trace_disk_open(&disk, swap_daemon_device(vm->swap)))
+		return;
+	if ((uint64_t)size * ncpus + (16ull << 20) > hv_heap_free_bytes()) {
+		hv_error("trace: %u rings of %u KiB do not fit in the "
+			 "hypervisor heap (%llu MiB free): lower trace.buffer; "
+			 "the run is not traced", ncpus, size >> 10,
+			 (unsigned long long)(hv_heap_free_bytes() >> 20));
+		return;
+	}
+	for (unsigned i = 0; i < ncpus; i++)
+		bufs[i] = hv_alloc(size);
+	trace_enum_register(&enum_exit_reason);
+	trace_enum_register(&enum_page_state);
+	trace_enum_register(&enum_fault_outcome);
+	trace_enum_register(&enum_end_kind);
+	trace_start(bufs, ncpus, size, bi->cfg.trace_overwrite);
+	recording = true;
+	hv_info("trace: recording, %u rings of %u KiB, %s when full", ncpus,
+		size >> 10, bi->cfg.trace_overwrite ? "overwrite" : "stop");
+}
+
+void hv_trace_finish(const struct boot_info *bi, const struct vm *vm)
+{
+	struct trace_file_info info = {
+		.tsc_hz = tsc_hz,
+		.vcpus = vm->nvcpus,
+		.config = bi->config_text,
+		.config_len = bi->config_len,
+	};
+	struct trace_file_result res;
+	char *counters;
+
+	if (!recording)
+		return;
+	recording = false;
+	trace_stop();
+	counters = hv_alloc(COUNTERS_TEXT_MAX);
+	info.counters = counters;
+	info.counters_len = trace_counters_text(counters, COUNTERS_TEXT_MAX);
+	if (trace_disk_write(&disk, &info, &res))
+		return;
+	hv_info("trace: %llu records (%llu lost%s) in %llu bytes on %s",
+		(unsigned long long)res.records, (unsigned long long)res.lost,
+		res.truncated ? ", the disk was too small for all" : "",
+		(unsigned long long)res.size, disk.dev->name);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * trace = on: rings for the host CPUs that run the VM, the trace disk,
+ * and the trace written to it when the guest has ended.
+ */
+#ifndef BOOT_HV_TRACE_H
+#define BOOT_HV_TRACE_H
+
+#include "boot/boot_info.h"
+#include "guest/vm.h"
+
+/*
+ * Finds the trace disk and starts recording (after vm_create: the swap
+ * disk is known). Prints "apfvisor: trace: recording, ..." or one error
+ * line; the run goes on untraced after an error.
+ */
+void hv_trace_start(const struct boot_info *bi, const struct vm *vm);
+
+/*
+ * Stops recording and writes the trace (after every vCPU stopped):
+ * "apfvisor: trace: N records (M lost) in B bytes on <disk>".
+ */
+void hv_trace_finish(const struct boot_info *bi, const struct vm *vm);
+
+#endif
