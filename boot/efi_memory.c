@@ -143,6 +143,10 @@ EFI_STATUS efi_allocate_hypervisor_memory(struct boot_info *bi)
 
 	/* Below 4 GiB: APs load CR3 while still in 32-bit mode. */
 	bi->heap_size = HEAP_FIXED_BYTES + guest_gib * HEAP_PER_GUEST_GIB;
+	/* trace = on: a ring per CPU that runs the VM (boot/hv_trace.c). */
+	if (bi->cfg.trace)
+		bi->heap_size += bi->cfg.trace_buffer *
+				 (bi->cfg.guest_vcpus + 1);
 	st = alloc_pages(AllocateMaxAddress, BELOW_4G, bi->heap_size,
 			 &bi->heap_base);
 	if (EFI_ERROR(st)) {

@@ -125,6 +125,8 @@ static NORETURN void service_loop(struct vm *vm, const struct boot_info *bi)
 		uint64_t now = rdtsc();
 		bool busy = swap_daemon_work(vm->swap);
 
+		hv_trace_poll(bi, vm);
+
 		if (now >= next_poll) {
 			vm_poll_console(vm);
 			next_poll = now + tsc_hz / CONSOLE_POLLS_PER_SECOND;

@@ -18,6 +18,7 @@
 
 static struct trace_disk disk;
 static bool recording;
+static bool wrote_when_full;
 
 static const char *end_kind_label(unsigned v)
 {
@@ -61,7 +62,7 @@ void hv_trace_start(const struct boot_info *bi, const struct vm *vm)
 	ncpus = MIN(ncpus, TRACE_MAX_CPUS);
 	if (trace_disk_open(&disk, swap_daemon_device(vm->swap)))
 		return;
-	if ((uint64_t)size * ncpus + (16ull << 20) > hv_heap_free_bytes()) {
+	if ((uint64_t)size * ncpus + (4ull << 20) > hv_heap_free_bytes()) {
 		hv_error("trace: %u rings of %u KiB do not fit in the "
 			 "hypervisor heap (%llu MiB free): lower trace.buffer; "
 			 "the run is not traced", ncpus, size >> 10,
@@ -80,25 +81,50 @@ void hv_trace_start(const struct boot_info *bi, const struct vm *vm)
 		size >> 10, bi->cfg.trace_overwrite ? "overwrite" : "stop");
 }
 
-void hv_trace_finish(const struct boot_info *bi, const struct vm *vm)
+/* The trace as it stands, with the counters as they stand, to the disk. */
+static int write_trace(const struct boot_info *bi, const struct vm *vm,
+		       struct trace_file_result *res)
 {
+	static char *counters;
 	struct trace_file_info info = {
 		.tsc_hz = tsc_hz,
 		.vcpus = vm->nvcpus,
 		.config = bi->config_text,
 		.config_len = bi->config_len,
 	};
+
+	if (!counters)
+		counters = hv_alloc(COUNTERS_TEXT_MAX);
+	info.counters = counters;
+	info.counters_len = trace_counters_text(counters, COUNTERS_TEXT_MAX);
+	return trace_disk_write(&disk, &info, res);
+}
+
+void hv_trace_poll(const struct boot_info *bi, const struct vm *vm)
+{
 	struct trace_file_result res;
-	char *counters;
+
+	if (!recording || wrote_when_full || bi->cfg.trace_overwrite ||
+	    !trace_any_full())
+		return;
+	wrote_when_full = true;
+	if (write_trace(bi, vm, &res))
+		return;
+	hv_info("trace: a ring is full (trace.mode = stop): later events are "
+		"not recorded; the %llu records so far are on %s, and the "
+		"trace is written again at the end",
+		(unsigned long long)res.records, disk.dev->name);
+}
+
+void hv_trace_finish(const struct boot_info *bi, const struct vm *vm)
+{
+	struct trace_file_result res;
 
 	if (!recording)
 		return;
 	recording = false;
 	trace_stop();
-	counters = hv_alloc(COUNTERS_TEXT_MAX);
-	info.counters = counters;
-	info.counters_len = trace_counters_text(counters, COUNTERS_TEXT_MAX);
-	if (trace_disk_write(&disk, &info, &res))
+	if (write_trace(bi, vm, &res))
 		return;
 	hv_info("trace: %llu records (%llu lost%s) in %llu bytes on %s",
 		(unsigned long long)res.records, (unsigned long long)res.lost,

@@ -17,6 +17,13 @@
 void hv_trace_start(const struct boot_info *bi, const struct vm *vm);
 
 /*
+ * From the service loop: in stop mode, once a ring is full, writes the
+ * trace so far at once (so it survives a run that never ends), and says
+ * so. Cheap when there is nothing to do.
+ */
+void hv_trace_poll(const struct boot_info *bi, const struct vm *vm);
+
+/*
  * Stops recording and writes the trace (after every vCPU stopped):
  * "apfvisor: trace: N records (M lost) in B bytes on <disk>".
  */

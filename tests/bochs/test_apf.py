@@ -7,6 +7,7 @@ page-ready with the same token, under overcommit with 1 and 2 host CPUs."""
 import re
 
 from lib import cases, expect
+from test_trace import expect_chrome_trace
 from test_swap import (expect_swap_checks_clean, expect_xsavec_hidden,
                        formatted_swap, overcommitted_cfg)
 
@@ -60,9 +61,14 @@ def test_linux_apf_bm(ctx):
     # The stock kernel's own async-PF path under overcommit (256 MiB on
     # 64 MiB of frames), reads held to 1 ms: the 2010 benchmark runs, the
     # kernel enables the protocol, and every token sent gets its page-ready.
+    # The run is traced: its Chrome trace must have the tracks and one flow
+    # per token (tests/bochs/test_trace.py checks a test guest's in full).
+    trace = ctx.workdir / "linux.apft"
     run = ctx.boot_cfg(overcommitted_cfg(
-        1, "bm -f 1 -w 1 -t 2 -m 150M", extra="swap.read_latency = 1ms\n"),
-        cpus=2, timeout=1500, swap=formatted_swap(ctx, "swap.img"))
+        1, "bm -f 1 -w 1 -t 2 -m 150M",
+        extra="swap.read_latency = 1ms\ntrace = on\ntrace.buffer = 64M\n"),
+        cpus=2, timeout=1500, swap=formatted_swap(ctx, "swap.img"),
+        extra=("--trace", trace, "--trace-size", "160M"))
     m = run.expect_regex(r"^guest: total: (\d+)$")
     expect(int(m[1]) > 0, f"expected bm's total above 0, got {m[1]}")
     run.expect_line("apfvisor: guest powered off")
@@ -72,6 +78,9 @@ def test_linux_apf_bm(ctx):
     expect(sent == ready, f"tokens sent {sent} != page-ready {ready}")
     run.expect_stat_at_least("swap.reads_delayed", 1)
     run.expect_status(0)
+    m = run.expect_regex(r"^apfvisor: trace: (\d+) records \((\d+) lost\)")
+    expect(int(m[2]) == 0, f"{m[2]} trace records lost in 64 MiB rings")
+    expect_chrome_trace(trace, tokens=ready)
 
 
 @cases(vcpus=(1, 2))
