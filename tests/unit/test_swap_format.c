@@ -324,6 +324,38 @@ static void test_uuid_format(void **state)
 	free(text);
 }
 
+/* A trace disk is no swap disk, and the other way round; each says so. */
+static void test_trace_disk_header(void **state)
+{
+	uint8_t *p = new_page();
+	struct swap_header_info info;
+	char err[160];
+
+	(void)state;
+	assert_int_equal(trace_disk_header_build(p, 64ull << 20, test_uuid, err,
+						 sizeof(err)), 0);
+	assert_memory_equal(p, "APFVTRCD", 8);
+	assert_int_equal(trace_disk_header_parse(p, 64ull << 20, &info, err,
+						 sizeof(err)), 0);
+	assert_int_equal(info.page_count, (64ull << 20) / 4096 - 1);
+	expect_error(p, 64ull << 20, "no apfvisor swap header (magic missing): "
+		     "format it with tools/apfswap-format");
+	free(p);
+	p = built(64ull << 20);
+	assert_int_equal(trace_disk_header_parse(p, 64ull << 20, &info, err,
+						 sizeof(err)), -1);
+	assert_string_equal(err, "no apfvisor trace header (magic missing): "
+			    "format it with tools/apfswap-format --trace");
+	free(p);
+	p = new_page();
+	assert_int_equal(trace_disk_header_build(p, 16 * 4096, test_uuid, err,
+						 sizeof(err)), -1);
+	assert_string_equal(err, "size 65536 bytes is too small: a trace area "
+			    "needs at least 69632 bytes (16 pages and the "
+			    "header page)");
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_device),
 		cmocka_unit_test(test_short_error_buffer),
 		cmocka_unit_test(test_uuid_format),
+		cmocka_unit_test(test_trace_disk_header),
 	};
 
 	return cmocka_run_group_tests_name("swap_format", tests, NULL, NULL);
