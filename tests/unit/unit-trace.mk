@@ -13,3 +13,9 @@ $(UNIT_OUT)/trace_write_demo: $(UNIT_OUT)/obj/tests/unit/trace_write_demo.o \
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $^
 
 unit-binaries: $(UNIT_OUT)/trace_write_demo
+
+# The trace disk over fake disks (the test stands in for swap_device.c).
+UNIT_TESTS += test_trace_disk
+unit_srcs_test_trace_disk := swap/trace_disk.c swap/swap_format.c \
+	lib/trace_file.c lib/counters.c lib/format.c lib/string.c \
+	tests/unit/console_capture.c
