@@ -9,6 +9,7 @@
 #include "arch/x86/tsc.h"
 #include "lib/console.h"
 #include "lib/heap.h"
+#include "lib/string.h"
 #include "lib/trace.h"
 #include "swap/guest_memory.h"
 #include "swap/trace_disk.h"
@@ -27,6 +28,14 @@ static const char *end_kind_label(unsigned v)
 	return v < ARRAY_SIZE(names) ? names[v] : NULL;
 }
 
+/* Unnamed reasons get no label (the decoder shows their number). */
+static const char *exit_reason_label(unsigned v)
+{
+	const char *name = vmx_exit_reason_name(v);
+
+	return strcmp(name, "unknown") ? name : NULL;
+}
+
 static const char *page_state_label(unsigned v)
 {
 	return guest_page_state_name((enum guest_page_state)v);
@@ -38,7 +47,7 @@ static const char *fault_outcome_label(unsigned v)
 }
 
 static struct trace_enum enum_exit_reason = {
-	"exit_reason", VMX_EXIT_REASON_MAX, vmx_exit_reason_name, NULL,
+	"exit_reason", VMX_EXIT_REASON_MAX, exit_reason_label, NULL,
 };
 static struct trace_enum enum_page_state = {
 	"page_state", GUEST_PAGE_STATES, page_state_label, NULL,
