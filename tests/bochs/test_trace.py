@@ -135,8 +135,8 @@ def test_trace_ring_full(ctx):
     run.expect_status(0)
     summary = json.loads(apftrace("--summary", "--json", trace))
     header = summary["header"]
-    expect(header["records_lost"] == lost and header["records"] == kept,
-           f"header says {header['records']} kept, "
+    expect(header["records_lost"] == lost and header["records_kept"] == kept,
+           f"header says {header['records_kept']} kept, "
            f"{header['records_lost']} lost; apfvisor said {kept}, {lost}")
     # Stop mode keeps the oldest events: the first exits are there.
     expect(sum(summary["events"].values()) == kept,
