@@ -26,6 +26,7 @@ TOOL = os.path.join(ROOT, "tools", "apftrace")
 
 
 def load_tool():
+    sys.dont_write_bytecode = True      # no tools/__pycache__ in the tree
     loader = importlib.machinery.SourceFileLoader("apftrace", TOOL)
     spec = importlib.util.spec_from_loader("apftrace", loader)
     module = importlib.util.module_from_spec(spec)
