@@ -118,11 +118,10 @@ def build_trace(records, major=1, minor=0, header_size=128,
     desc = (descriptor_text() if desc is None else desc).encode()
     config = config.encode()
     counters = ("" if counters is None else counters).encode()
-    body = b""
-    for tsc, eid, cpu, vcpu, payload in records:
-        size = 16 + len(payload)
-        body += pad8(struct.pack("<QHHBBH", tsc, eid, size, cpu, 0, vcpu)
-                     + payload)
+    body = b"".join(
+        pad8(struct.pack("<QHHBBH", tsc, eid, 16 + len(payload), cpu, 0,
+                         vcpu) + payload)
+        for tsc, eid, cpu, vcpu, payload in records)
     sections, off, blob = [], pad8(b"\0" * header_size), b""
     pos = len(off)
     for data in (desc, config, body, counters):
