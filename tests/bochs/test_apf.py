@@ -68,7 +68,7 @@ def test_linux_apf_bm(ctx):
         1, "bm -f 1 -w 1 -t 2 -m 150M",
         extra="swap.read_latency = 1ms\ntrace = on\ntrace.buffer = 64M\n"),
         cpus=2, timeout=1500, swap=formatted_swap(ctx, "swap.img"),
-        extra=("--trace", trace, "--trace-size", "160M"))
+        extra=("--trace", str(trace), "--trace-size", "160M"))
     m = run.expect_regex(r"^guest: total: (\d+)$")
     expect(int(m[1]) > 0, f"expected bm's total above 0, got {m[1]}")
     run.expect_line("apfvisor: guest powered off")

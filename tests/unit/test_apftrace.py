@@ -737,6 +737,15 @@ class PlotTest(ToolTest):
         with open(png, "rb") as f:
             self.assertEqual(f.read(4), b"\x89PNG")
 
+    def test_png_of_a_window(self):
+        import_matplotlib()
+        p = self.write("t.trace", sample_trace())
+        png = self.path("w.png")
+        code, out, err = run_main(["--plot", "--window", "0", "0.5", p, png])
+        self.assertEqual((code, err), (0, ""))
+        with open(png, "rb") as f:
+            self.assertEqual(f.read(4), b"\x89PNG")
+
 
 class CommandLineTest(ToolTest):
     def test_help(self):
@@ -749,7 +758,9 @@ class CommandLineTest(ToolTest):
     def test_usage_errors(self):
         p = self.write("t.trace", sample_trace())
         for argv in (["--json", p], ["--plot", p], ["--extract", p],
-                     [p, "extra"], ["--summary", "--chrome", p]):
+                     [p, "extra"], ["--summary", "--chrome", p],
+                     ["--window", "0", "1", p],
+                     ["--plot", "--window", "2", "1", p, "o.png"]):
             with self.subTest(argv=argv):
                 code, _, err = run_main(argv)
                 self.assertEqual(code, 2)
