@@ -108,6 +108,7 @@ struct vcpu *vcpus_create(struct vm *vm)
 		v->guest = vm;
 		v->plat = &vm->plat[id];
 		exit_stats_init(&v->stats.exit);
+		vcpu_events_init(v);
 	}
 	exits = (struct counter_source){ .each = each_exit_counter,
 					 .obj = vcpus };

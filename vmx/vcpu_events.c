@@ -5,7 +5,9 @@
  * what is pending and either injects it or, when the guest cannot take it
  * now, asks for an interrupt-window exit. The VMX preemption timer brings
  * the vCPU back for its APIC timer deadline and at least every
- * POLL_INTERVAL for console input.
+ * POLL_INTERVAL for console input. The poll is skipped when it cannot find
+ * anything new (guest/interrupts.h, irq_poll_needed): most exits change no
+ * device.
  */
 #include "vmx/vcpu_events.h"
 #include "lib/trace.h"
@@ -95,20 +97,18 @@ bool vcpu_take_requests(struct vcpu *v)
 	/*
 	 * VCPU_REQ_TLB_FLUSH: the flush itself happens on entry (the
 	 * shootdown generation moved). VCPU_REQ_EVENT, _PAGE_READY: the
-	 * interrupt state and the async-PF tokens are looked at before
-	 * every entry (and in HLT) anyway.
+	 * async-PF tokens are looked at before every entry (and in HLT)
+	 * anyway; every request but a flush makes the next entry poll the
+	 * interrupt state again.
 	 */
+	if (req & ~BIT(VCPU_REQ_TLB_FLUSH))
+		v->irq_memo.quiet = false;
 	return true;
 }
 
-static void poll_console(struct vcpu *v)
+static void poll_console(struct vcpu *v, uint64_t now)
 {
-	uint64_t now;
-
-	if (v->id != 0 || swap_daemon_has_service_cpu(v->guest->swap))
-		return;
-	now = rdtsc();
-	if (now < v->next_console_poll)
+	if (!v->entry_cfg.polls_console || now < v->next_console_poll)
 		return;
 	v->next_console_poll = now + tsc_hz / CONSOLE_POLLS_PER_SECOND;
 	vm_poll_console(v->guest);
@@ -135,33 +135,43 @@ static bool try_inject_nmi(struct vcpu *v)
  */
 #define APF_POLLS_PER_SECOND 1000
 
+void vcpu_events_init(struct vcpu *v)
+{
+	bool service_cpu = swap_daemon_has_service_cpu(v->guest->swap);
+
+	v->entry_cfg.polls_console = v->id == 0 && !service_cpu;
+	v->entry_cfg.poll_ticks = tsc_hz / POLL_INTERVALS_PER_SECOND;
+	v->entry_cfg.apf_poll_ticks = service_cpu ? v->entry_cfg.poll_ticks
+					  : tsc_hz / APF_POLLS_PER_SECOND;
+	v->entry_cfg.rate = preemption_rate();
+	v->irq_memo.quiet = false;
+}
+
 static void arm_preemption_timer(struct vcpu *v, uint64_t now,
 				 uint64_t deadline)
 {
-	uint64_t ticks = tsc_hz / POLL_INTERVALS_PER_SECOND;
+	uint64_t ticks = v->entry_cfg.poll_ticks;
 
-	if (vm_apf_busy(v->guest, v->id) &&
-	    !swap_daemon_has_service_cpu(v->guest->swap))
-		ticks = tsc_hz / APF_POLLS_PER_SECOND;
-
+	if (vm_apf_busy(v->guest, v->id))
+		ticks = v->entry_cfg.apf_poll_ticks;
 	if (deadline != UINT64_MAX)
 		ticks = MIN(ticks, deadline > now ? deadline - now : 0);
 	vmcs_write(VMCS_PREEMPTION_TIMER_VALUE,
-		   MIN(ticks >> preemption_rate(), PREEMPTION_TIMER_MAX));
+		   MIN(ticks >> v->entry_cfg.rate, PREEMPTION_TIMER_MAX));
 }
 
-void vcpu_prepare_entry(struct vcpu *v)
+/*
+ * Under dev_lock: brings the devices up to date, injects what is due (or
+ * asks for an interrupt window) and remembers in v->irq_memo whether
+ * anything was left to do.
+ */
+static void poll_and_inject(struct vcpu *v, uint64_t now)
 {
 	struct vm *g = v->guest;
-	uint64_t now = rdtsc();
 	struct pending_interrupt pi;
-	uint64_t deadline;
 	bool want_window = false;
 
-	poll_console(v);
-	if (vm_apf_busy(g, v->id))
-		vm_apf_page_ready(g, v->id);
-	spin_lock(&g->dev_lock);
+	vm_devices_lock(g);
 	pi = guest_poll_interrupts(g, v->id, now);
 	if (!(vmcs_read32(VMCS_ENTRY_INTERRUPTION_INFO) & INTR_INFO_VALID) &&
 	    !try_inject_nmi(v) && pi.vector >= 0) {
@@ -181,10 +191,32 @@ void vcpu_prepare_entry(struct vcpu *v)
 	} else if (pi.vector >= 0) {
 		want_window = true;
 	}
-	deadline = guest_timer_deadline(g, v->id);
-	spin_unlock(&g->dev_lock);
+	v->irq_memo = (struct irq_poll_memo){
+		.quiet = pi.vector < 0 && !v->nmi_pending,
+		.irq_gen = g->irq_gen,
+		.deadline = guest_timer_deadline(g, v->id),
+	};
+	/*
+	 * What the poll itself changed needs no new generation: a timer that
+	 * fired and a vector acknowledged belong to this vCPU (and the 8259,
+	 * which it acknowledges, reaches vCPU 0 only), and the UART line it
+	 * copied into the 8259 moved irq_gen when it changed.
+	 */
+	vm_devices_unlock(g, false);
 	set_proc_control(PROC_INTERRUPT_WINDOW_EXITING, want_window);
-	arm_preemption_timer(v, now, deadline);
+}
+
+void vcpu_prepare_entry(struct vcpu *v)
+{
+	struct vm *g = v->guest;
+	uint64_t now = rdtsc();
+
+	poll_console(v, now);
+	if (vm_apf_busy(g, v->id))
+		vm_apf_page_ready(g, v->id);
+	if (irq_poll_needed(&v->irq_memo, vm_irq_gen(g), now))
+		poll_and_inject(v, now);
+	arm_preemption_timer(v, now, v->irq_memo.deadline);
 }
 
 static bool no_requests(void *ctx)
@@ -228,14 +260,14 @@ static void wait_for_event(struct vcpu *v)
 		}
 		if (!swap_daemon_has_service_cpu(g->swap))
 			swap_daemon_work(g->swap);
-		poll_console(v);
+		poll_console(v, rdtsc());
 		if (vm_apf_busy(g, v->id) && vm_apf_page_ready(g, v->id))
 			apf_count_halt_woken(&v->plat->apf);
 		now = rdtsc();
-		spin_lock(&g->dev_lock);
+		vm_devices_lock(g);
 		pi = guest_poll_interrupts(g, v->id, now);
 		timer = guest_timer_deadline(g, v->id);
-		spin_unlock(&g->dev_lock);
+		vm_devices_unlock(g, false);    /* as in poll_and_inject */
 		if (pi.vector >= 0)
 			return;
 		vcpu_idle(v, halt_deadline(v, now, timer));
@@ -253,6 +285,7 @@ void vcpu_block_until_event(struct vcpu *v)
 
 	trace_vcpu_halt_at(start, v->id);
 	wait_for_event(v);
+	v->irq_memo.quiet = false;      /* it polled on its own */
 	trace_vcpu_wake(v->id, rdtsc() - start);
 	if (apf_waiting)
 		swap_daemon_count_apf_halt(v->guest->swap, v->id,
@@ -281,6 +314,7 @@ void vcpu_park(struct vcpu *v)
 		vcpu_idle(v, rdtsc() + tsc_hz / VCPU_IDLE_CHECKS_PER_SECOND);
 	}
 	p->parked = false;
+	v->irq_memo.quiet = false;
 }
 
 void vcpu_kick(void *ctx, unsigned n)

@@ -13,6 +13,9 @@
  */
 void vcpu_requeue_interrupted_event(const struct vmx_exit *e);
 
+/* Once, when v is created: what vcpu_prepare_entry reads of the config. */
+void vcpu_events_init(struct vcpu *v);
+
 /* Right before an entry: inject what is pending, arm the timer. */
 void vcpu_prepare_entry(struct vcpu *v);
 
