@@ -234,6 +234,14 @@ static void trace_closing_exit(const struct vcpu *v, uint64_t now)
 			 now - s->exit_tsc);
 }
 
+/* Most entries find no request: no atomic exchange for them. */
+static bool take_requests(struct vcpu *v)
+{
+	if (!vm_has_requests(v->guest, v->id) && !v->guest->ended)
+		return true;
+	return vcpu_take_requests(v);
+}
+
 static void run_loop(struct vcpu *v);
 
 void vcpu_run(struct vcpu *v)
@@ -259,7 +267,7 @@ static void run_loop(struct vcpu *v)
 	if (v->id == 0)
 		g->tsc.first_entry = rdtsc();
 	for (;;) {
-		if (!vcpu_take_requests(v))
+		if (!take_requests(v))
 			return;
 		if (v->plat->run_state == VCPU_WAIT_FOR_SIPI &&
 		    !restart_after_init(v))

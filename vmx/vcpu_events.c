@@ -34,13 +34,10 @@ static unsigned preemption_rate(void)
 	return rate;
 }
 
-void vcpu_requeue_interrupted_event(const struct vmx_exit *e)
+void vcpu_requeue_event(const struct vmx_exit *e, uint32_t info)
 {
-	uint32_t info = vmcs_read32(VMCS_IDT_VECTORING_INFO);
 	uint32_t type = info & INTR_TYPE_MASK;
 
-	if (!(info & INTR_INFO_VALID))
-		return;
 	if (info & INTR_INFO_DELIVER_ERROR_CODE)
 		vmcs_write(VMCS_ENTRY_EXCEPTION_ERROR_CODE,
 			   vmcs_read32(VMCS_IDT_VECTORING_ERROR));
@@ -152,7 +149,7 @@ static void arm_preemption_timer(struct vcpu *v, uint64_t now,
 {
 	uint64_t ticks = v->entry_cfg.poll_ticks;
 
-	if (vm_apf_busy(v->guest, v->id))
+	if (apf_outstanding(&v->plat->apf))
 		ticks = v->entry_cfg.apf_poll_ticks;
 	if (deadline != UINT64_MAX)
 		ticks = MIN(ticks, deadline > now ? deadline - now : 0);
@@ -165,7 +162,7 @@ static void arm_preemption_timer(struct vcpu *v, uint64_t now,
  * asks for an interrupt window) and remembers in v->irq_memo whether
  * anything was left to do.
  */
-static void poll_and_inject(struct vcpu *v, uint64_t now)
+static NOINLINE void poll_and_inject(struct vcpu *v, uint64_t now)
 {
 	struct vm *g = v->guest;
 	struct pending_interrupt pi;
@@ -212,7 +209,7 @@ void vcpu_prepare_entry(struct vcpu *v)
 	uint64_t now = rdtsc();
 
 	poll_console(v, now);
-	if (vm_apf_busy(g, v->id))
+	if (apf_outstanding(&v->plat->apf))
 		vm_apf_page_ready(g, v->id);
 	if (irq_poll_needed(&v->irq_memo, vm_irq_gen(g), now))
 		poll_and_inject(v, now);

@@ -4,6 +4,7 @@
 #define VMX_VCPU_EVENTS_H
 
 #include "vmx/vcpu.h"
+#include "vmx/vmx_ops.h"
 
 #include "arch/x86/idle.h"    /* HV_KICK_VECTOR */
 
@@ -11,7 +12,15 @@
  * Right after an exit: an event whose delivery the exit interrupted is
  * queued again for the next entry (SDM Vol. 3C, 28.2.4 and 29.2.1.1).
  */
-void vcpu_requeue_interrupted_event(const struct vmx_exit *e);
+void vcpu_requeue_event(const struct vmx_exit *e, uint32_t idt_info);
+
+static inline void vcpu_requeue_interrupted_event(const struct vmx_exit *e)
+{
+	uint32_t info = vmcs_read32(VMCS_IDT_VECTORING_INFO);
+
+	if (info & INTR_INFO_VALID)
+		vcpu_requeue_event(e, info);
+}
 
 /* Once, when v is created: what vcpu_prepare_entry reads of the config. */
 void vcpu_events_init(struct vcpu *v);
