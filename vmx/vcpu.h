@@ -6,6 +6,7 @@
 #include "lib/counters.h"
 #include "vmx/exit_stats.h"
 #include "guest/vm.h"
+#include "guest/cpuid.h"
 #include "guest/interrupts.h"
 
 /* Saved by vmx/vmx_entry.asm; the offsets there must match. */
@@ -56,6 +57,7 @@ struct vcpu {
 		unsigned rate;          /* preemption timer: TSC >> rate */
 	} entry_cfg;
 	struct irq_poll_memo irq_memo;  /* the last interrupt poll */
+	struct cpuid_cache cpuid_cache;
 	struct vcpu_stats stats;
 	/* The open exit's details for its trace record (trace = on). */
 	struct {
