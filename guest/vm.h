@@ -162,9 +162,14 @@ static inline uint64_t vm_take_requests(struct vm *vm, unsigned n)
 	return __atomic_exchange_n(&vm->plat[n].requests, 0, __ATOMIC_ACQ_REL);
 }
 
+static inline bool vcpu_platform_has_requests(const struct vcpu_platform *p)
+{
+	return __atomic_load_n(&p->requests, __ATOMIC_SEQ_CST) != 0;
+}
+
 static inline bool vm_has_requests(const struct vm *vm, unsigned n)
 {
-	return __atomic_load_n(&vm->plat[n].requests, __ATOMIC_SEQ_CST) != 0;
+	return vcpu_platform_has_requests(&vm->plat[n]);
 }
 
 /*

@@ -6,6 +6,7 @@
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vcpu_events.h"
+#include "vmx/vcpu_entry.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/platform.h"
 #include "arch/x86/cpu.h"
@@ -210,7 +211,7 @@ static bool enter_guest_mode(struct vcpu *v)
 	}
 	if (flushed)
 		v->stats.invept++;
-	if (vm_has_requests(v->guest, v->id)) {
+	if (vcpu_platform_has_requests(v->plat)) {
 		ept_client_exit(tlb, v->id);
 		v->stats.entries_retried++;
 		return false;
@@ -237,7 +238,7 @@ static void trace_closing_exit(const struct vcpu *v, uint64_t now)
 /* Most entries find no request: no atomic exchange for them. */
 static bool take_requests(struct vcpu *v)
 {
-	if (!vm_has_requests(v->guest, v->id) && !v->guest->ended)
+	if (!vcpu_platform_has_requests(v->plat) && !v->guest->ended)
 		return true;
 	return vcpu_take_requests(v);
 }

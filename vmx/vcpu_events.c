@@ -23,7 +23,6 @@
 
 #define POLL_INTERVALS_PER_SECOND 100
 #define NMI_VECTOR 2
-#define PREEMPTION_TIMER_MAX 0xffffffffull
 
 static unsigned preemption_rate(void)
 {
@@ -103,9 +102,9 @@ bool vcpu_take_requests(struct vcpu *v)
 	return true;
 }
 
-static void poll_console(struct vcpu *v, uint64_t now)
+void vcpu_poll_console(struct vcpu *v, uint64_t now)
 {
-	if (!v->entry_cfg.polls_console || now < v->next_console_poll)
+	if (!vcpu_console_poll_due(v, now))
 		return;
 	v->next_console_poll = now + tsc_hz / CONSOLE_POLLS_PER_SECOND;
 	vm_poll_console(v->guest);
@@ -144,25 +143,7 @@ void vcpu_events_init(struct vcpu *v)
 	v->irq_memo.quiet = false;
 }
 
-static void arm_preemption_timer(struct vcpu *v, uint64_t now,
-				 uint64_t deadline)
-{
-	uint64_t ticks = v->entry_cfg.poll_ticks;
-
-	if (apf_outstanding(&v->plat->apf))
-		ticks = v->entry_cfg.apf_poll_ticks;
-	if (deadline != UINT64_MAX)
-		ticks = MIN(ticks, deadline > now ? deadline - now : 0);
-	vmcs_write(VMCS_PREEMPTION_TIMER_VALUE,
-		   MIN(ticks >> v->entry_cfg.rate, PREEMPTION_TIMER_MAX));
-}
-
-/*
- * Under dev_lock: brings the devices up to date, injects what is due (or
- * asks for an interrupt window) and remembers in v->irq_memo whether
- * anything was left to do.
- */
-static NOINLINE void poll_and_inject(struct vcpu *v, uint64_t now)
+void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 {
 	struct vm *g = v->guest;
 	struct pending_interrupt pi;
@@ -201,19 +182,6 @@ static NOINLINE void poll_and_inject(struct vcpu *v, uint64_t now)
 	 */
 	vm_devices_unlock(g, false);
 	set_proc_control(PROC_INTERRUPT_WINDOW_EXITING, want_window);
-}
-
-void vcpu_prepare_entry(struct vcpu *v)
-{
-	struct vm *g = v->guest;
-	uint64_t now = rdtsc();
-
-	poll_console(v, now);
-	if (apf_outstanding(&v->plat->apf))
-		vm_apf_page_ready(g, v->id);
-	if (irq_poll_needed(&v->irq_memo, vm_irq_gen(g), now))
-		poll_and_inject(v, now);
-	arm_preemption_timer(v, now, v->irq_memo.deadline);
 }
 
 static bool no_requests(void *ctx)
@@ -257,14 +225,14 @@ static void wait_for_event(struct vcpu *v)
 		}
 		if (!swap_daemon_has_service_cpu(g->swap))
 			swap_daemon_work(g->swap);
-		poll_console(v, rdtsc());
+		vcpu_poll_console(v, rdtsc());
 		if (vm_apf_busy(g, v->id) && vm_apf_page_ready(g, v->id))
 			apf_count_halt_woken(&v->plat->apf);
 		now = rdtsc();
 		vm_devices_lock(g);
 		pi = guest_poll_interrupts(g, v->id, now);
 		timer = guest_timer_deadline(g, v->id);
-		vm_devices_unlock(g, false);    /* as in poll_and_inject */
+		vm_devices_unlock(g, false);    /* as in vcpu_poll_and_inject */
 		if (pi.vector >= 0)
 			return;
 		vcpu_idle(v, halt_deadline(v, now, timer));

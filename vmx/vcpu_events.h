@@ -25,8 +25,20 @@ static inline void vcpu_requeue_interrupted_event(const struct vmx_exit *e)
 /* Once, when v is created: what vcpu_prepare_entry reads of the config. */
 void vcpu_events_init(struct vcpu *v);
 
-/* Right before an entry: inject what is pending, arm the timer. */
-void vcpu_prepare_entry(struct vcpu *v);
+/*
+ * Right before an entry (vmx/vcpu_entry.h, vcpu_prepare_entry): when due,
+ * vCPU 0 without a service CPU polls the host console; when a poll is
+ * needed (irq_poll_needed), the devices are polled under dev_lock and
+ * what is due is injected, or an interrupt window asked for, and the
+ * outcome kept in v->irq_memo.
+ */
+static inline bool vcpu_console_poll_due(const struct vcpu *v, uint64_t now)
+{
+	return v->entry_cfg.polls_console && now >= v->next_console_poll;
+}
+
+void vcpu_poll_console(struct vcpu *v, uint64_t now);
+void vcpu_poll_and_inject(struct vcpu *v, uint64_t now);
 
 /* HLT with interrupts on: wait in the hypervisor until one is pending. */
 void vcpu_block_until_event(struct vcpu *v);
