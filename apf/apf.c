@@ -35,11 +35,6 @@ uint8_t apf_vector(const struct apf_vcpu *v)
 	return (uint8_t)(v->msr_int & KVM_ASYNC_PF_VEC_MASK);
 }
 
-unsigned apf_outstanding(const struct apf_vcpu *v)
-{
-	return v->in_use;
-}
-
 bool apf_has_page_ready(const struct apf_vcpu *v)
 {
 	return v->ready_count != 0;

@@ -88,9 +88,9 @@ static void print_stat(void *ctx, const char *name, uint64_t value)
 
 static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
 {
-	spin_lock(&vm->dev_lock);
+	vm_devices_lock(vm);
 	uart_flush(&vm->uart);
-	spin_unlock(&vm->dev_lock);
+	vm_devices_unlock(vm, false);
 	guest_console_drain(&vm->console);
 	vm_report_end(vm);
 	counters_each(print_stat, NULL);

@@ -46,39 +46,3 @@ void ept_shootdown_wait(struct ept_shootdown *s, uint64_t gen)
 	trace_shootdown(TRACE_NO_VCPU, gen, waited);
 }
 
-bool ept_client_enter(struct ept_shootdown *s, unsigned n, uint64_t *gen)
-{
-	struct ept_client *c = &s->client[n];
-
-	__atomic_store_n(&c->in_guest, true, __ATOMIC_SEQ_CST);
-	*gen = __atomic_load_n(&s->generation, __ATOMIC_SEQ_CST);
-	return c->flushed != *gen;
-}
-
-void ept_client_flushed(struct ept_shootdown *s, unsigned n, uint64_t gen)
-{
-	__atomic_store_n(&s->client[n].flushed, gen, __ATOMIC_RELEASE);
-}
-
-void ept_client_exit(struct ept_shootdown *s, unsigned n)
-{
-	__atomic_store_n(&s->client[n].in_guest, false, __ATOMIC_RELEASE);
-}
-
-bool ept_client_enter_flushed(struct ept_shootdown *s, unsigned n,
-			      bool (*flush)(void *ctx), void *ctx,
-			      bool *flushed)
-{
-	uint64_t gen;
-
-	*flushed = false;
-	if (!ept_client_enter(s, n, &gen))
-		return true;
-	if (!flush(ctx)) {
-		ept_client_exit(s, n);
-		return false;
-	}
-	ept_client_flushed(s, n, gen);
-	*flushed = true;
-	return true;
-}

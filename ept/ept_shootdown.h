@@ -56,10 +56,31 @@ uint64_t ept_shootdown_begin(struct ept_shootdown *s);
 void ept_shootdown_wait(struct ept_shootdown *s, uint64_t gen);
 
 /*
+ * The client side runs around every VM entry and exit: inline.
+ *
  * Client n enters guest mode: true when it must flush (INVEPT) first and
  * then call ept_client_flushed with *gen.
  */
-bool ept_client_enter(struct ept_shootdown *s, unsigned n, uint64_t *gen);
+static inline bool ept_client_enter(struct ept_shootdown *s, unsigned n,
+				    uint64_t *gen)
+{
+	struct ept_client *c = &s->client[n];
+
+	__atomic_store_n(&c->in_guest, true, __ATOMIC_SEQ_CST);
+	*gen = __atomic_load_n(&s->generation, __ATOMIC_SEQ_CST);
+	return c->flushed != *gen;
+}
+
+static inline void ept_client_flushed(struct ept_shootdown *s, unsigned n,
+				      uint64_t gen)
+{
+	__atomic_store_n(&s->client[n].flushed, gen, __ATOMIC_RELEASE);
+}
+
+static inline void ept_client_exit(struct ept_shootdown *s, unsigned n)
+{
+	__atomic_store_n(&s->client[n].in_guest, false, __ATOMIC_RELEASE);
+}
 
 /*
  * ept_client_enter and, when needed, flush(ctx) (the INVEPT) and
@@ -67,10 +88,23 @@ bool ept_client_enter(struct ept_shootdown *s, unsigned n, uint64_t *gen);
  * guest mode again, is not marked flushed, and false says so: the caller
  * must not enter the guest (stale translations could survive).
  */
-bool ept_client_enter_flushed(struct ept_shootdown *s, unsigned n,
-			      bool (*flush)(void *ctx), void *ctx,
-			      bool *flushed);
-void ept_client_flushed(struct ept_shootdown *s, unsigned n, uint64_t gen);
-void ept_client_exit(struct ept_shootdown *s, unsigned n);
+static inline bool ept_client_enter_flushed(struct ept_shootdown *s,
+					    unsigned n,
+					    bool (*flush)(void *ctx),
+					    void *ctx, bool *flushed)
+{
+	uint64_t gen;
+
+	*flushed = false;
+	if (!ept_client_enter(s, n, &gen))
+		return true;
+	if (!flush(ctx)) {
+		ept_client_exit(s, n);
+		return false;
+	}
+	ept_client_flushed(s, n, gen);
+	*flushed = true;
+	return true;
+}
 
 #endif

@@ -69,17 +69,17 @@ bool vm_apf_page_ready(struct vm *vm, unsigned n)
 		return false;
 	if (read_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, &rs.area_token))
 		return false;
-	spin_lock(&vm->dev_lock);
+	vm_devices_lock(vm);
 	rs.lapic_enabled = vlapic_sw_enabled(&p->lapic);
-	spin_unlock(&vm->dev_lock);
+	vm_devices_unlock(vm, false);
 	if (apf_next_page_ready(a, &rs, rdtsc(), &out) != APF_READY_DELIVER)
 		return false;
 	if (write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, out.token))
 		return false;
 	trace_async_pf_ready(n, out.token, out.gpa);
-	spin_lock(&vm->dev_lock);
+	vm_devices_lock(vm);
 	vlapic_accept(&p->lapic, out.vector);
-	spin_unlock(&vm->dev_lock);
+	vm_devices_unlock(vm, true);
 	return true;
 }
 

@@ -165,3 +165,16 @@ void guest_cpuid(const struct cpuid_context *ctx, uint32_t leaf,
 		break;
 	}
 }
+
+void cpuid_cache_store(struct cpuid_cache *c, uint32_t leaf,
+		       uint32_t subleaf, const struct cpuid_regs *regs)
+{
+	unsigned i = cpuid_cache_index(leaf, subleaf);
+
+	if (!cpuid_cacheable(leaf))
+		return;
+	c->slot[i].leaf = leaf;
+	c->slot[i].subleaf = subleaf;
+	c->slot[i].regs = *regs;
+	c->slot[i].valid = true;
+}

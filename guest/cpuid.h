@@ -38,4 +38,48 @@ void guest_cpuid(const struct cpuid_context *ctx, uint32_t leaf,
 		 uint32_t subleaf, const struct cpuid_regs *host,
 		 struct cpuid_regs *out);
 
+/*
+ * A vCPU's answers, remembered so that a repeated CPUID costs a lookup.
+ * Only leaves whose answer cannot change while the guest runs are kept:
+ * not leaf 1 (OSXSAVE follows the guest's CR4) nor leaf 0xD (the XSAVE
+ * sizes follow XCR0, which the guest sets).
+ */
+#define CPUID_CACHE_SLOTS 8
+
+struct cpuid_cache {
+	struct {
+		uint32_t leaf, subleaf;
+		bool valid;
+		struct cpuid_regs regs;
+	} slot[CPUID_CACHE_SLOTS];
+};
+
+static inline bool cpuid_cacheable(uint32_t leaf)
+{
+	return leaf != 0x1 && leaf != 0xd;
+}
+
+static inline unsigned cpuid_cache_index(uint32_t leaf, uint32_t subleaf)
+{
+	return (leaf ^ (leaf >> 28) ^ subleaf) % CPUID_CACHE_SLOTS;
+}
+
+/* True, with *out, if (leaf, subleaf) was stored. */
+static inline bool cpuid_cache_find(const struct cpuid_cache *c,
+				    uint32_t leaf, uint32_t subleaf,
+				    struct cpuid_regs *out)
+{
+	unsigned i = cpuid_cache_index(leaf, subleaf);
+
+	if (!c->slot[i].valid || c->slot[i].leaf != leaf ||
+	    c->slot[i].subleaf != subleaf)
+		return false;
+	*out = c->slot[i].regs;
+	return true;
+}
+
+/* Keeps the answer for (leaf, subleaf) if its leaf may be kept. */
+void cpuid_cache_store(struct cpuid_cache *c, uint32_t leaf,
+		       uint32_t subleaf, const struct cpuid_regs *regs);
+
 #endif

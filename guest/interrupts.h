@@ -23,6 +23,31 @@ struct pending_interrupt {
 	enum interrupt_source source;
 };
 
+/*
+ * What a vCPU keeps of its last interrupt poll, to skip the next one when
+ * it cannot find anything new (vmx/vcpu_events.c).
+ */
+struct irq_poll_memo {
+	bool quiet;             /* nothing was pending, no NMI waited */
+	uint64_t irq_gen;       /* vm->irq_gen the poll saw, under dev_lock */
+	uint64_t deadline;      /* the vCPU's timer expiry then (TSC) */
+};
+
+/*
+ * Whether a vCPU must poll again before entering the guest at TSC now.
+ * What a poll finds changes only through a dev_lock section that moves
+ * irq_gen (the devices, IPIs, async-PF page-ready, console input), through
+ * the vCPU's timer reaching its deadline, or through the vCPU's own
+ * requests (NMI, INIT, SIPI, ...), which clear quiet when it takes them.
+ * A poll that left something pending (an interrupt waiting for a window,
+ * an NMI held off) never counts as quiet.
+ */
+static inline bool irq_poll_needed(const struct irq_poll_memo *m,
+				   uint64_t irq_gen, uint64_t now)
+{
+	return !m->quiet || irq_gen != m->irq_gen || now >= m->deadline;
+}
+
 /* Resets every vCPU's APIC (vCPU 0 is the BSP) and the PICs. */
 void guest_interrupts_init(struct vm *g, uint64_t tsc_hz);
 

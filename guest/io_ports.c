@@ -14,8 +14,16 @@ static bool is_com1(uint16_t port)
 	       port < GUEST_COM1_BASE + GUEST_COM1_PORTS;
 }
 
-static void com1_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
+/*
+ * The UART reaches the interrupt poll only through its IRQ line: an access
+ * that leaves the line as it was (an LSR poll, most THR writes with the
+ * THR-empty interrupt off) changes nothing a poll would find. True if the
+ * line moved.
+ */
+static bool com1_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
 {
+	bool line = uart_irq_line(&g->uart);
+
 	if (in) {
 		*value = uart_read(&g->uart, port - GUEST_COM1_BASE);
 	} else {
@@ -23,14 +31,17 @@ static void com1_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
 		g->uart.last_out_tsc = rdtsc();
 	}
 	guest_update_irq_lines(g);
+	return uart_irq_line(&g->uart) != line;
 }
 
-static void pic_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
+/* Any 8259 access may change its state (a read in poll mode is an INTA). */
+static bool pic_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
 {
 	if (in)
 		*value = pic_read(&g->pic, port);
 	else
 		pic_write(&g->pic, port, (uint8_t)*value);
+	return true;
 }
 
 /*
@@ -81,13 +92,19 @@ static bool reset_request(struct vm *g, uint16_t port, bool in,
 	return false;
 }
 
+/*
+ * True if a device claimed the port; *irq_changed says whether the access
+ * may have changed what an interrupt poll finds (the ACPI PM registers
+ * raise no interrupt here).
+ */
 static bool platform_port(struct vm *g, uint16_t port, bool in,
-			  uint32_t *value)
+			  uint32_t *value, bool *irq_changed)
 {
+	*irq_changed = false;
 	if (is_com1(port))
-		com1_io(g, port, in, value);
+		*irq_changed = com1_io(g, port, in, value);
 	else if (pic_owns_port(port))
-		pic_io(g, port, in, value);
+		*irq_changed = pic_io(g, port, in, value);
 	else if (!acpi_pm_io(g, port, in, value) &&
 		 !reset_request(g, port, in, *value))
 		return port == POST_CODE_PORT && !in;  /* io_delay() writes */
@@ -97,19 +114,19 @@ static bool platform_port(struct vm *g, uint16_t port, bool in,
 bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		   uint32_t *value)
 {
-	bool handled;
+	bool handled, irq_changed;
 
 	if (port == GUEST_TEST_EXIT_PORT && !in) {
-		spin_lock(&g->dev_lock);
+		vm_devices_lock(g);
 		uart_flush(&g->uart);
-		spin_unlock(&g->dev_lock);
+		vm_devices_unlock(g, false);
 		guest_console_drain(&g->console);
 		vm_end(g, *value == 0, "test-exit code %u", *value);
 		return true;
 	}
-	spin_lock(&g->dev_lock);
-	handled = platform_port(g, port, in, value);
-	spin_unlock(&g->dev_lock);
+	vm_devices_lock(g);
+	handled = platform_port(g, port, in, value, &irq_changed);
+	vm_devices_unlock(g, irq_changed);
 	guest_console_drain(&g->console);
 	if (!handled && in)
 		*value = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;

@@ -124,9 +124,9 @@ static enum msr_result lapic_rdmsr(struct vm *g, unsigned vcpu,
 {
 	int rc;
 
-	spin_lock(&g->dev_lock);
+	vm_devices_lock(g);
 	rc = vlapic_rdmsr(&g->plat[vcpu].lapic, msr, rdtsc(), value);
-	spin_unlock(&g->dev_lock);
+	vm_devices_unlock(g, false);    /* vlapic_rdmsr changes nothing */
 	return rc == VLAPIC_GP ? MSR_RAISE_GP : MSR_HANDLED;
 }
 
@@ -136,11 +136,11 @@ static enum msr_result lapic_wrmsr(struct vm *g, unsigned vcpu,
 	struct vlapic_ipi ipi;
 	int rc;
 
-	spin_lock(&g->dev_lock);
+	vm_devices_lock(g);
 	rc = vlapic_wrmsr(&g->plat[vcpu].lapic, msr, value, rdtsc(), &ipi);
 	if (rc != VLAPIC_GP && (rc & VLAPIC_WR_IPI))
 		guest_deliver_ipi(g, &ipi);
-	spin_unlock(&g->dev_lock);
+	vm_devices_unlock(g, true);
 	return rc == VLAPIC_GP ? MSR_RAISE_GP : MSR_HANDLED;
 }
 

@@ -55,6 +55,8 @@ static unsigned priority(const struct pic_chip *c, unsigned ir)
 
 static int highest(const struct pic_chip *c, uint8_t bits)
 {
+	if (!bits)
+		return -1;      /* the common case: nothing requested */
 	for (unsigned k = 0; k < 8; k++) {
 		unsigned ir = (c->lowest + 1 + k) & 7;
 

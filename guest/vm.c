@@ -328,14 +328,15 @@ void vm_poll_console(struct vm *vm)
 	unsigned received = 0;
 	int c;
 
-	spin_lock(&vm->dev_lock);
+	vm_devices_lock(vm);
 	uart_flush_idle(&vm->uart, rdtsc(), tsc_hz / PROMPT_FLUSH_PER_SECOND);
 	while (vm->uart.rx_count < UART_RX_FIFO &&
 	       (c = serial_read_byte()) >= 0) {
 		uart_receive(&vm->uart, (uint8_t)c);
 		received++;
 	}
-	spin_unlock(&vm->dev_lock);
+	/* Output alone (uart_flush_idle) moves no interrupt line. */
+	vm_devices_unlock(vm, received != 0);
 	guest_console_drain(&vm->console);
 	if (received)
 		vm_request(vm, 0, VCPU_REQ_EVENT);

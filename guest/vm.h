@@ -8,7 +8,8 @@
  * Locks (lib/spinlock.h, ticket locks), never nested:
  *   mem_lock  guest memory and the paging daemon (taken by faults, the
  *             daemon and hypervisor writes into guest RAM; not on VM entry)
- *   dev_lock  the virtual devices and interrupt routing
+ *   dev_lock  the virtual devices and interrupt routing (taken through
+ *             vm_devices_lock/vm_devices_unlock, which keep irq_gen)
  *
  * Telling a vCPU something goes through its request word only
  * (vm_request): the sender sets a bit and the vCPU is kicked out of guest
@@ -107,6 +108,12 @@ struct vm_spec {
 struct vm {
 	struct spinlock mem_lock;
 	struct spinlock dev_lock;
+	/*
+	 * Moves on (under dev_lock) whenever the devices' interrupt state
+	 * may have changed: a vCPU that found nothing to inject at its last
+	 * poll and sees the same value need not poll again.
+	 */
+	volatile uint64_t irq_gen;
 	struct ept ept;
 	struct ept_shootdown tlb;
 	struct frame_pool pool;
@@ -155,9 +162,39 @@ static inline uint64_t vm_take_requests(struct vm *vm, unsigned n)
 	return __atomic_exchange_n(&vm->plat[n].requests, 0, __ATOMIC_ACQ_REL);
 }
 
+static inline bool vcpu_platform_has_requests(const struct vcpu_platform *p)
+{
+	return __atomic_load_n(&p->requests, __ATOMIC_SEQ_CST) != 0;
+}
+
 static inline bool vm_has_requests(const struct vm *vm, unsigned n)
 {
-	return __atomic_load_n(&vm->plat[n].requests, __ATOMIC_SEQ_CST) != 0;
+	return vcpu_platform_has_requests(&vm->plat[n]);
+}
+
+/*
+ * The virtual devices' lock. A section that may have changed what an
+ * interrupt poll finds (an APIC register or IRR, the 8259s, the UART's
+ * interrupt line, a timer) ends with changed = true, which moves irq_gen
+ * on; only a section that changes none of that passes false. A vCPU's own
+ * poll (vmx/vcpu_events.c) keeps track of its changes itself.
+ */
+static inline void vm_devices_lock(struct vm *vm)
+{
+	spin_lock(&vm->dev_lock);
+}
+
+static inline void vm_devices_unlock(struct vm *vm, bool changed)
+{
+	if (changed)
+		__atomic_store_n(&vm->irq_gen, vm->irq_gen + 1,
+				 __ATOMIC_RELEASE);
+	spin_unlock(&vm->dev_lock);
+}
+
+static inline uint64_t vm_irq_gen(const struct vm *vm)
+{
+	return __atomic_load_n(&vm->irq_gen, __ATOMIC_ACQUIRE);
 }
 
 /*

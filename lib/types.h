@@ -29,6 +29,7 @@
 
 #define PACKED __attribute__((packed))
 #define NORETURN __attribute__((noreturn))
+#define NOINLINE __attribute__((noinline))
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
 
 #endif

@@ -47,11 +47,11 @@ static uint32_t xsave_compacted_size(void)
 	return size;
 }
 
-enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
+/* The guest's answer, from the host's and the policy (guest/cpuid.c). */
+static NOINLINE void compute_cpuid(struct vcpu *v, uint32_t leaf,
+				   uint32_t subleaf, struct cpuid_regs *out)
 {
-	uint32_t leaf = (uint32_t)v->regs.rax, subleaf = (uint32_t)v->regs.rcx;
-	struct cpuid_regs host, out;
-
+	struct cpuid_regs host;
 	struct vm *g = v->guest;
 	const struct cpuid_context ctx = {
 		.vcpu_id = v->id,
@@ -62,10 +62,20 @@ enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
 	};
 
 	cpuid_count(leaf, subleaf, &host);
-	guest_cpuid(&ctx, leaf, subleaf, &host, &out);
+	guest_cpuid(&ctx, leaf, subleaf, &host, out);
 	if (leaf == CPUID_LEAF_XSAVE && subleaf == 1 &&
-	    (out.eax & XSAVEC_SUPPORTED) && ctx.guest_osxsave)
-		out.ebx = xsave_compacted_size();
+	    (out->eax & XSAVEC_SUPPORTED) && ctx.guest_osxsave)
+		out->ebx = xsave_compacted_size();
+	cpuid_cache_store(&v->cpuid_cache, leaf, subleaf, out);
+}
+
+enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
+{
+	uint32_t leaf = (uint32_t)v->regs.rax, subleaf = (uint32_t)v->regs.rcx;
+	struct cpuid_regs out;
+
+	if (!cpuid_cache_find(&v->cpuid_cache, leaf, subleaf, &out))
+		compute_cpuid(v, leaf, subleaf, &out);
 	v->regs.rax = out.eax;
 	v->regs.rbx = out.ebx;
 	v->regs.rcx = out.ecx;

@@ -65,14 +65,15 @@ static enum exit_action cr8_access(struct vcpu *v, const struct vmx_exit *e)
 	uint64_t q = e->qualification;
 	struct vm *g = v->guest;
 	struct vlapic *lapic = &g->plat[v->id].lapic;
+	bool write = CR_QUAL_TYPE(q) != CR_ACCESS_MOV_FROM;
 	bool ok = true;
 
-	spin_lock(&g->dev_lock);
-	if (CR_QUAL_TYPE(q) == CR_ACCESS_MOV_FROM)
+	vm_devices_lock(g);
+	if (!write)
 		write_gpr(v, CR_QUAL_GPR(q), vlapic_read_cr8(lapic));
 	else
 		ok = vlapic_write_cr8(lapic, read_gpr(v, CR_QUAL_GPR(q)));
-	spin_unlock(&g->dev_lock);
+	vm_devices_unlock(g, write);    /* the TPR moves the PPR */
 	if (!ok) {
 		inject_gp();
 		return EXIT_RESUME;

@@ -6,6 +6,7 @@
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vcpu_events.h"
+#include "vmx/vcpu_entry.h"
 #include "arch/x86/percpu.h"
 #include "arch/x86/platform.h"
 #include "arch/x86/cpu.h"
@@ -108,6 +109,7 @@ struct vcpu *vcpus_create(struct vm *vm)
 		v->guest = vm;
 		v->plat = &vm->plat[id];
 		exit_stats_init(&v->stats.exit);
+		vcpu_events_init(v);
 	}
 	exits = (struct counter_source){ .each = each_exit_counter,
 					 .obj = vcpus };
@@ -209,7 +211,7 @@ static bool enter_guest_mode(struct vcpu *v)
 	}
 	if (flushed)
 		v->stats.invept++;
-	if (vm_has_requests(v->guest, v->id)) {
+	if (vcpu_platform_has_requests(v->plat)) {
 		ept_client_exit(tlb, v->id);
 		v->stats.entries_retried++;
 		return false;
@@ -231,6 +233,14 @@ static void trace_closing_exit(const struct vcpu *v, uint64_t now)
 	trace_vm_exit_at(s->exit_tsc, v->id, (uint16_t)s->open_reason,
 			 v->traced_exit.qualification, v->traced_exit.rip,
 			 now - s->exit_tsc);
+}
+
+/* Most entries find no request: no atomic exchange for them. */
+static bool take_requests(struct vcpu *v)
+{
+	if (!vcpu_platform_has_requests(v->plat) && !v->guest->ended)
+		return true;
+	return vcpu_take_requests(v);
 }
 
 static void run_loop(struct vcpu *v);
@@ -258,7 +268,7 @@ static void run_loop(struct vcpu *v)
 	if (v->id == 0)
 		g->tsc.first_entry = rdtsc();
 	for (;;) {
-		if (!vcpu_take_requests(v))
+		if (!take_requests(v))
 			return;
 		if (v->plat->run_state == VCPU_WAIT_FOR_SIPI &&
 		    !restart_after_init(v))

@@ -6,6 +6,8 @@
 #include "lib/counters.h"
 #include "vmx/exit_stats.h"
 #include "guest/vm.h"
+#include "guest/cpuid.h"
+#include "guest/interrupts.h"
 
 /* Saved by vmx/vmx_entry.asm; the offsets there must match. */
 struct guest_regs {
@@ -47,6 +49,15 @@ struct vcpu {
 	bool nmi_pending;               /* taken from VCPU_REQ_NMI */
 	bool sipi_pending;              /* taken from VCPU_REQ_SIPI */
 	uint64_t next_console_poll;     /* vCPU 0 without a service CPU */
+	/* Fixed at creation (vcpu_events_init), read before every entry. */
+	struct {
+		bool polls_console;     /* vCPU 0 without a service CPU */
+		uint64_t poll_ticks;    /* the longest stay in guest mode */
+		uint64_t apf_poll_ticks; /* that, with async PFs in flight */
+		unsigned rate;          /* preemption timer: TSC >> rate */
+	} entry_cfg;
+	struct irq_poll_memo irq_memo;  /* the last interrupt poll */
+	struct cpuid_cache cpuid_cache;
 	struct vcpu_stats stats;
 	/* The open exit's details for its trace record (trace = on). */
 	struct {

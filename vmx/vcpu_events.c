@@ -5,7 +5,9 @@
  * what is pending and either injects it or, when the guest cannot take it
  * now, asks for an interrupt-window exit. The VMX preemption timer brings
  * the vCPU back for its APIC timer deadline and at least every
- * POLL_INTERVAL for console input.
+ * POLL_INTERVAL for console input. The poll is skipped when it cannot find
+ * anything new (guest/interrupts.h, irq_poll_needed): most exits change no
+ * device.
  */
 #include "vmx/vcpu_events.h"
 #include "lib/trace.h"
@@ -21,7 +23,6 @@
 
 #define POLL_INTERVALS_PER_SECOND 100
 #define NMI_VECTOR 2
-#define PREEMPTION_TIMER_MAX 0xffffffffull
 
 static unsigned preemption_rate(void)
 {
@@ -32,13 +33,10 @@ static unsigned preemption_rate(void)
 	return rate;
 }
 
-void vcpu_requeue_interrupted_event(const struct vmx_exit *e)
+void vcpu_requeue_event(const struct vmx_exit *e, uint32_t info)
 {
-	uint32_t info = vmcs_read32(VMCS_IDT_VECTORING_INFO);
 	uint32_t type = info & INTR_TYPE_MASK;
 
-	if (!(info & INTR_INFO_VALID))
-		return;
 	if (info & INTR_INFO_DELIVER_ERROR_CODE)
 		vmcs_write(VMCS_ENTRY_EXCEPTION_ERROR_CODE,
 			   vmcs_read32(VMCS_IDT_VECTORING_ERROR));
@@ -95,20 +93,18 @@ bool vcpu_take_requests(struct vcpu *v)
 	/*
 	 * VCPU_REQ_TLB_FLUSH: the flush itself happens on entry (the
 	 * shootdown generation moved). VCPU_REQ_EVENT, _PAGE_READY: the
-	 * interrupt state and the async-PF tokens are looked at before
-	 * every entry (and in HLT) anyway.
+	 * async-PF tokens are looked at before every entry (and in HLT)
+	 * anyway; every request but a flush makes the next entry poll the
+	 * interrupt state again.
 	 */
+	if (req & ~BIT(VCPU_REQ_TLB_FLUSH))
+		v->irq_memo.quiet = false;
 	return true;
 }
 
-static void poll_console(struct vcpu *v)
+void vcpu_poll_console(struct vcpu *v, uint64_t now)
 {
-	uint64_t now;
-
-	if (v->id != 0 || swap_daemon_has_service_cpu(v->guest->swap))
-		return;
-	now = rdtsc();
-	if (now < v->next_console_poll)
+	if (!vcpu_console_poll_due(v, now))
 		return;
 	v->next_console_poll = now + tsc_hz / CONSOLE_POLLS_PER_SECOND;
 	vm_poll_console(v->guest);
@@ -135,33 +131,25 @@ static bool try_inject_nmi(struct vcpu *v)
  */
 #define APF_POLLS_PER_SECOND 1000
 
-static void arm_preemption_timer(struct vcpu *v, uint64_t now,
-				 uint64_t deadline)
+void vcpu_events_init(struct vcpu *v)
 {
-	uint64_t ticks = tsc_hz / POLL_INTERVALS_PER_SECOND;
+	bool service_cpu = swap_daemon_has_service_cpu(v->guest->swap);
 
-	if (vm_apf_busy(v->guest, v->id) &&
-	    !swap_daemon_has_service_cpu(v->guest->swap))
-		ticks = tsc_hz / APF_POLLS_PER_SECOND;
-
-	if (deadline != UINT64_MAX)
-		ticks = MIN(ticks, deadline > now ? deadline - now : 0);
-	vmcs_write(VMCS_PREEMPTION_TIMER_VALUE,
-		   MIN(ticks >> preemption_rate(), PREEMPTION_TIMER_MAX));
+	v->entry_cfg.polls_console = v->id == 0 && !service_cpu;
+	v->entry_cfg.poll_ticks = tsc_hz / POLL_INTERVALS_PER_SECOND;
+	v->entry_cfg.apf_poll_ticks = service_cpu ? v->entry_cfg.poll_ticks
+					  : tsc_hz / APF_POLLS_PER_SECOND;
+	v->entry_cfg.rate = preemption_rate();
+	v->irq_memo.quiet = false;
 }
 
-void vcpu_prepare_entry(struct vcpu *v)
+void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 {
 	struct vm *g = v->guest;
-	uint64_t now = rdtsc();
 	struct pending_interrupt pi;
-	uint64_t deadline;
 	bool want_window = false;
 
-	poll_console(v);
-	if (vm_apf_busy(g, v->id))
-		vm_apf_page_ready(g, v->id);
-	spin_lock(&g->dev_lock);
+	vm_devices_lock(g);
 	pi = guest_poll_interrupts(g, v->id, now);
 	if (!(vmcs_read32(VMCS_ENTRY_INTERRUPTION_INFO) & INTR_INFO_VALID) &&
 	    !try_inject_nmi(v) && pi.vector >= 0) {
@@ -181,10 +169,19 @@ void vcpu_prepare_entry(struct vcpu *v)
 	} else if (pi.vector >= 0) {
 		want_window = true;
 	}
-	deadline = guest_timer_deadline(g, v->id);
-	spin_unlock(&g->dev_lock);
+	v->irq_memo = (struct irq_poll_memo){
+		.quiet = pi.vector < 0 && !v->nmi_pending,
+		.irq_gen = g->irq_gen,
+		.deadline = guest_timer_deadline(g, v->id),
+	};
+	/*
+	 * What the poll itself changed needs no new generation: a timer that
+	 * fired and a vector acknowledged belong to this vCPU (and the 8259,
+	 * which it acknowledges, reaches vCPU 0 only), and the UART line it
+	 * copied into the 8259 moved irq_gen when it changed.
+	 */
+	vm_devices_unlock(g, false);
 	set_proc_control(PROC_INTERRUPT_WINDOW_EXITING, want_window);
-	arm_preemption_timer(v, now, deadline);
 }
 
 static bool no_requests(void *ctx)
@@ -228,14 +225,14 @@ static void wait_for_event(struct vcpu *v)
 		}
 		if (!swap_daemon_has_service_cpu(g->swap))
 			swap_daemon_work(g->swap);
-		poll_console(v);
+		vcpu_poll_console(v, rdtsc());
 		if (vm_apf_busy(g, v->id) && vm_apf_page_ready(g, v->id))
 			apf_count_halt_woken(&v->plat->apf);
 		now = rdtsc();
-		spin_lock(&g->dev_lock);
+		vm_devices_lock(g);
 		pi = guest_poll_interrupts(g, v->id, now);
 		timer = guest_timer_deadline(g, v->id);
-		spin_unlock(&g->dev_lock);
+		vm_devices_unlock(g, false);    /* as in vcpu_poll_and_inject */
 		if (pi.vector >= 0)
 			return;
 		vcpu_idle(v, halt_deadline(v, now, timer));
@@ -253,6 +250,7 @@ void vcpu_block_until_event(struct vcpu *v)
 
 	trace_vcpu_halt_at(start, v->id);
 	wait_for_event(v);
+	v->irq_memo.quiet = false;      /* it polled on its own */
 	trace_vcpu_wake(v->id, rdtsc() - start);
 	if (apf_waiting)
 		swap_daemon_count_apf_halt(v->guest->swap, v->id,
@@ -281,6 +279,7 @@ void vcpu_park(struct vcpu *v)
 		vcpu_idle(v, rdtsc() + tsc_hz / VCPU_IDLE_CHECKS_PER_SECOND);
 	}
 	p->parked = false;
+	v->irq_memo.quiet = false;
 }
 
 void vcpu_kick(void *ctx, unsigned n)

@@ -4,6 +4,7 @@
 #define VMX_VCPU_EVENTS_H
 
 #include "vmx/vcpu.h"
+#include "vmx/vmx_ops.h"
 
 #include "arch/x86/idle.h"    /* HV_KICK_VECTOR */
 
@@ -11,10 +12,33 @@
  * Right after an exit: an event whose delivery the exit interrupted is
  * queued again for the next entry (SDM Vol. 3C, 28.2.4 and 29.2.1.1).
  */
-void vcpu_requeue_interrupted_event(const struct vmx_exit *e);
+void vcpu_requeue_event(const struct vmx_exit *e, uint32_t idt_info);
 
-/* Right before an entry: inject what is pending, arm the timer. */
-void vcpu_prepare_entry(struct vcpu *v);
+static inline void vcpu_requeue_interrupted_event(const struct vmx_exit *e)
+{
+	uint32_t info = vmcs_read32(VMCS_IDT_VECTORING_INFO);
+
+	if (info & INTR_INFO_VALID)
+		vcpu_requeue_event(e, info);
+}
+
+/* Once, when v is created: what vcpu_prepare_entry reads of the config. */
+void vcpu_events_init(struct vcpu *v);
+
+/*
+ * Right before an entry (vmx/vcpu_entry.h, vcpu_prepare_entry): when due,
+ * vCPU 0 without a service CPU polls the host console; when a poll is
+ * needed (irq_poll_needed), the devices are polled under dev_lock and
+ * what is due is injected, or an interrupt window asked for, and the
+ * outcome kept in v->irq_memo.
+ */
+static inline bool vcpu_console_poll_due(const struct vcpu *v, uint64_t now)
+{
+	return v->entry_cfg.polls_console && now >= v->next_console_poll;
+}
+
+void vcpu_poll_console(struct vcpu *v, uint64_t now);
+void vcpu_poll_and_inject(struct vcpu *v, uint64_t now);
 
 /* HLT with interrupts on: wait in the hypervisor until one is pending. */
 void vcpu_block_until_event(struct vcpu *v);

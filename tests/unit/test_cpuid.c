@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest/cpuid.c: leaf 1 hides VMX and shows the hypervisor bit, the KVM
- * leaves at 0x40000000 (Documentation/virt/kvm/x86/cpuid.rst), and every
- * other leaf passes through.
+ * leaves at 0x40000000 (Documentation/virt/kvm/x86/cpuid.rst), every
+ * other leaf passes through; and the per-vCPU cache of answers, which
+ * keeps no leaf whose answer follows guest state (1, 0xD).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -210,6 +211,43 @@ static void test_pass_through(void **state)
 	}
 }
 
+static void test_cache(void **state)
+{
+	struct cpuid_cache c;
+	struct cpuid_regs out, a = { 1, 2, 3, 4 }, b = { 5, 6, 7, 8 };
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_false(cpuid_cache_find(&c, 0, 0, &out));
+	cpuid_cache_store(&c, 0, 0, &a);
+	assert_true(cpuid_cache_find(&c, 0, 0, &out));
+	assert_regs(&out, 1, 2, 3, 4);
+	/* Another subleaf, or a leaf sharing the slot, is not that answer. */
+	assert_false(cpuid_cache_find(&c, 0, 1, &out));
+	assert_false(cpuid_cache_find(&c, CPUID_CACHE_SLOTS, 0, &out));
+	cpuid_cache_store(&c, CPUID_CACHE_SLOTS, 0, &b);        /* evicts */
+	assert_true(cpuid_cache_find(&c, CPUID_CACHE_SLOTS, 0, &out));
+	assert_regs(&out, 5, 6, 7, 8);
+	assert_false(cpuid_cache_find(&c, 0, 0, &out));
+	/* Subleaves of one leaf have slots of their own. */
+	cpuid_cache_store(&c, 0xb, 0, &a);
+	cpuid_cache_store(&c, 0xb, 1, &b);
+	assert_true(cpuid_cache_find(&c, 0xb, 0, &out));
+	assert_regs(&out, 1, 2, 3, 4);
+	assert_true(cpuid_cache_find(&c, 0xb, 1, &out));
+	assert_regs(&out, 5, 6, 7, 8);
+	/* The hypervisor leaves too. */
+	cpuid_cache_store(&c, CPUID_HYPERVISOR_BASE, 0, &a);
+	assert_true(cpuid_cache_find(&c, CPUID_HYPERVISOR_BASE, 0, &out));
+	/* Leaves 1 and 0xD follow CR4.OSXSAVE and XCR0: never kept. */
+	cpuid_cache_store(&c, 0x1, 0, &a);
+	assert_false(cpuid_cache_find(&c, 0x1, 0, &out));
+	for (uint32_t sub = 0; sub < 3; sub++) {
+		cpuid_cache_store(&c, 0xd, sub, &a);
+		assert_false(cpuid_cache_find(&c, 0xd, sub, &out));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_hidden_leaves),
 		cmocka_unit_test(test_xsavec_hidden),
 		cmocka_unit_test(test_pass_through),
+		cmocka_unit_test(test_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

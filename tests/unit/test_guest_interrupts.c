@@ -170,6 +170,28 @@ static void init_and_sipi(void **state)
 	assert_int_equal(vm.plat[1].sipi_vector, 0x08);
 }
 
+/*
+ * vmx/ skips the poll before an entry when it cannot find anything new:
+ * only after a quiet poll, with irq_gen where that poll saw it, and before
+ * the vCPU's timer deadline.
+ */
+static void poll_needed_only_when_something_may_have_changed(void **state)
+{
+	struct irq_poll_memo m = { .quiet = true, .irq_gen = 7,
+				   .deadline = 1000 };
+
+	(void)state;
+	assert_false(irq_poll_needed(&m, 7, 0));
+	assert_false(irq_poll_needed(&m, 7, 999));
+	assert_true(irq_poll_needed(&m, 7, 1000));      /* the timer is due */
+	assert_true(irq_poll_needed(&m, 8, 0));         /* a device changed */
+	m.quiet = false;        /* something was left pending, or a request */
+	assert_true(irq_poll_needed(&m, 7, 0));
+	m = (struct irq_poll_memo){ .quiet = true, .irq_gen = 7,
+				    .deadline = UINT64_MAX };
+	assert_false(irq_poll_needed(&m, 7, UINT64_MAX - 1));  /* no timer */
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -180,6 +202,7 @@ int main(void)
 		T(lapic_goes_before_the_pic),
 		T(ipis_reach_their_destinations),
 		T(init_and_sipi),
+		T(poll_needed_only_when_something_may_have_changed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,8 +3,9 @@
  * guest/msr.c, the guest's platform MSRs, over a fake guest RAM: #GP for
  * MSRs nobody claims and for refused values, the MTRR and MISC_ENABLE
  * state, the kvmclock records (where they are written, which pages stay
- * pinned, across a page boundary, past RAM), and the routing of LAPIC and
- * async-PF MSRs to their owners.
+ * pinned, across a page boundary, past RAM), the routing of LAPIC and
+ * async-PF MSRs to their owners, and that LAPIC writes (not reads) move
+ * irq_gen, the vCPUs' cue to poll their interrupts again.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -257,6 +258,23 @@ static void lapic_and_async_pf_msrs_go_to_their_owners(void **state)
 	assert_int_equal(rd(MSR_KVM_ASYNC_PF_EN), 0x1234);
 }
 
+static void lapic_writes_move_irq_gen(void **state)
+{
+	uint64_t gen = vm.irq_gen;
+
+	(void)state;
+	rd(VLAPIC_MSR_TSC_DEADLINE);
+	rd(VLAPIC_MSR_PPR);
+	assert_int_equal(vm.irq_gen, gen);
+	wr(VLAPIC_MSR_TSC_DEADLINE, 1000);      /* a new timer deadline */
+	assert_int_equal(vm.irq_gen, gen + 1);
+	wr(VLAPIC_MSR_EOI, 0);                  /* the PPR may drop */
+	assert_int_equal(vm.irq_gen, gen + 2);
+	/* MSRs of no device leave it. */
+	wr(MSR_IA32_MTRR_DEF_TYPE, BIT(11) | 6);
+	assert_int_equal(vm.irq_gen, gen + 2);
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -268,6 +286,7 @@ int main(void)
 		T(kvmclock_wall_clock),
 		T(kvmclock_not_offered_is_gp),
 		T(lapic_and_async_pf_msrs_go_to_their_owners),
+		T(lapic_writes_move_irq_gen),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

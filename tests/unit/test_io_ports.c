@@ -2,8 +2,9 @@
 /*
  * guest/io_ports.c, the guest's port I/O: what an unclaimed port reads,
  * COM1 lines reaching the console (escaped), the test-exit port, the
- * reset and ACPI power-off requests, the ACPI PM1 registers and the 8259
- * routing. The VM's end and the IRQ routing are faked.
+ * reset and ACPI power-off requests, the ACPI PM1 registers, the 8259
+ * routing, and which accesses move irq_gen (may change what an interrupt
+ * poll finds). The VM's end and the IRQ routing are faked.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -188,6 +189,41 @@ static void pic_ports_reach_the_8259(void **state)
 	assert_int_equal(in(0xa1, 1, &handled), 0x7f);
 }
 
+/* Whether an access moved vm.irq_gen, the vCPUs' cue to poll again. */
+static bool moved_irq_gen(uint16_t port, bool is_in, uint8_t v)
+{
+	uint64_t before = vm.irq_gen;
+	uint32_t value = v;
+
+	guest_port_io(&vm, port, 1, is_in, &value);
+	return vm.irq_gen != before;
+}
+
+static void irq_gen_moves_when_an_interrupt_line_may_move(void **state)
+{
+	const uint16_t com1 = GUEST_COM1_BASE;
+
+	(void)state;
+	/* Nothing that can interrupt: an empty port, ACPI PM1. */
+	assert_false(moved_irq_gen(0x2fd, true, 0));
+	assert_false(moved_irq_gen(0xe0, false, 1));
+	assert_false(moved_irq_gen(ACPI_PM1A_STS_PORT, true, 0));
+	/* The UART with its line low: LSR polls and output move nothing. */
+	assert_false(moved_irq_gen(com1 + 5, true, 0));
+	assert_false(moved_irq_gen(com1, false, 'a'));
+	assert_false(moved_irq_gen(com1 + 4, false, 0x08));     /* OUT2 */
+	/* THR-empty enabled with THR empty: the line rises. */
+	assert_true(moved_irq_gen(com1 + 1, false, 0x02));
+	assert_false(moved_irq_gen(com1 + 5, true, 0));   /* still high */
+	assert_false(moved_irq_gen(com1, false, 'b'));    /* still high */
+	assert_true(moved_irq_gen(com1 + 2, true, 0));    /* IIR clears it */
+	assert_true(moved_irq_gen(com1, false, 'c'));     /* empty again */
+	assert_true(moved_irq_gen(com1 + 4, false, 0));   /* OUT2 off */
+	/* Any 8259 access (a read may be a poll-mode INTA). */
+	assert_true(moved_irq_gen(0x21, false, 0xfe));
+	assert_true(moved_irq_gen(0x20, true, 0));
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -199,6 +235,7 @@ int main(void)
 		T(resets_and_power_off),
 		T(pm1_status_and_enable),
 		T(pic_ports_reach_the_8259),
+		T(irq_gen_moves_when_an_interrupt_line_may_move),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
