@@ -94,7 +94,7 @@ static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
 	guest_console_drain(&vm->console);
 	vm_report_end(vm);
 	counters_each(print_stat, NULL);
-	hv_trace_finish(bi, vm);
+	hv_trace_finish(bi, vm->nvcpus);
 	if (bi->cfg.bench_swap)
 		swap_daemon_report_bench(vm->swap);
 	platform_stop();
@@ -125,7 +125,7 @@ static NORETURN void service_loop(struct vm *vm, const struct boot_info *bi)
 		uint64_t now = rdtsc();
 		bool busy = swap_daemon_work(vm->swap);
 
-		hv_trace_poll(bi, vm);
+		hv_trace_poll(bi, vm->nvcpus);
 
 		if (now >= next_poll) {
 			vm_poll_console(vm);
@@ -221,7 +221,7 @@ static NORETURN void run_guest(void *arg)
 	if (bi->cfg.debug_isolation_secret)
 		isolation_secret_plant(vm, bi->cfg.debug_isolation_secret);
 	the_vm = vm;
-	hv_trace_start(bi, vm);
+	hv_trace_start(bi, vm->nvcpus, swap_daemon_device(vm->swap));
 	the_vcpus = vcpus_create(vm);
 	on_boot_cpu = start_vcpu_cpus(bi, vm);
 	if (on_boot_cpu < 0) {
@@ -261,7 +261,9 @@ NORETURN void hv_main(struct boot_info *bi)
 		(unsigned long long)(tsc_calibrate_hz() / 1000));
 	if (bi->cfg.debug_blockdev_selftest) {
 		/* No guest: the swap driver alone (runs without VT-x). */
+		hv_trace_start(bi, 0, NULL);
 		blockdev_selftest_run(bi->cfg.swap_device);
+		hv_trace_finish(bi, 0);
 		platform_stop();
 	}
 	if (bi->cfg.bench_swap)

@@ -59,17 +59,18 @@ static struct trace_enum enum_end_kind = {
 	"end_kind", 3, end_kind_label, NULL,
 };
 
-void hv_trace_start(const struct boot_info *bi, const struct vm *vm)
+void hv_trace_start(const struct boot_info *bi, unsigned nvcpus,
+		    const struct blockdev *swap_dev)
 {
 	void *bufs[TRACE_MAX_CPUS];
 	/* The CPUs that run the VM: a vCPU each, and the service CPU. */
-	unsigned ncpus = MIN(host_cpu_count, vm->nvcpus + 1);
+	unsigned ncpus = MIN(host_cpu_count, nvcpus + 1);
 	uint32_t size = (uint32_t)bi->cfg.trace_buffer;
 
 	if (!bi->cfg.trace)
 		return;
 	ncpus = MIN(ncpus, TRACE_MAX_CPUS);
-	if (trace_disk_open(&disk, swap_daemon_device(vm->swap)))
+	if (trace_disk_open(&disk, swap_dev))
 		return;
 	if ((uint64_t)size * ncpus + (4ull << 20) > hv_heap_free_bytes()) {
 		hv_error("trace: %u rings of %u KiB do not fit in the "
@@ -91,13 +92,13 @@ void hv_trace_start(const struct boot_info *bi, const struct vm *vm)
 }
 
 /* The trace as it stands, with the counters as they stand, to the disk. */
-static int write_trace(const struct boot_info *bi, const struct vm *vm,
+static int write_trace(const struct boot_info *bi, unsigned nvcpus,
 		       struct trace_file_result *res)
 {
 	static char *counters;
 	struct trace_file_info info = {
 		.tsc_hz = tsc_hz,
-		.vcpus = vm->nvcpus,
+		.vcpus = nvcpus,
 		.config = bi->config_text,
 		.config_len = bi->config_len,
 	};
@@ -109,7 +110,7 @@ static int write_trace(const struct boot_info *bi, const struct vm *vm,
 	return trace_disk_write(&disk, &info, res);
 }
 
-void hv_trace_poll(const struct boot_info *bi, const struct vm *vm)
+void hv_trace_poll(const struct boot_info *bi, unsigned nvcpus)
 {
 	struct trace_file_result res;
 
@@ -117,7 +118,7 @@ void hv_trace_poll(const struct boot_info *bi, const struct vm *vm)
 	    !trace_any_full())
 		return;
 	wrote_when_full = true;
-	if (write_trace(bi, vm, &res))
+	if (write_trace(bi, nvcpus, &res))
 		return;
 	hv_info("trace: a ring is full (trace.mode = stop): later events are "
 		"not recorded; the %llu records so far are on %s, and the "
@@ -125,7 +126,7 @@ void hv_trace_poll(const struct boot_info *bi, const struct vm *vm)
 		(unsigned long long)res.records, disk.dev->name);
 }
 
-void hv_trace_finish(const struct boot_info *bi, const struct vm *vm)
+void hv_trace_finish(const struct boot_info *bi, unsigned nvcpus)
 {
 	struct trace_file_result res;
 
@@ -133,7 +134,7 @@ void hv_trace_finish(const struct boot_info *bi, const struct vm *vm)
 		return;
 	recording = false;
 	trace_stop();
-	if (write_trace(bi, vm, &res))
+	if (write_trace(bi, nvcpus, &res))
 		return;
 	hv_info("trace: %llu records (%llu lost%s) in %llu bytes on %s",
 		(unsigned long long)res.records, (unsigned long long)res.lost,

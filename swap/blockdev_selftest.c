@@ -12,6 +12,7 @@
 #include "swap/blockdev_selftest.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
+#include "lib/trace.h"
 #include "lib/heap.h"
 #include "lib/console.h"
 #include "lib/string.h"
@@ -27,6 +28,7 @@
 struct st_buffer {
 	uint64_t *page;
 	uint64_t slot;
+	uint64_t submitted_tsc;         /* trace = on */
 	bool busy;
 };
 
@@ -80,6 +82,35 @@ static struct st_buffer *free_buffer(struct selftest *t)
 	return NULL;
 }
 
+/*
+ * trace = on: the self-test's I/O as swap I/O of slots (gpa 0: no guest
+ * page), so a trace can be recorded where no guest runs (QEMU TCG).
+ */
+static void trace_selftest_io(struct st_buffer *b, enum blk_op op, bool done,
+			      bool ok)
+{
+	uint32_t slot = (uint32_t)b->slot;
+	uint64_t latency;
+
+	if (!trace_on)
+		return;
+	if (!done) {
+		b->submitted_tsc = trace_clock();
+		if (op == BLK_WRITE)
+			trace_swap_out_submit_at(b->submitted_tsc,
+						 TRACE_NO_VCPU, 0, slot);
+		else
+			trace_swap_in_submit_at(b->submitted_tsc,
+						TRACE_NO_VCPU, 0, slot);
+		return;
+	}
+	latency = trace_clock() - b->submitted_tsc;
+	if (op == BLK_WRITE)
+		trace_swap_out_done(TRACE_NO_VCPU, 0, slot, ok, latency);
+	else
+		trace_swap_in_done(TRACE_NO_VCPU, 0, slot, ok, latency);
+}
+
 /* Submits slot *next from a free buffer; false when nothing was taken. */
 static bool submit_one(struct selftest *t, enum blk_op op, uint64_t *next)
 {
@@ -102,6 +133,7 @@ static bool submit_one(struct selftest *t, enum blk_op op, uint64_t *next)
 	if (blk_submit(t->dev, &req))
 		return false;           /* queue full: poll first */
 	b->busy = true;
+	trace_selftest_io(b, op, false, true);
 	(*next)++;
 	return true;
 }
@@ -115,6 +147,7 @@ static unsigned harvest(struct selftest *t, enum blk_op op)
 		struct st_buffer *b = c[i].cookie;
 
 		b->busy = false;
+		trace_selftest_io(b, op, true, c[i].status == BLK_OK);
 		if (c[i].status != BLK_OK) {
 			if (t->errors++ < SELFTEST_SHOW_MISMATCHES)
 				hv_error("blockdev selftest: %s of slot %llu "

@@ -11,6 +11,7 @@ swap/swap_format.h (an independent implementation: the too-small image
 cannot be made with the tool, which refuses it) and the tool's output is
 checked against that layout."""
 
+import json
 import re
 import struct
 import subprocess
@@ -170,3 +171,43 @@ def test_blockdev_device_smaller_than_header(ctx):
     expect_refused(run, rf"^apfvisor: error: swap: {DEV}: swap header says "
                    r"67108864 bytes but the device has 33554432 bytes$")
     expect(image.read_bytes() == contents, "the cut image changed")
+
+
+def test_trace_of_the_selftest(ctx):
+    # trace = on over virtio-blk in QEMU (no VT-x: the self-test's I/O is
+    # what gets traced): qemu-run --trace attaches a second virtio disk,
+    # apfvisor tells the trace disk from the swap disk by its header,
+    # writes the trace there at the end, and qemu-run copies it out.
+    image = ctx.workdir / "swap.img"
+    format_image(image, "64M")
+    trace = ctx.workdir / "selftest.apft"
+    run = ctx.boot_cfg(config("virtio-blk") + "trace = on\n", swap=image,
+                       timeout=TIMEOUT, extra=("--trace", str(trace)))
+    swap_dev = run.expect_regex(rf"^apfvisor: swap: ({DEV}), 64 MiB, ")[1]
+    trace_dev = run.expect_regex(rf"^apfvisor: trace: trace disk ({DEV}), "
+                                 r"64 MiB$")[1]
+    expect(swap_dev != trace_dev, f"swap and trace on one disk {swap_dev}")
+    run.expect_line("apfvisor: trace: recording, 1 rings of 4096 KiB, stop "
+                    "when full")
+    run.expect_line(f"{PREFIX}PASS")
+    m = run.expect_regex(r"^apfvisor: trace: (\d+) records \(0 lost\) in "
+                         rf"(\d+) bytes on {re.escape(trace_dev)}$")
+    # Each page written and read: a submit and a done record.
+    expect(int(m[1]) == 4 * SELFTEST_PAGES,
+           f"{m[1]} records for {SELFTEST_PAGES} pages written and read")
+    expect(trace.stat().st_size == int(m[2]),
+           f"{trace} has {trace.stat().st_size} bytes, apfvisor wrote {m[2]}")
+    run.expect_status(0)
+    r = subprocess.run([str(TOOLS / "apftrace"), "--summary", "--json",
+                        str(trace)], capture_output=True, text=True)
+    expect(r.returncode == 0, f"apftrace: {r.stderr.strip()}")
+    summary = json.loads(r.stdout)
+    events = summary["events"]
+    for name in ("swap_out_submit", "swap_out_done", "swap_in_submit",
+                 "swap_in_done"):
+        expect(events.get(name) == SELFTEST_PAGES,
+               f"{events.get(name)} {name} events, {SELFTEST_PAGES} pages")
+    expect(summary["swap_in"]["count"] == SELFTEST_PAGES,
+           f"swap-in latencies: {summary['swap_in']}")
+    expect(summary["config"].get("debug.blockdev_selftest") == "on",
+           f"the trace's config: {summary['config']!r}")
