@@ -87,8 +87,9 @@ void hv_trace_start(const struct boot_info *bi, unsigned nvcpus,
 	trace_enum_register(&enum_end_kind);
 	trace_start(bufs, ncpus, size, bi->cfg.trace_overwrite);
 	recording = true;
-	hv_info("trace: recording, %u rings of %u KiB, %s when full", ncpus,
-		size >> 10, bi->cfg.trace_overwrite ? "overwrite" : "stop");
+	hv_info("trace: recording, %u ring%s of %u KiB, %s when full", ncpus,
+		ncpus == 1 ? "" : "s", size >> 10,
+		bi->cfg.trace_overwrite ? "overwrite" : "stop");
 }
 
 /* The trace as it stands, with the counters as they stand, to the disk. */

@@ -187,7 +187,7 @@ def test_trace_of_the_selftest(ctx):
     trace_dev = run.expect_regex(rf"^apfvisor: trace: trace disk ({DEV}), "
                                  r"64 MiB$")[1]
     expect(swap_dev != trace_dev, f"swap and trace on one disk {swap_dev}")
-    run.expect_line("apfvisor: trace: recording, 1 rings of 4096 KiB, stop "
+    run.expect_line("apfvisor: trace: recording, 1 ring of 4096 KiB, stop "
                     "when full")
     run.expect_line(f"{PREFIX}PASS")
     m = run.expect_regex(r"^apfvisor: trace: (\d+) records \(0 lost\) in "
