@@ -140,6 +140,16 @@ static void test_enum_values(void **state)
 	parse_ok("guest.kernel=k\napf=on\ntrace=off\n", &cfg);
 	assert_true(cfg.apf);
 	assert_false(cfg.trace);
+	assert_int_equal(cfg.trace_buffer, 4ull << 20);
+	assert_false(cfg.trace_overwrite);
+	parse_ok("guest.kernel=k\ntrace.buffer = 64K\ntrace.mode = overwrite\n",
+		 &cfg);
+	assert_int_equal(cfg.trace_buffer, 64ull << 10);
+	assert_true(cfg.trace_overwrite);
+	parse_ok("guest.kernel=k\ntrace.buffer = 256M\ntrace.mode = stop\n",
+		 &cfg);
+	assert_int_equal(cfg.trace_buffer, 256ull << 20);
+	assert_false(cfg.trace_overwrite);
 	parse_ok("guest.kernel=k\nguest.vcpus = 64\n", &cfg);
 	assert_int_equal(cfg.guest_vcpus, 64);
 	parse_ok("guest.kernel=k\nguest.vcpus = 007\n", &cfg);
@@ -309,6 +319,21 @@ static void test_bad_values(void **state)
 	parse_fails("trace = ON\n",
 		    "apfvisor.cfg:1: bad value 'ON' for trace "
 		    "(expected on or off)");
+	parse_fails("trace.buffer = 32K\n",
+		    "apfvisor.cfg:1: bad value '32K' for trace.buffer "
+		    "(expected a size per host CPU, a multiple of 4K, "
+		    "64K..256M)");
+	parse_fails("trace.buffer = 257M\n",
+		    "apfvisor.cfg:1: bad value '257M' for trace.buffer "
+		    "(expected a size per host CPU, a multiple of 4K, "
+		    "64K..256M)");
+	parse_fails("trace.buffer = 65537\n",
+		    "apfvisor.cfg:1: bad value '65537' for trace.buffer "
+		    "(expected a size per host CPU, a multiple of 4K, "
+		    "64K..256M)");
+	parse_fails("trace.mode = wrap\n",
+		    "apfvisor.cfg:1: bad value 'wrap' for trace.mode "
+		    "(expected stop or overwrite)");
 	parse_fails("guest.kernel =   # nothing\n",
 		    "apfvisor.cfg:1: bad value '' for guest.kernel "
 		    "(expected a file path)");
