@@ -104,8 +104,8 @@ test-bochs: all guest
 
 # Benchmarks report figures measured side by side in one run (cycles =
 # emulated instructions under Bochs), never wall-clock seconds.
-# make bench: exits, boot, swap and apf (tools/bench), one Bochs at a time;
-# make bench SECTION=exits (or boot, swap, apf): one section.
+# make bench: exits, boot, swap, apf and trace (tools/bench), one Bochs at
+# a time; make bench SECTION=exits (or boot, swap, apf, trace): one section.
 bench: all guest
 	tools/bench $(SECTION)
 
