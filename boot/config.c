@@ -37,6 +37,7 @@ struct config_key {
 void config_set_defaults(struct hv_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->guest_format = GUEST_FORMAT_AUTO;
 	cfg->guest_memory = MiB(64);
 	cfg->guest_vcpus = 1;
 	cfg->host_guest_frames = 0;     /* same as guest_memory */
@@ -207,6 +208,28 @@ static enum set_result set_path(char *dst, struct slice v, bool required)
 static enum set_result set_kernel(struct hv_config *cfg, struct slice v)
 {
 	return set_path(cfg->guest_kernel, v, true);
+}
+
+static enum set_result set_format(struct hv_config *cfg, struct slice v)
+{
+	static const struct {
+		const char *name;
+		enum guest_format format;
+	} formats[] = {
+		{ "auto", GUEST_FORMAT_AUTO },
+		{ "bzimage", GUEST_FORMAT_BZIMAGE },
+		{ "multiboot", GUEST_FORMAT_MULTIBOOT },
+		{ "elf", GUEST_FORMAT_ELF },
+		{ "flat", GUEST_FORMAT_FLAT },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
+		if (slice_eq(v, formats[i].name)) {
+			cfg->guest_format = formats[i].format;
+			return SET_OK;
+		}
+	}
+	return SET_BAD_VALUE;
 }
 
 static enum set_result set_initrd(struct hv_config *cfg, struct slice v)
@@ -431,6 +454,8 @@ static enum set_result set_read_latency(struct hv_config *cfg,
 
 static const struct config_key config_keys[] = {
 	{ "guest.kernel", set_kernel, "a file path", false },
+	{ "guest.format", set_format,
+	  "auto, bzimage, multiboot, elf or flat", false },
 	{ "guest.initrd", set_initrd, "a file path", false },
 	{ "guest.cmdline", set_cmdline, "a command line", true },
 	{ "guest.memory", set_memory,

@@ -7,6 +7,8 @@
  * ignored. Each key may appear once.
  *   guest.kernel = PATH       required; may be in double quotes, and then
  *   guest.initrd = PATH       may hold '#'; empty initrd = none
+ *   guest.format = auto|bzimage|multiboot|elf|flat (auto: told by the
+ *                             headers; a flat test guest must say flat)
  *   guest.cmdline = TEXT      the rest of the line: '#' does NOT start a
  *                             comment here (only at the start of a line);
  *                             one pair of quotes around it all is removed
@@ -37,6 +39,7 @@
 #define CONFIG_TRACE_BUFFER_MIN (64ull << 10)
 #define CONFIG_TRACE_BUFFER_MAX (256ull << 20)
 #include "swap/swap_params.h"
+#include "guest/image_format.h"
 
 #define CONFIG_PATH_MAX 128
 #define CONFIG_CMDLINE_MAX 1024
@@ -45,6 +48,7 @@
 
 struct hv_config {
 	char guest_kernel[CONFIG_PATH_MAX];   /* guest.kernel (required) */
+	enum guest_format guest_format;       /* guest.format (auto) */
 	char guest_initrd[CONFIG_PATH_MAX];   /* guest.initrd ("" = none) */
 	char guest_cmdline[CONFIG_CMDLINE_MAX]; /* guest.cmdline */
 	uint64_t guest_memory;                /* guest.memory, bytes */

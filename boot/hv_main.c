@@ -182,6 +182,7 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 		.kernel = bi->kernel,
 		.kernel_size = bi->kernel_size,
 		.kernel_name = bi->cfg.guest_kernel,
+		.format = bi->cfg.guest_format,
 		.initrd = bi->initrd,
 		.initrd_size = bi->initrd_size,
 		.cmdline = bi->cfg.guest_cmdline,

@@ -1,25 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/flat_loader.h"
 #include "guest/boot_state.h"
-#include "guest/elf_kernel.h"
 #include "lib/console.h"
 #include "lib/string.h"
 
-#define LINUX_HEADER_MAGIC_OFFSET 0x202
-#define LINUX_HEADER_MAGIC 0x53726448u  /* "HdrS" */
 #define FLAT_CMDLINE 0x8000ull          /* just above the boot state */
-
-bool image_is_linux(const void *image, uint64_t size)
-{
-	uint32_t magic;
-
-	if (image_is_elf(image, size))
-		return true;
-	if (size < LINUX_HEADER_MAGIC_OFFSET + 4)
-		return false;
-	memcpy(&magic, (const uint8_t *)image + LINUX_HEADER_MAGIC_OFFSET, 4);
-	return magic == LINUX_HEADER_MAGIC;
-}
 
 bool flat_loader_load(struct vm *g, const void *image, uint64_t size,
 		      const char *cmdline)

@@ -16,11 +16,4 @@
 bool flat_loader_load(struct vm *g, const void *image, uint64_t size,
 		      const char *cmdline);
 
-/*
- * True when the image is a Linux kernel: a bzImage (the boot protocol's
- * "HdrS" header) or an ELF file (an uncompressed vmlinux, whose loader
- * reports what is wrong with it); anything else is a flat test guest.
- */
-bool image_is_linux(const void *image, uint64_t size);
-
 #endif

@@ -200,8 +200,24 @@ struct vm *vm_create(const struct vm_spec *spec)
 {
 	struct vm *vm = hv_alloc(sizeof(*vm));
 
+	enum guest_format format;
+	char err[256];
+
+	format = image_format_choose(spec->format, spec->kernel,
+				     spec->kernel_size, spec->kernel_name, err,
+				     sizeof(err));
+	if (format == GUEST_FORMAT_UNKNOWN) {
+		hv_error("%s", err);
+		return NULL;
+	}
+	if (format == GUEST_FORMAT_MULTIBOOT) {
+		hv_error("guest.kernel '%s' is a multiboot image: recognised, "
+			 "but apfvisor does not load multiboot kernels yet",
+			 spec->kernel_name);
+		return NULL;
+	}
 	init_platform(vm, spec);
-	vm->is_linux = image_is_linux(spec->kernel, spec->kernel_size);
+	vm->is_linux = format != GUEST_FORMAT_FLAT;
 	/* The APs wait for the guest's INIT and SIPI, Linux or not. */
 	vm->nvcpus = spec->vcpus;
 	ept_shootdown_init(&vm->tlb, vm->nvcpus, kick_for_flush, vm);

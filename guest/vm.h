@@ -24,6 +24,7 @@
 #include "lib/spinlock.h"
 #include "ept/ept.h"
 #include "ept/ept_shootdown.h"
+#include "guest/image_format.h"
 #include "swap/frame_pool.h"
 #include "swap/guest_memory.h"
 #include "swap/swap_daemon.h"
@@ -89,6 +90,7 @@ struct vm_spec {
 	const void *kernel;
 	uint64_t kernel_size;
 	const char *kernel_name;        /* as configured, for messages */
+	enum guest_format format;       /* guest.format */
 	const void *initrd;
 	uint64_t initrd_size;
 	const char *cmdline;
@@ -126,7 +128,7 @@ struct vm {
 	struct vcpu_entry_state entry;  /* how vCPU 0 starts */
 	struct vcpu_platform plat[VM_MAX_VCPUS];
 	unsigned nvcpus;
-	bool is_linux;                  /* a bzImage, not a flat test guest */
+	bool is_linux;                  /* a bzImage or ELF kernel, not flat */
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
 	bool hide_xsavec;               /* CPUID 0xD.1 without XSAVEC */
 	struct apf_msr_env apf_env;     /* what the async-PF MSRs check */

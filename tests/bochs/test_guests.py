@@ -218,6 +218,7 @@ def test_isolation_scan(ctx, cpus):
     masked = secret ^ 0x5A5A5A5A5A5A5A5A
     run = ctx.boot_cfg("# isolation scan\n"
                        "guest.kernel = isolation.bin\n"
+                       "guest.format = flat\n"
                        "guest.memory = 32M\n"
                        f"guest.cmdline = 0x{masked:016x}\n"
                        f"debug.isolation_secret = 0x{secret:016x}\n",
@@ -251,3 +252,22 @@ def test_kvmclock_on_swapped_page(ctx):
     run.expect_stat_at_least("swap.ins", 1)
     run.expect_absent(r"^apfvisor: error:")
     run.expect_status(0)
+
+
+def test_image_format_told_not_guessed(ctx):
+    # A flat test guest without guest.format = flat is refused with what
+    # it looks like (it used to run as flat whatever it was), and so is a
+    # file that is not what guest.format says.
+    run = ctx.boot_cfg("guest.kernel = hello.bin\n")
+    run.expect_regex(r"^apfvisor: error: guest\.kernel 'hello\.bin' is not "
+                     r"a bzImage, a multiboot image or an ELF kernel: no "
+                     r"known header \(first bytes [0-9a-f]{2} [0-9a-f]{2} "
+                     r"[0-9a-f]{2} [0-9a-f]{2}\) \(a flat test guest needs "
+                     r"guest\.format = flat\)$")
+    run.expect_absent(r"^guest: ")
+    run.expect_status(1)
+    run = ctx.boot_cfg("guest.kernel = hello.bin\nguest.format = bzimage\n")
+    run.expect_regex(r"^apfvisor: error: guest\.kernel 'hello\.bin' is not "
+                     r"a bzImage \(guest\.format = bzimage\): no known "
+                     r"header ")
+    run.expect_status(1)

@@ -150,6 +150,11 @@ static void test_enum_values(void **state)
 		 &cfg);
 	assert_int_equal(cfg.trace_buffer, 256ull << 20);
 	assert_false(cfg.trace_overwrite);
+	assert_int_equal(cfg.guest_format, GUEST_FORMAT_AUTO);
+	parse_ok("guest.kernel=k\nguest.format = flat\n", &cfg);
+	assert_int_equal(cfg.guest_format, GUEST_FORMAT_FLAT);
+	parse_ok("guest.kernel=k\nguest.format = multiboot\n", &cfg);
+	assert_int_equal(cfg.guest_format, GUEST_FORMAT_MULTIBOOT);
 	parse_ok("guest.kernel=k\nguest.vcpus = 64\n", &cfg);
 	assert_int_equal(cfg.guest_vcpus, 64);
 	parse_ok("guest.kernel=k\nguest.vcpus = 007\n", &cfg);
@@ -331,6 +336,9 @@ static void test_bad_values(void **state)
 		    "apfvisor.cfg:1: bad value '65537' for trace.buffer "
 		    "(expected a size per host CPU, a multiple of 4K, "
 		    "64K..256M)");
+	parse_fails("guest.format = raw\n",
+		    "apfvisor.cfg:1: bad value 'raw' for guest.format "
+		    "(expected auto, bzimage, multiboot, elf or flat)");
 	parse_fails("trace.mode = wrap\n",
 		    "apfvisor.cfg:1: bad value 'wrap' for trace.mode "
 		    "(expected stop or overwrite)");

@@ -7,3 +7,7 @@ unit_srcs_test_linux_boot := guest/linux_boot.c lib/format.c lib/string.c
 UNIT_TESTS += test_elf_kernel
 unit_srcs_test_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 	guest/linux_boot.c lib/format.c lib/string.c
+
+# Kernel formats told by their headers (guest/image_format.c).
+UNIT_TESTS += test_image_format
+unit_srcs_test_image_format := guest/image_format.c lib/format.c lib/string.c
