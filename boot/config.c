@@ -212,20 +212,10 @@ static enum set_result set_kernel(struct hv_config *cfg, struct slice v)
 
 static enum set_result set_format(struct hv_config *cfg, struct slice v)
 {
-	static const struct {
-		const char *name;
-		enum guest_format format;
-	} formats[] = {
-		{ "auto", GUEST_FORMAT_AUTO },
-		{ "bzimage", GUEST_FORMAT_BZIMAGE },
-		{ "multiboot", GUEST_FORMAT_MULTIBOOT },
-		{ "elf", GUEST_FORMAT_ELF },
-		{ "flat", GUEST_FORMAT_FLAT },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
-		if (slice_eq(v, formats[i].name)) {
-			cfg->guest_format = formats[i].format;
+	for (enum guest_format f = GUEST_FORMAT_AUTO; f < GUEST_FORMAT_UNKNOWN;
+	     f++) {
+		if (slice_eq(v, guest_format_name(f))) {
+			cfg->guest_format = f;
 			return SET_OK;
 		}
 	}

@@ -18,7 +18,7 @@ enum guest_format {
 	GUEST_FORMAT_MULTIBOOT,
 	GUEST_FORMAT_ELF,
 	GUEST_FORMAT_FLAT,
-	GUEST_FORMAT_UNKNOWN,           /* auto found none of them */
+	GUEST_FORMAT_UNKNOWN,           /* auto found none (last: see config) */
 };
 
 #define MULTIBOOT_HEADER_MAGIC  0x1BADB002u

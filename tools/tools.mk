@@ -15,7 +15,7 @@ TOOLS_CC ?= $(CC)
 TOOLS_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. -O2 -g -Wall -Wextra -Werror
 
 APFSWAP_FORMAT_SRC := tools/apfswap_format.c swap/swap_format.c \
-	boot/config.c lib/format.c lib/string.c
+	boot/config.c guest/image_format.c lib/format.c lib/string.c
 
 .PHONY: host-tools
 host-tools: $(TOOLS_OUT)/apfswap-format

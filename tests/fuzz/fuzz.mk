@@ -25,7 +25,8 @@ FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_virtio_blk_queue fuzz_bzimage fuzz_ata_identify fuzz_image_format
 fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 	guest/linux_boot.c lib/format.c lib/string.c
-fuzz_srcs_fuzz_config := boot/config.c lib/format.c lib/string.c
+fuzz_srcs_fuzz_config := boot/config.c guest/image_format.c lib/format.c \
+	lib/string.c
 fuzz_srcs_fuzz_swap_header := swap/swap_format.c lib/format.c
 fuzz_srcs_fuzz_virtio_blk_queue := swap/virtio_blk_queue.c lib/format.c
 fuzz_srcs_fuzz_bzimage := guest/linux_boot.c lib/format.c lib/string.c

@@ -25,7 +25,8 @@ UNIT_TESTS := test_config test_format test_ept test_ept_model \
 	test_uart test_cpuid test_acpi test_vmx_controls test_xsave_probe \
 	test_xcr0 test_register_rules
 
-unit_srcs_test_config := boot/config.c lib/format.c lib/string.c
+unit_srcs_test_config := boot/config.c guest/image_format.c lib/format.c \
+	lib/string.c
 unit_srcs_test_format := lib/format.c
 unit_srcs_test_ept := ept/ept.c tests/unit/ept_fake.c
 unit_srcs_test_ept_model := ept/ept.c tests/unit/ept_fake.c
