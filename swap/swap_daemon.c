@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "swap/swap_daemon.h"
+#include "swap/swap_daemon_internal.h"
 #include "lib/trace.h"
 #include "swap/swap_thrash.h"
 #include "swap/blockdev_faults.h"
@@ -28,66 +29,6 @@
 #define FRAME_WAIT_LIMIT_S 10u
 /* A fatal line, short enough for the end-of-guest line that repeats it. */
 #define SWAP_FATAL_LINE_MAX 160
-
-#define SWAP_DAEMON_COUNTERS(X)                                              \
-	X(struct swap_daemon_stats, submitted, "swap.submitted")              \
-	X(struct swap_daemon_stats, completed, "swap.completed")              \
-	X(struct swap_daemon_stats, queue_full, "swap.device_queue_full")     \
-	X(struct swap_daemon_stats, waits, "swap.waits")                      \
-	X(struct swap_daemon_stats, wait_tsc, "swap.wait_tsc")                \
-	X(struct swap_daemon_stats, apf_halt_tsc, "swap.apf_halt_tsc")        \
-	X(struct swap_daemon_stats, frame_waits, "swap.frame_waits")          \
-	X(struct swap_daemon_stats, evict_steps, "swap.evict_steps")          \
-	X(struct swap_daemon_stats, shootdowns, "swap.shootdowns")            \
-	X(struct swap_daemon_stats, victims, "swap.victims")                  \
-	X(struct swap_daemon_stats, evict_tsc, "swap.evict_tsc")              \
-	X(struct swap_daemon_stats, io_tsc, "swap.io_tsc")                    \
-	X(struct swap_daemon_stats, already_mapped,                          \
-	  "swap.faults_already_mapped")                                        \
-	X(struct swap_daemon_stats, page_resident_events,                    \
-	  "swap.page_resident_events")                                         \
-	X(struct swap_daemon_stats, overdue_requests, "swap.overdue_requests") \
-	X(struct swap_daemon_stats, verify_mismatches,                       \
-	  "swap.verify_mismatches")                                            \
-	X(struct swap_daemon_stats, verify_clean_changed,                    \
-	  "swap.verify_clean_changed")                                         \
-	X(struct swap_daemon_stats, reads_delayed, "swap.reads_delayed")
-
-struct swap_daemon_stats {
-	SWAP_DAEMON_COUNTERS(COUNTER_FIELD)
-};
-
-static const struct counter_def daemon_counter_defs[] = {
-	SWAP_DAEMON_COUNTERS(COUNTER_DEF)
-};
-
-struct swap_daemon {
-	struct swap_daemon_config cfg;
-	struct guest_memory *mem;
-	struct spinlock *lock;
-	struct blockdev *dev;                   /* NULL: no swap */
-	struct swap_header_info hdr;
-	struct swap_slots slots;
-	struct swap_io_queue io;
-	/* Per guest page: the vCPUs waiting for its I/O (bit n = vCPU n). */
-	uint64_t *waiters;
-	bool verifying;                         /* debug.swap_verify */
-	struct swap_verify verify;
-	unsigned stuck_steps;
-	volatile bool stuck;                    /* reported: nothing can go */
-	struct swap_thrash thrash;
-	/* swap.read_latency: reads done at the device but not yet due. */
-	uint64_t read_latency_tsc;
-	struct held_read {
-		void *cookie;
-		bool ok;
-		uint64_t due;
-	} held[SWAP_IO_IN_FLIGHT_MAX];
-	unsigned nheld;
-	struct swap_daemon_stats stats;
-	struct counter_source daemon_counters, memory_counters, queue_counters;
-	struct counter_source injected_counters;
-};
 
 bool swap_daemon_has_swap(const struct swap_daemon *d)
 {
@@ -571,54 +512,6 @@ static bool wants_swap(const struct swap_daemon_config *cfg)
 	       cfg->mem->ram_size > cfg->host_frames;
 }
 
-static void each_memory_counter(const void *obj, counter_fn fn, void *ctx)
-{
-	guest_memory_each_stat(obj, fn, ctx);
-}
-
-static void each_queue_counter(const void *obj, counter_fn fn, void *ctx)
-{
-	const struct swap_io_queue *q = obj;
-
-	fn(ctx, "swap.reads_ahead_of_writes", q->reads_ahead_of_writes);
-	fn(ctx, "swap.unknown_completions", q->unknown_completions);
-}
-
-static void each_injected_counter(const void *obj, counter_fn fn, void *ctx)
-{
-	struct blockdev_fault_counts c = blockdev_faults_injected();
-
-	(void)obj;
-	fn(ctx, "swap.injected_read_failures", c.injected_read_failures);
-	fn(ctx, "swap.injected_write_failures", c.injected_write_failures);
-}
-
-static void register_counters(struct swap_daemon *d)
-{
-	d->daemon_counters = (struct counter_source){
-		.defs = daemon_counter_defs,
-		.ndefs = ARRAY_SIZE(daemon_counter_defs),
-		.obj = &d->stats,
-	};
-	d->memory_counters = (struct counter_source){
-		.each = each_memory_counter,
-		.obj = d->mem,
-	};
-	d->queue_counters = (struct counter_source){
-		.each = each_queue_counter,
-		.obj = &d->io,
-	};
-	counters_register(&d->memory_counters);
-	counters_register(&d->daemon_counters);
-	counters_register(&d->queue_counters);
-	if (d->cfg.params.fail_reads || d->cfg.params.fail_writes) {
-		d->injected_counters = (struct counter_source){
-			.each = each_injected_counter,
-		};
-		counters_register(&d->injected_counters);
-	}
-}
-
 static bool open_swap(struct swap_daemon *d)
 {
 	const struct swap_daemon_config *cfg = &d->cfg;
@@ -698,33 +591,6 @@ struct swap_daemon *swap_daemon_create(const struct swap_daemon_config *cfg)
 		return d;
 	if (!open_swap(d))
 		return NULL;
-	register_counters(d);
+	swap_daemon_register_counters(d);
 	return d;
-}
-
-static uint64_t per(uint64_t total, uint64_t n)
-{
-	return n ? total / n : 0;
-}
-
-void swap_daemon_report_bench(const struct swap_daemon *d)
-{
-	const struct guest_memory_stats *s = &d->mem->stats;
-
-	if (!d->dev)
-		return;
-	hv_info("bench: swap-in %llu cycles/page (vCPU wait, %llu swap-ins)",
-		(unsigned long long)per(d->stats.wait_tsc, s->swap_ins),
-		(unsigned long long)s->swap_ins);
-	hv_info("bench: swap-out %llu cycles/page batched (daemon root-mode "
-		"time over %llu pages written)",
-		(unsigned long long)per(d->stats.evict_tsc + d->stats.io_tsc,
-					s->swap_outs),
-		(unsigned long long)s->swap_outs);
-	hv_info("bench: eviction candidates %llu: zero %llu%%, clean %llu%%, "
-		"written %llu%%", (unsigned long long)d->stats.victims,
-		(unsigned long long)per(100 * s->zero_pages_skipped,
-					d->stats.victims),
-		(unsigned long long)per(100 * s->clean_drops, d->stats.victims),
-		(unsigned long long)per(100 * s->swap_outs, d->stats.victims));
 }
