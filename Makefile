@@ -26,6 +26,14 @@ HV_OBJS  := $(HV_CSRC:%.c=$(BUILD)/hv/%.o) $(HV_ASRC:%.asm=$(BUILD)/hv/%.asm.o)
 
 GUEST_SRC  := $(wildcard tests/guests/*.asm)
 GUEST_BINS := $(GUEST_SRC:tests/guests/%.asm=$(BUILD)/guests/%.bin)
+# Multiboot test kernels (32-bit ELF, as `qemu -kernel` takes them): one
+# per tests/guests/multiboot/*.c but the shared mb_lib.c.
+MB_DIR     := tests/guests/multiboot
+MB_SRC     := $(filter-out $(MB_DIR)/mb_lib.c,$(wildcard $(MB_DIR)/*.c))
+MB_BINS    := $(MB_SRC:$(MB_DIR)/%.c=$(BUILD)/guests/%.elf)
+MB_CFLAGS  := -m32 -march=i686 -ffreestanding -fno-pic -fno-pie \
+	      -fno-stack-protector -fno-asynchronous-unwind-tables \
+	      -mgeneral-regs-only -nostdlib -O2 -Wall -Wextra -Werror
 
 .PHONY: all deps efi guests esp test test-unit test-qemu test-bochs run \
 	run-kvm usb-image clean bench bench-swap bench-apf
@@ -36,7 +44,7 @@ deps:
 	@tools/install-deps
 
 efi: $(BUILD)/apfvisor.efi
-guests: $(GUEST_BINS)
+guests: $(GUEST_BINS) $(MB_BINS)
 
 # Order-only on deps: with make -j nothing compiles before the packages
 # (gnu-efi, nasm, cmocka) are installed.
@@ -70,6 +78,20 @@ include tests/unit/unit.mk
 include tests/fuzz/fuzz.mk
 include tools/tools.mk
 include guest/guest.mk
+
+$(BUILD)/guests/mb/%.o: $(MB_DIR)/%.c $(MB_DIR)/mb_lib.h | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(MB_CFLAGS) -c $< -o $@
+
+$(BUILD)/guests/mb/mb_start.o: $(MB_DIR)/mb_start.asm | deps
+	@mkdir -p $(dir $@)
+	$(NASM) -f elf32 -w+all -Werror $< -o $@
+
+$(BUILD)/guests/%.elf: $(BUILD)/guests/mb/mb_start.o $(BUILD)/guests/mb/mb_lib.o \
+		$(BUILD)/guests/mb/%.o $(MB_DIR)/mb.ld
+	$(LD) -m elf_i386 -nostdlib -no-pie -z noexecstack \
+		--no-warn-rwx-segments -T $(MB_DIR)/mb.ld \
+		$(filter %.o,$^) -o $@
 
 # An ESP folder for CFG (a config file naming the guest files).
 esp: deps efi guests

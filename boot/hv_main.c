@@ -185,6 +185,7 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 		.format = bi->cfg.guest_format,
 		.initrd = bi->initrd,
 		.initrd_size = bi->initrd_size,
+		.initrd_name = bi->cfg.guest_initrd,
 		.cmdline = bi->cfg.guest_cmdline,
 		.memory = bi->cfg.guest_memory,
 		.vcpus = bi->cfg.guest_vcpus,

@@ -8,9 +8,12 @@
 #define PTE_LARGE BIT(7)
 #define PT_ENTRIES 512
 
-/* null, null, 64-bit code (0x10), data (0x18), 64-bit TSS (0x20, 2 slots) */
+/*
+ * null, 32-bit code (0x08, multiboot entry), 64-bit code (0x10), data
+ * (0x18), 64-bit TSS (0x20, 2 slots)
+ */
 static const uint64_t boot_gdt[6] = {
-	0, 0, 0x00af9b000000ffffull, 0x00cf93000000ffffull,
+	0, 0x00cf9b000000ffffull, 0x00af9b000000ffffull, 0x00cf93000000ffffull,
 	0x00008b0000000067ull, 0,
 };
 
@@ -57,5 +60,19 @@ void boot_state_long_mode_entry(struct vcpu_entry_state *e, uint64_t rip,
 		.gdtr_base = BOOT_GDT,
 		.gdtr_limit = sizeof(boot_gdt) - 1,
 		.long_mode = true,
+	};
+}
+
+void boot_state_protected_mode_entry(struct vcpu_entry_state *e, uint64_t eip,
+				     uint64_t esp)
+{
+	*e = (struct vcpu_entry_state){
+		.rip = eip,
+		.rsp = esp,
+		.rflags = RFLAGS_RESERVED_1,
+		.cr0 = CR0_PE | CR0_ET,
+		.gdtr_base = BOOT_GDT,
+		.gdtr_limit = sizeof(boot_gdt) - 1,
+		.protected_mode = true,
 	};
 }

@@ -11,30 +11,49 @@
 #include "lib/format.h"
 #include "lib/string.h"
 
-/* Elf64_Ehdr */
 #define EH_CLASS 4   /* e_ident[EI_CLASS] */
 #define EH_DATA 5    /* e_ident[EI_DATA] */
 #define EH_TYPE 16
 #define EH_MACHINE 18
-#define EH_ENTRY 24
-#define EH_PHOFF 32
-#define EH_PHENTSIZE 54
-#define EH_PHNUM 56
-#define EH_SIZE 64
 
-/* Elf64_Phdr */
-#define PH_TYPE 0
-#define PH_FLAGS 4
-#define PH_OFFSET 8
-#define PH_PADDR 24
-#define PH_FILESZ 32
-#define PH_MEMSZ 40
-#define PH_SIZE 56
+/*
+ * Where the fields the parser reads sit in one ELF class's headers
+ * (Elf64_Ehdr/Elf64_Phdr, or Elf32_Ehdr/Elf32_Phdr), and how wide the
+ * address-sized ones are.
+ */
+struct elf_layout {
+	unsigned word;                  /* bytes of an address or offset */
+	unsigned machine;               /* the e_machine this class must have */
+	const char *machine_name;
+	unsigned eh_entry, eh_phoff, eh_phentsize, eh_phnum, eh_size;
+	unsigned ph_flags, ph_offset, ph_vaddr, ph_paddr, ph_filesz, ph_memsz;
+	unsigned ph_size;
+};
 
+#define ELFCLASS32 1
 #define ELFCLASS64 2
 #define ELFDATA2LSB 1
 #define ET_EXEC 2
+#define EM_386 3
 #define EM_X86_64 62
+
+static const struct elf_layout elf64_layout = {
+	.word = 8, .machine = EM_X86_64, .machine_name = "x86-64",
+	.eh_entry = 24, .eh_phoff = 32, .eh_phentsize = 54, .eh_phnum = 56,
+	.eh_size = 64,
+	.ph_flags = 4, .ph_offset = 8, .ph_vaddr = 16, .ph_paddr = 24,
+	.ph_filesz = 32, .ph_memsz = 40, .ph_size = 56,
+};
+
+static const struct elf_layout elf32_layout = {
+	.word = 4, .machine = EM_386, .machine_name = "i386",
+	.eh_entry = 24, .eh_phoff = 28, .eh_phentsize = 42, .eh_phnum = 44,
+	.eh_size = 52,
+	.ph_flags = 24, .ph_offset = 4, .ph_vaddr = 8, .ph_paddr = 12,
+	.ph_filesz = 16, .ph_memsz = 20, .ph_size = 32,
+};
+
+#define PH_TYPE 0
 #define PT_LOAD 1
 #define PF_X 1
 
@@ -46,40 +65,60 @@ bool image_is_elf(const void *img, uint64_t len)
 	return len >= 4 && memcmp(img, ELF_MAGIC, 4) == 0;
 }
 
-/* The ELF header: identity, then where the program headers are. */
-static int check_header(const uint8_t *p, uint64_t len, char *err,
+/*
+ * The ELF header: identity, then where the program headers are. classes
+ * says which ELF classes the caller loads; *lay is the chosen class's.
+ */
+static int check_header(const uint8_t *p, uint64_t len, unsigned classes,
+			const struct elf_layout **lay, char *err,
 			size_t err_len)
 {
+	const struct elf_layout *l;
 	uint64_t phoff, phnum, table;
 
-	if (!image_is_elf(p, len) || len < EH_SIZE)
+	if (!image_is_elf(p, len) || len < elf32_layout.eh_size)
 		return fmt_fail(err, err_len,
 				"not an ELF file or truncated in its "
 				"ELF header (%llu bytes)",
 				(unsigned long long)len);
-	if (p[EH_CLASS] != ELFCLASS64 || p[EH_DATA] != ELFDATA2LSB)
+	if (p[EH_CLASS] == ELFCLASS64 && (classes & ELF_CLASS_64))
+		l = &elf64_layout;
+	else if (p[EH_CLASS] == ELFCLASS32 && (classes & ELF_CLASS_32))
+		l = &elf32_layout;
+	else
+		l = NULL;
+	if (!l || p[EH_DATA] != ELFDATA2LSB)
 		return fmt_fail(err, err_len,
-				"ELF file is not 64-bit little-endian "
-				"(class %u, data %u): not an x86-64 kernel",
-				p[EH_CLASS], p[EH_DATA]);
-	if (le_get(p, EH_MACHINE, 2) != EM_X86_64)
+				"ELF file is not %s little-endian "
+				"(class %u, data %u): not an x86%s kernel",
+				classes == ELF_CLASS_64 ? "64-bit" :
+							  "32- or 64-bit",
+				p[EH_CLASS], p[EH_DATA],
+				classes == ELF_CLASS_64 ? "-64" : "");
+	if (len < l->eh_size)
+		return fmt_fail(err, err_len,
+				"ELF file is truncated in its ELF header "
+				"(%llu bytes)", (unsigned long long)len);
+	if (le_get(p, EH_MACHINE, 2) != l->machine)
 		return fmt_fail(err, err_len,
 				"ELF file is for machine %llu, not "
-				"x86-64 (62)",
-				(unsigned long long)le_get(p, EH_MACHINE, 2));
+				"%s (%u)",
+				(unsigned long long)le_get(p, EH_MACHINE, 2),
+				l->machine_name, l->machine);
 	if (le_get(p, EH_TYPE, 2) != ET_EXEC)
 		return fmt_fail(err, err_len,
 				"ELF file is of type %llu, not an "
 				"executable (2)",
 				(unsigned long long)le_get(p, EH_TYPE, 2));
-	if (le_get(p, EH_PHENTSIZE, 2) != PH_SIZE)
+	if (le_get(p, l->eh_phentsize, 2) != l->ph_size)
 		return fmt_fail(err, err_len,
 				"ELF program headers are %llu bytes "
-				"each, not 56",
-				(unsigned long long)le_get(p, EH_PHENTSIZE, 2));
-	phoff = le_get(p, EH_PHOFF, 8);
-	phnum = le_get(p, EH_PHNUM, 2);
-	table = phnum * PH_SIZE;
+				"each, not %u",
+				(unsigned long long)le_get(p, l->eh_phentsize, 2),
+				l->ph_size);
+	phoff = le_get(p, l->eh_phoff, l->word);
+	phnum = le_get(p, l->eh_phnum, 2);
+	table = phnum * l->ph_size;
 	if (phoff > len || table > len - phoff)
 		return fmt_fail(err, err_len,
 				"ELF file is truncated: its %llu "
@@ -88,18 +127,21 @@ static int check_header(const uint8_t *p, uint64_t len, char *err,
 				(unsigned long long)phnum,
 				(unsigned long long)phoff,
 				(unsigned long long)len);
+	*lay = l;
 	return 0;
 }
 
 /* One PT_LOAD program header: its data in the file, its place below 4G. */
-static int read_segment(const uint8_t *ph, uint64_t len, unsigned i,
-			struct elf_segment *s, char *err, size_t err_len)
+static int read_segment(const struct elf_layout *l, const uint8_t *ph,
+			uint64_t len, unsigned i, struct elf_segment *s,
+			char *err, size_t err_len)
 {
-	s->offset = le_get(ph, PH_OFFSET, 8);
-	s->paddr = le_get(ph, PH_PADDR, 8);
-	s->filesz = le_get(ph, PH_FILESZ, 8);
-	s->memsz = le_get(ph, PH_MEMSZ, 8);
-	s->exec = le_get(ph, PH_FLAGS, 4) & PF_X;
+	s->offset = le_get(ph, l->ph_offset, l->word);
+	s->vaddr = le_get(ph, l->ph_vaddr, l->word);
+	s->paddr = le_get(ph, l->ph_paddr, l->word);
+	s->filesz = le_get(ph, l->ph_filesz, l->word);
+	s->memsz = le_get(ph, l->ph_memsz, l->word);
+	s->exec = le_get(ph, l->ph_flags, 4) & PF_X;
 	if (s->offset > len || s->filesz > len - s->offset)
 		return fmt_fail(err, err_len,
 				"ELF file is truncated: segment %u's "
@@ -152,36 +194,56 @@ static int add_segment(struct elf_kernel *k, const struct elf_segment *s,
 	return 0;
 }
 
-static bool entry_ok(const struct elf_kernel *k)
+/*
+ * The entry as a physical address inside an executable segment's data: as
+ * it is, or (a kernel linked at a virtual address other than where it is
+ * loaded, as multiboot loaders allow) translated by that segment's
+ * vaddr-to-paddr offset. False when it is in neither.
+ */
+static bool resolve_entry(struct elf_kernel *k, uint64_t entry,
+			  bool translate)
 {
 	for (unsigned i = 0; i < k->count; i++) {
 		const struct elf_segment *s = &k->seg[i];
 
-		if (s->exec && k->entry >= s->paddr &&
-		    k->entry - s->paddr < s->filesz)
+		if (s->exec && entry >= s->paddr &&
+		    entry - s->paddr < s->filesz) {
+			k->entry = entry;
 			return true;
+		}
+	}
+	for (unsigned i = 0; translate && i < k->count; i++) {
+		const struct elf_segment *s = &k->seg[i];
+
+		if (s->exec && entry >= s->vaddr &&
+		    entry - s->vaddr < s->filesz) {
+			k->entry = entry - s->vaddr + s->paddr;
+			return true;
+		}
 	}
 	return false;
 }
 
-int elf_kernel_parse(const void *img, uint64_t len, struct elf_kernel *out,
-		     char *err, size_t err_len)
+int elf_image_parse(const void *img, uint64_t len, unsigned classes,
+		    struct elf_kernel *out, char *err, size_t err_len)
 {
+	const struct elf_layout *l = NULL;
 	const uint8_t *p = img;
 	struct elf_segment s;
-	uint64_t phoff, phnum;
+	uint64_t phoff, phnum, entry;
 
 	memset(out, 0, sizeof(*out));
-	if (check_header(p, len, err, err_len))
+	if (check_header(p, len, classes, &l, err, err_len))
 		return -1;
-	phoff = le_get(p, EH_PHOFF, 8);
-	phnum = le_get(p, EH_PHNUM, 2);
+	out->is32 = l == &elf32_layout;
+	phoff = le_get(p, l->eh_phoff, l->word);
+	phnum = le_get(p, l->eh_phnum, 2);
 	for (unsigned i = 0; i < phnum; i++) {
-		const uint8_t *ph = p + phoff + (uint64_t)i * PH_SIZE;
+		const uint8_t *ph = p + phoff + (uint64_t)i * l->ph_size;
 
 		if (le_get(ph, PH_TYPE, 4) != PT_LOAD)
 			continue;
-		if (read_segment(ph, len, i, &s, err, err_len) ||
+		if (read_segment(l, ph, len, i, &s, err, err_len) ||
 		    add_segment(out, &s, i, err, err_len))
 			return -1;
 	}
@@ -191,11 +253,17 @@ int elf_kernel_parse(const void *img, uint64_t len, struct elf_kernel *out,
 	out->lowest = out->seg[0].paddr;
 	out->end =
 		out->seg[out->count - 1].paddr + out->seg[out->count - 1].memsz;
-	out->entry = le_get(p, EH_ENTRY, 8);
-	if (!entry_ok(out))
+	entry = le_get(p, l->eh_entry, l->word);
+	if (!resolve_entry(out, entry, classes != ELF_CLASS_64))
 		return fmt_fail(err, err_len,
 				"ELF entry point 0x%llx is not in an "
 				"executable segment's data",
-				(unsigned long long)out->entry);
+				(unsigned long long)entry);
 	return 0;
+}
+
+int elf_kernel_parse(const void *img, uint64_t len, struct elf_kernel *out,
+		     char *err, size_t err_len)
+{
+	return elf_image_parse(img, len, ELF_CLASS_64, out, err, err_len);
 }

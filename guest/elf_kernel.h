@@ -22,6 +22,7 @@
 /* One PT_LOAD segment, checked: [offset, offset + filesz) is in the file. */
 struct elf_segment {
 	uint64_t paddr;  /* guest-physical address of its first byte */
+	uint64_t vaddr;  /* the address it is linked at */
 	uint64_t offset; /* its data in the file */
 	uint64_t filesz; /* bytes copied from the file */
 	uint64_t memsz;  /* bytes it occupies; the rest after filesz is zero */
@@ -34,6 +35,7 @@ struct elf_kernel {
 	uint64_t end;       /* one past the last byte of the highest segment */
 	uint64_t file_bytes; /* sum of filesz: what the loader copies */
 	unsigned count;     /* segments, sorted by paddr, never overlapping */
+	bool is32;          /* an ELF32 file (i386) */
 	struct elf_segment seg[ELF_KERNEL_MAX_SEGMENTS];
 };
 
@@ -51,5 +53,18 @@ bool image_is_elf(const void *img, uint64_t len);
  */
 int elf_kernel_parse(const void *img, uint64_t len, struct elf_kernel *out,
 		     char *err, size_t err_len);
+
+/* Which ELF classes elf_image_parse accepts. */
+#define ELF_CLASS_32 1u        /* ELF32, EM_386 */
+#define ELF_CLASS_64 2u        /* ELF64, EM_X86_64 */
+
+/*
+ * elf_kernel_parse for the given classes: with ELF_CLASS_32 also an i386
+ * ELF32 file (a multiboot kernel), whose entry may also be a virtual
+ * address inside an executable segment (then translated to its physical
+ * one, as multiboot loaders do).
+ */
+int elf_image_parse(const void *img, uint64_t len, unsigned classes,
+		    struct elf_kernel *out, char *err, size_t err_len);
 
 #endif

@@ -97,6 +97,21 @@ static bool reset_request(struct vm *g, uint16_t port, bool in,
  * may have changed what an interrupt poll finds (the ACPI PM registers
  * raise no interrupt here).
  */
+/* QEMU's fw_cfg: the selector (any width) and the byte-wide data port. */
+static bool fw_cfg_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
+{
+	if (port == FW_CFG_SELECTOR_PORT && !in) {
+		fw_cfg_select(&g->fw_cfg, (uint16_t)*value);
+		return true;
+	}
+	if (port == FW_CFG_DATA_PORT) {
+		if (in)
+			*value = fw_cfg_read(&g->fw_cfg);
+		return true;
+	}
+	return false;
+}
+
 static bool platform_port(struct vm *g, uint16_t port, bool in,
 			  uint32_t *value, bool *irq_changed)
 {
@@ -106,7 +121,8 @@ static bool platform_port(struct vm *g, uint16_t port, bool in,
 	else if (pic_owns_port(port))
 		*irq_changed = pic_io(g, port, in, value);
 	else if (!acpi_pm_io(g, port, in, value) &&
-		 !reset_request(g, port, in, *value))
+		 !reset_request(g, port, in, *value) &&
+		 !fw_cfg_io(g, port, in, value))
 		return port == POST_CODE_PORT && !in;  /* io_delay() writes */
 	return true;
 }
@@ -121,7 +137,11 @@ bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		uart_flush(&g->uart);
 		vm_devices_unlock(g, false);
 		guest_console_drain(&g->console);
-		vm_end(g, *value == 0, "test-exit code %u", *value);
+		if (g->isa_debug_exit)
+			vm_end(g, true, "isa-debug-exit value 0x%x, exit "
+			       "status %u", *value, isa_debug_exit_status(*value));
+		else
+			vm_end(g, *value == 0, "test-exit code %u", *value);
 		return true;
 	}
 	vm_devices_lock(g);

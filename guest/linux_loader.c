@@ -2,6 +2,7 @@
 #include "guest/linux_loader.h"
 #include "guest/acpi_tables.h"
 #include "guest/boot_state.h"
+#include "guest/loader_common.h"
 #include "guest/linux_boot.h"
 #include "guest/linux_vmlinux.h"
 #include "lib/console.h"
@@ -10,7 +11,6 @@
 #define ERR_MAX 192
 
 static uint8_t zero_page[PAGE_SIZE];
-static uint8_t acpi_buf[ACPI_TABLES_MAX_SIZE];
 static struct e820_entry e820[E820_MAX_ENTRIES_ZEROPAGE];
 
 /* The hypervisor's own structures in low guest memory. */
@@ -25,31 +25,6 @@ static void reserved_areas(struct linux_reserved *r)
 			  E820_TYPE_ACPI },
 		},
 	};
-}
-
-static bool write(struct vm *g, uint64_t gpa, const void *src,
-		  uint64_t len, const char *what)
-{
-	if (vm_write_ram(g, gpa, src, len) == 0)
-		return true;
-	hv_error("cannot write the %s (%llu bytes at gpa 0x%llx) into guest "
-		 "memory: not enough host frames", what,
-		 (unsigned long long)len, (unsigned long long)gpa);
-	return false;
-}
-
-static bool write_acpi_tables(struct vm *g, uint64_t *rsdp)
-{
-	struct acpi_build_result r;
-
-	if (acpi_build_tables(acpi_buf, LINUX_ACPI_TABLES_GPA, sizeof(acpi_buf),
-			      g->nvcpus, &r)) {
-		hv_error("cannot build the ACPI tables for %u vcpus", g->nvcpus);
-		return false;
-	}
-	*rsdp = r.rsdp_gpa;
-	return write(g, LINUX_ACPI_TABLES_GPA, acpi_buf, r.length,
-		     "ACPI tables");
 }
 
 /* One kernel image, either format, as the shared path needs it. */
@@ -124,26 +99,6 @@ static bool plan(const struct vm_spec *spec, const struct linux_reserved *r,
 	return true;
 }
 
-/*
- * A vmlinux: each segment's file bytes at its p_paddr (the plan put the
- * kernel at the lowest one, checked against RAM and the reserved areas).
- * The rest of each segment (p_memsz - p_filesz, its BSS) is left alone:
- * the VM is new, every page of its RAM reads as zero until written
- * (UNTOUCHED, zero-filled on first touch; guest/vm.h), and nothing else
- * the loader writes lies inside [kernel_addr, kernel_end). Writing the
- * zeros would only take host frames for ~25 MiB the kernel may never use.
- */
-static bool write_vmlinux(struct vm *g, const uint8_t *img,
-			  const struct elf_kernel *e)
-{
-	for (unsigned i = 0; i < e->count; i++)
-		if (e->seg[i].filesz &&
-		    !write(g, e->seg[i].paddr, img + e->seg[i].offset,
-			   e->seg[i].filesz, "kernel segment"))
-			return false;
-	return true;
-}
-
 static bool write_kernel(struct vm *g, const struct vm_spec *spec,
 			 const struct kernel_image *ki,
 			 const struct linux_layout *l)
@@ -151,8 +106,8 @@ static bool write_kernel(struct vm *g, const struct vm_spec *spec,
 	const uint8_t *img = spec->kernel;
 
 	if (ki->elf)
-		return write_vmlinux(g, img, &ki->elf_info);
-	return write(g, l->kernel_addr, img + ki->k.kernel_offset,
+		return loader_write_segments(g, img, &ki->elf_info);
+	return loader_write(g, l->kernel_addr, img + ki->k.kernel_offset,
 		     ki->k.kernel_size, "kernel");
 }
 
@@ -170,20 +125,23 @@ bool linux_loader_load(struct vm *g, const struct vm_spec *spec)
 	print_plan(&ki, &l);
 	n = linux_build_e820(spec->memory, &reserved, e820,
 			     ARRAY_SIZE(e820));
-	if (!boot_state_write(g) || !write_acpi_tables(g, &rsdp) ||
+	if (!boot_state_write(g) || !loader_write_acpi_tables(g, &rsdp) ||
 	    !write_kernel(g, spec, &ki, &l) ||
-	    (spec->initrd_size && !write(g, l.initrd_addr, spec->initrd,
+	    (spec->initrd_size && !loader_write(g, l.initrd_addr, spec->initrd,
 				       spec->initrd_size, "initrd")) ||
-	    !write(g, l.cmdline_addr, spec->cmdline,
+	    !loader_write(g, l.cmdline_addr, spec->cmdline,
 		   l.cmdline_len + 1, "command line"))
 		return false;
 	linux_build_boot_params(ki.header, ki.header_len, &ki.k, &l, e820, n,
 				rsdp, zero_page);
-	if (!write(g, l.boot_params_addr, zero_page, sizeof(zero_page),
+	if (!loader_write(g, l.boot_params_addr, zero_page, sizeof(zero_page),
 		   "zero page"))
 		return false;
 	boot_state_long_mode_entry(&g->entry, ki.elf ? ki.elf_info.entry
 						     : linux_entry_point(&l), 0);
 	g->entry.rsi = l.boot_params_addr;
+	g->loaded.cmdline_addr = (uint32_t)l.cmdline_addr;
+	g->loaded.initrd_addr = (uint32_t)l.initrd_addr;
+	g->loaded.initrd_size = (uint32_t)l.initrd_size;
 	return true;
 }

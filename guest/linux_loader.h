@@ -10,10 +10,10 @@
 #ifndef GUEST_LINUX_LOADER_H
 #define GUEST_LINUX_LOADER_H
 
-#include "guest/vm.h"
+#include "guest/loader_common.h"
 
 /* Guest-physical home of the ACPI tables (the old BIOS area). */
-#define LINUX_ACPI_TABLES_GPA 0xe0000ull
+#define LINUX_ACPI_TABLES_GPA LOADER_ACPI_TABLES_GPA
 
 /* Prints one "apfvisor: error:" line and returns false on failure. */
 bool linux_loader_load(struct vm *g, const struct vm_spec *spec);

@@ -3,6 +3,7 @@
 #include "lib/trace.h"
 #include "guest/flat_loader.h"
 #include "guest/linux_loader.h"
+#include "guest/multiboot_loader.h"
 #include "guest/cpuid.h"
 #include "guest/interrupts.h"
 #include "arch/x86/idle.h"
@@ -196,6 +197,20 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 	uart_init(&vm->uart, guest_console_push, &vm->console);
 }
 
+static bool load_kernel(struct vm *vm, const struct vm_spec *spec,
+			enum guest_format format)
+{
+	switch (format) {
+	case GUEST_FORMAT_FLAT:
+		return flat_loader_load(vm, spec->kernel, spec->kernel_size,
+					spec->cmdline);
+	case GUEST_FORMAT_MULTIBOOT:
+		return multiboot_loader_load(vm, spec);
+	default:
+		return linux_loader_load(vm, spec);
+	}
+}
+
 struct vm *vm_create(const struct vm_spec *spec)
 {
 	struct vm *vm = hv_alloc(sizeof(*vm));
@@ -210,14 +225,9 @@ struct vm *vm_create(const struct vm_spec *spec)
 		hv_error("%s", err);
 		return NULL;
 	}
-	if (format == GUEST_FORMAT_MULTIBOOT) {
-		hv_error("guest.kernel '%s' is a multiboot image: recognised, "
-			 "but apfvisor does not load multiboot kernels yet",
-			 spec->kernel_name);
-		return NULL;
-	}
 	init_platform(vm, spec);
-	vm->is_linux = format != GUEST_FORMAT_FLAT;
+	vm->is_linux = format == GUEST_FORMAT_BZIMAGE ||
+		       format == GUEST_FORMAT_ELF;
 	/* The APs wait for the guest's INIT and SIPI, Linux or not. */
 	vm->nvcpus = spec->vcpus;
 	ept_shootdown_init(&vm->tlb, vm->nvcpus, kick_for_flush, vm);
@@ -227,10 +237,12 @@ struct vm *vm_create(const struct vm_spec *spec)
 	}
 	if (!start_swap(vm, spec))
 		return NULL;
-	if (vm->is_linux ? !linux_loader_load(vm, spec)
-			 : !flat_loader_load(vm, spec->kernel, spec->kernel_size,
-					     spec->cmdline))
+	if (!load_kernel(vm, spec, format))
 		return NULL;
+	vm->loaded.ram_size = spec->memory;
+	vm->loaded.cpus = (uint16_t)vm->nvcpus;
+	vm->loaded.cmdline = spec->cmdline;
+	fw_cfg_init(&vm->fw_cfg, &vm->loaded);
 	vm->counters = (struct counter_source){
 		.each = each_vm_counter, .obj = vm,
 	};

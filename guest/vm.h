@@ -29,6 +29,7 @@
 #include "swap/guest_memory.h"
 #include "swap/swap_daemon.h"
 #include "swap/swap_params.h"
+#include "guest/fw_cfg.h"
 #include "guest/guest_console.h"
 #include "guest/kvmclock.h"
 #include "guest/msr.h"
@@ -69,8 +70,10 @@ struct vcpu_entry_state {
 	uint64_t gdtr_base;
 	uint16_t gdtr_limit;
 	uint16_t idtr_limit;    /* base 0 */
-	bool long_mode;         /* 64-bit flat segments; else real mode */
-	uint64_t rdi, rsi;      /* boot arguments in registers */
+	bool long_mode;         /* 64-bit flat segments */
+	bool protected_mode;    /* else 32-bit flat segments, no paging; */
+				/* neither: real mode */
+	uint64_t rax, rbx, rdi, rsi;    /* boot arguments in registers */
 	uint16_t real_mode_cs;  /* real mode only: CS selector, base = CS << 4 */
 };
 
@@ -93,6 +96,8 @@ struct vm_spec {
 	enum guest_format format;       /* guest.format */
 	const void *initrd;
 	uint64_t initrd_size;
+	const char *initrd_name;        /* as configured (a multiboot module's */
+					/* string) */
 	const char *cmdline;
 	uint64_t memory;                /* guest RAM, bytes */
 	unsigned vcpus;
@@ -124,11 +129,19 @@ struct vm {
 	struct uart uart;
 	struct guest_console console;   /* its lines, printed outside dev_lock */
 	struct pic pic;
+	struct fw_cfg fw_cfg;
+	/* Where the loader put the command line and the initrd (for fw_cfg). */
+	struct fw_cfg_platform loaded;
 	uint16_t pm1_status, pm1_enable, pm1_control;   /* ACPI PM1a */
 	struct vcpu_entry_state entry;  /* how vCPU 0 starts */
 	struct vcpu_platform plat[VM_MAX_VCPUS];
 	unsigned nvcpus;
 	bool is_linux;                  /* a bzImage or ELF kernel, not flat */
+	/*
+	 * Port 0xf4 as QEMU's isa-debug-exit (multiboot kernels): a write of
+	 * V ends the run with exit status (V << 1) | 1, not a test-exit code.
+	 */
+	bool isa_debug_exit;
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
 	bool hide_xsavec;               /* CPUID 0xD.1 without XSAVEC */
 	struct apf_msr_env apf_env;     /* what the async-PF MSRs check */

@@ -165,6 +165,8 @@ static bool start_vcpu(struct vcpu *v)
 		return false;
 	}
 	if (v->id == 0) {
+		v->regs.rax = g->entry.rax;
+		v->regs.rbx = g->entry.rbx;
 		v->regs.rdi = g->entry.rdi;
 		v->regs.rsi = g->entry.rsi;
 	}

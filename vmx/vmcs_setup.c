@@ -19,7 +19,9 @@
 #define GUEST_CODE64_SELECTOR 0x10
 #define GUEST_DATA_SELECTOR 0x18
 #define GUEST_TR_SELECTOR 0x20
+#define GUEST_CODE32_SELECTOR 0x08
 #define AR_CODE64 0xa09b                /* P, S, code exec/read accessed, L, G */
+#define AR_CODE32 0xc09b                /* P, S, code exec/read accessed, D, G */
 #define AR_DATA 0xc093                  /* P, S, data r/w accessed, D/B, G */
 #define AR_TSS64_BUSY 0x008b
 #define AR_REAL_CODE 0x009b
@@ -131,9 +133,15 @@ static void setup_segments(const struct vcpu_entry_state *s)
 		VMCS_GUEST_GS_SELECTOR,
 	};
 
-	if (s->long_mode) {
-		set_segment(VMCS_GUEST_CS_SELECTOR, GUEST_CODE64_SELECTOR,
-			    FLAT_LIMIT, AR_CODE64);
+	if (s->long_mode || s->protected_mode) {
+		if (s->long_mode)
+			set_segment(VMCS_GUEST_CS_SELECTOR,
+				    GUEST_CODE64_SELECTOR, FLAT_LIMIT,
+				    AR_CODE64);
+		else
+			set_segment(VMCS_GUEST_CS_SELECTOR,
+				    GUEST_CODE32_SELECTOR, FLAT_LIMIT,
+				    AR_CODE32);
 		for (size_t i = 0; i < ARRAY_SIZE(data_segments); i++)
 			set_segment(data_segments[i], GUEST_DATA_SELECTOR,
 				    FLAT_LIMIT, AR_DATA);

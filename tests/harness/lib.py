@@ -298,11 +298,12 @@ def console_lines(text):
 # For tests that boot something without apfvisor (no ESP, no run script),
 # e.g. the Linux guest image straight in QEMU with -kernel.
 
-def run_raw(ctx, cmd, what, timeout=300):
+def run_raw(ctx, cmd, what, timeout=300, cwd=None):
     """Runs the command line cmd (a list) as it is and returns a Run: its
     stdout (the serial console) split into lines, its stderr, and as status
     its exit status, or 2 when it ran longer than timeout seconds and was
-    killed. Logged in the test's log like a boot (count in ctx.boots)."""
+    killed; in the folder cwd when given. Logged in the test's log like a
+    boot (count in ctx.boots)."""
     ctx.boots += 1
     label = f"boot {ctx.boots} ({what})"
     out_path = ctx.workdir / f"raw{ctx.boots}.out"
@@ -311,7 +312,7 @@ def run_raw(ctx, cmd, what, timeout=300):
     start = time.monotonic()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=err)
+                                stderr=err, cwd=cwd)
         try:
             status = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

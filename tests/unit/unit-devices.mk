@@ -26,10 +26,14 @@ unit_srcs_test_guest_msr := guest/msr.c guest/vlapic.c guest/kvmclock.c \
 # faked VM end and IRQ routing.
 UNIT_TESTS += test_io_ports
 unit_srcs_test_io_ports := guest/io_ports.c guest/uart.c guest/pic8259.c \
-	guest/guest_console.c guest/acpi_tables.c
+	guest/guest_console.c guest/acpi_tables.c guest/fw_cfg.c lib/string.c
 
 # The platform's interrupt routing (guest/interrupts.c) with its real
 # LAPIC, 8259 and UART; vm_request is faked.
 UNIT_TESTS += test_guest_interrupts
 unit_srcs_test_guest_interrupts := guest/interrupts.c guest/vlapic.c \
 	guest/pic8259.c guest/uart.c
+
+# QEMU's fw_cfg device as the guest reads it (guest/fw_cfg.c).
+UNIT_TESTS += test_fw_cfg
+unit_srcs_test_fw_cfg := guest/fw_cfg.c lib/string.c

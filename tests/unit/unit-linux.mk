@@ -11,3 +11,9 @@ unit_srcs_test_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 # Kernel formats told by their headers (guest/image_format.c).
 UNIT_TESTS += test_image_format
 unit_srcs_test_image_format := guest/image_format.c lib/format.c lib/string.c
+
+# Multiboot kernels: the header, the load plan (ELF32/ELF64 or the a.out
+# kludge) and the information structure (guest/multiboot.c).
+UNIT_TESTS += test_multiboot
+unit_srcs_test_multiboot := guest/multiboot.c guest/elf_kernel.c \
+	guest/linux_boot.c lib/format.c lib/string.c

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * QEMU's firmware configuration device (fw_cfg), the traditional
+ * interface: a 16-bit write of an item's key to port 0x510 selects it,
+ * byte reads from port 0x511 return its bytes in order (zero past its
+ * end, and for an unknown key). No DMA interface (the ID item says so),
+ * writes to items are ignored as in QEMU 2.4+. Pure C: guest/io_ports.c
+ * routes the ports here, tests/unit/test_fw_cfg.c drives it.
+ *
+ * The items small guests read (QEMU's docs/specs/fw_cfg.rst and
+ * include/standard-headers/linux/qemu_fw_cfg.h): the signature "QEMU",
+ * the ID (bit 0: traditional interface), the RAM size, the CPU counts,
+ * the command line, the initrd's address and size, and the file
+ * directory (big-endian, as QEMU writes it) with "etc/e820": the guest's
+ * RAM as 20-byte little-endian entries {base, length, type 1}.
+ */
+#ifndef GUEST_FW_CFG_H
+#define GUEST_FW_CFG_H
+
+#include "lib/types.h"
+
+#define FW_CFG_SELECTOR_PORT 0x510
+#define FW_CFG_DATA_PORT     0x511
+
+#define FW_CFG_SIGNATURE     0x0000
+#define FW_CFG_ID            0x0001
+#define FW_CFG_RAM_SIZE      0x0003
+#define FW_CFG_NB_CPUS       0x0005
+#define FW_CFG_MAX_CPUS      0x000f
+#define FW_CFG_INITRD_ADDR   0x000a
+#define FW_CFG_INITRD_SIZE   0x000b
+#define FW_CFG_CMDLINE_ADDR  0x0013
+#define FW_CFG_CMDLINE_SIZE  0x0014
+#define FW_CFG_CMDLINE_DATA  0x0015
+#define FW_CFG_FILE_DIR      0x0019
+#define FW_CFG_FILE_FIRST    0x0020
+
+#define FW_CFG_ID_TRADITIONAL 1u
+#define FW_CFG_FILE_NAME_LEN 56
+#define FW_CFG_FILE_ENTRY_LEN 64
+#define FW_CFG_MAX_FILES 1
+#define FW_CFG_E820_ENTRY_LEN 20
+
+/* What the guest's platform is, as fw_cfg reports it. */
+struct fw_cfg_platform {
+	uint64_t ram_size;              /* bytes, all of it from 0 */
+	uint16_t cpus;
+	const char *cmdline;            /* guest.cmdline (kept, not copied) */
+	uint32_t cmdline_addr;          /* where the loader put it; 0: none */
+	uint32_t initrd_addr, initrd_size;
+};
+
+struct fw_cfg {
+	struct fw_cfg_platform plat;
+	uint16_t key;                   /* selected item */
+	uint32_t offset;                /* next byte to read in it */
+	uint8_t scratch[8];             /* the selected number, little-endian */
+	uint8_t dir[4 + FW_CFG_MAX_FILES * FW_CFG_FILE_ENTRY_LEN];
+	uint8_t e820[FW_CFG_E820_ENTRY_LEN];
+};
+
+void fw_cfg_init(struct fw_cfg *f, const struct fw_cfg_platform *plat);
+
+/* A write to the selector port: selects key (reading starts at 0). */
+void fw_cfg_select(struct fw_cfg *f, uint16_t key);
+
+/* A read of the data port: the selected item's next byte, or 0. */
+uint8_t fw_cfg_read(struct fw_cfg *f);
+
+#endif
