@@ -146,29 +146,29 @@ static void check_glyph_placement(const struct pixel_format *f)
 	free_screen(s);
 }
 
+/* A glyph's pixels, then one red-orange pixel's bytes in memory. */
+static void check_format(const struct pixel_format *f, const char *bytes)
+{
+	struct screen_fixture *s;
+
+	check_glyph_placement(f);
+	s = make_screen(f, 1, 1, 0, &test_font);
+	s->ts.fg = pixel_from_rgb(f, 0xff, 0x80, 0x01);
+	write_str(s, "?");
+	assert_memory_equal(s->fb.base, bytes, 4);
+	free_screen(s);
+}
+
 static void test_glyph_bgr32(void **state)
 {
 	(void)state;
-	check_glyph_placement(&bgr32);
-	/* Red, in memory: blue, green, red, reserved. */
-	struct screen_fixture *s = make_screen(&bgr32, 1, 1, 0, &test_font);
-
-	s->ts.fg = pixel_from_rgb(&bgr32, 0xff, 0x80, 0x01);
-	write_str(s, "?");
-	assert_memory_equal(s->fb.base, "\x01\x80\xff\x00", 4);
-	free_screen(s);
+	check_format(&bgr32, "\x01\x80\xff\x00");    /* blue first */
 }
 
 static void test_glyph_rgb32(void **state)
 {
 	(void)state;
-	check_glyph_placement(&rgb32);
-	struct screen_fixture *s = make_screen(&rgb32, 1, 1, 0, &test_font);
-
-	s->ts.fg = pixel_from_rgb(&rgb32, 0xff, 0x80, 0x01);
-	write_str(s, "?");
-	assert_memory_equal(s->fb.base, "\xff\x80\x01\x00", 4);
-	free_screen(s);
+	check_format(&rgb32, "\xff\x80\x01\x00");    /* red first */
 }
 
 static void test_glyph_other_depths(void **state)
