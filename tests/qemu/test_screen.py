@@ -67,3 +67,15 @@ def test_screen_off_with_console_serial(ctx):
     run.expect_line(VTX_ABSENT)
     run.expect_absent(r"^apfvisor: screen: ")
     run.expect_status(1)
+
+
+def test_screen_without_display_falls_back_to_serial(ctx):
+    # No display (no --screen): no GOP. console = screen says so in one
+    # error line and the console stays on COM1.
+    run = ctx.boot_cfg("guest.kernel = hello.bin\nguest.memory = 32M\n"
+                       "console = screen\n", timeout=120)
+    run.expect_line("apfvisor: error: apfvisor.cfg: console = screen, but "
+                    "there is no framebuffer: using the serial console")
+    run.expect_line(VTX_ABSENT)
+    run.expect_absent(r"^apfvisor: screen: ")
+    run.expect_status(1)
