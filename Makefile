@@ -24,6 +24,12 @@ HV_CSRC  := $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.c))
 HV_ASRC  := $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.asm))
 HV_OBJS  := $(HV_CSRC:%.c=$(BUILD)/hv/%.o) $(HV_ASRC:%.asm=$(BUILD)/hv/%.asm.o)
 
+# The screen console's font (lib/bitmap_font.h), converted at build time
+# from a Debian console font (console-setup-linux, see tools/install-deps).
+CONSOLE_FONT_PSF := /usr/share/consolefonts/Uni2-Terminus16.psf.gz
+CONSOLE_FONT_C   := $(BUILD)/gen/console_font.c
+HV_OBJS  += $(CONSOLE_FONT_C:%.c=$(BUILD)/hv/%.o)
+
 GUEST_SRC  := $(wildcard tests/guests/*.asm)
 GUEST_BINS := $(GUEST_SRC:tests/guests/%.asm=$(BUILD)/guests/%.bin)
 # Multiboot test kernels (32-bit ELF, as `qemu -kernel` takes them): one
@@ -57,6 +63,10 @@ $(BUILD)/hv/%.asm.o: %.asm | deps
 	@mkdir -p $(dir $@)
 	@echo "  NASM    $<"
 	@$(NASM) -f elf64 -g -w+all -Werror -I. $< -o $@
+
+$(CONSOLE_FONT_C): tools/psf2c | deps
+	@echo "  PSF2C   $@"
+	@tools/psf2c $(CONSOLE_FONT_PSF) $@
 
 $(BUILD)/apfvisor.so: $(HV_OBJS) linker.ld
 	@echo "  LD      $@"

@@ -10,6 +10,7 @@
 #include "boot/config.h"
 #include "arch/x86/host_paging.h"
 #include "swap/frame_pool.h"
+#include "lib/text_screen.h"
 
 #define BOOT_MAX_RAM_RANGES 128
 #define BOOT_MAX_CPUS 64
@@ -26,6 +27,9 @@ struct boot_info {
 	uint64_t initrd_size;
 
 	uint64_t acpi_rsdp;             /* 0 when the firmware gave none */
+
+	/* The screen console's framebuffer (base NULL: none). */
+	struct framebuffer screen;
 
 	/* Wall-clock time (UEFI GetTime) and the TSC when it was read. */
 	uint64_t boot_epoch_sec;

@@ -43,6 +43,7 @@ void config_set_defaults(struct hv_config *cfg)
 	cfg->host_guest_frames = 0;     /* same as guest_memory */
 	cfg->swap_device = SWAP_DEVICE_NONE;
 	cfg->apf = true;
+	cfg->console_output = CONSOLE_OUTPUT_BOTH;
 	cfg->trace = false;
 	cfg->trace_buffer = MiB(4);
 	cfg->trace_overwrite = false;
@@ -371,6 +372,19 @@ static enum set_result set_console_raw(struct hv_config *cfg,
 	return set_on_off(&cfg->console_raw, v);
 }
 
+static enum set_result set_console(struct hv_config *cfg, struct slice v)
+{
+	if (slice_eq(v, "both"))
+		cfg->console_output = CONSOLE_OUTPUT_BOTH;
+	else if (slice_eq(v, "serial"))
+		cfg->console_output = CONSOLE_OUTPUT_SERIAL;
+	else if (slice_eq(v, "screen"))
+		cfg->console_output = CONSOLE_OUTPUT_SCREEN;
+	else
+		return SET_BAD_VALUE;
+	return SET_OK;
+}
+
 static enum set_result set_trace(struct hv_config *cfg, struct slice v)
 {
 	return set_on_off(&cfg->trace, v);
@@ -461,6 +475,7 @@ static const struct config_key config_keys[] = {
 	{ "trace.buffer", set_trace_buffer,
 	  "a size per host CPU, a multiple of 4K, 64K..256M", false },
 	{ "trace.mode", set_trace_mode, "stop or overwrite", false },
+	{ "console", set_console, "serial, screen or both", false },
 	{ "console.raw", set_console_raw, "on or off", false },
 	{ "debug.host_exception", set_debug_host_exception, "on or off",
 	  false },

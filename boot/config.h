@@ -26,6 +26,8 @@
  *   debug.swap_fail_reads = N, debug.swap_fail_writes = N
  *   debug.swap_verify = on|off (off)
  *   debug.isolation_secret = 0xHEX (none)
+ *   console = serial|screen|both (both: the screen only when the firmware
+ *                             gives a framebuffer)
  *   console.raw = on|off (off)
  *                             0..1000000 (0 = off)
  * SIZE is a decimal number of bytes, or one followed by K, M or G (binary
@@ -46,6 +48,13 @@
 #define CONFIG_ERROR_MAX 160
 #define CONFIG_DURATION_MAX_NS 10000000000ull
 
+/* Where apfvisor's console lines (and the guest's, after them) appear. */
+enum console_output {
+	CONSOLE_OUTPUT_BOTH,            /* COM1 and the screen */
+	CONSOLE_OUTPUT_SERIAL,          /* COM1 only */
+	CONSOLE_OUTPUT_SCREEN,          /* the screen only */
+};
+
 struct hv_config {
 	char guest_kernel[CONFIG_PATH_MAX];   /* guest.kernel (required) */
 	enum guest_format guest_format;       /* guest.format (auto) */
@@ -62,6 +71,7 @@ struct hv_config {
 	 * are (an interactive shell's line editing works), instead of escaped.
 	 */
 	bool console_raw;
+	enum console_output console_output;   /* console */
 	bool trace;                           /* trace = on|off */
 	uint64_t trace_buffer;                /* trace.buffer, bytes per CPU */
 	bool trace_overwrite;                 /* trace.mode = overwrite */

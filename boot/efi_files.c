@@ -109,6 +109,8 @@ static void efi_console_write(const char *s, size_t len)
 	}
 }
 
+static bool efi_console_attached;
+
 static bool path_has_uart(EFI_DEVICE_PATH *dp)
 {
 	for (; dp && !IsDevicePathEnd(dp); dp = NextDevicePathNode(dp))
@@ -142,6 +144,7 @@ void efi_console_attach(EFI_SYSTEM_TABLE *systab, console_sink_fn serial_sink)
 	console_systab = systab;
 	if (!systab->ConOut)
 		return;
+	efi_console_attached = true;
 	/* One copy of each line on COM1, not two. */
 	if (text_console_on_serial())
 		console_remove_sink(serial_sink);
@@ -150,6 +153,9 @@ void efi_console_attach(EFI_SYSTEM_TABLE *systab, console_sink_fn serial_sink)
 
 void efi_console_detach(console_sink_fn serial_sink)
 {
+	if (!efi_console_attached)
+		return;
+	efi_console_attached = false;
 	console_remove_sink(efi_console_write);
 	console_remove_sink(serial_sink);
 	console_add_sink(serial_sink);

@@ -20,7 +20,8 @@ uint64_t efi_find_acpi_rsdp(EFI_SYSTEM_TABLE *systab);
 /*
  * Mirrors the hypervisor console to the UEFI text console until detached;
  * while attached, serial_sink is left out if UEFI already writes its text
- * console to a serial port. Detaching puts serial_sink back.
+ * console to a serial port. Detaching puts serial_sink back (once: a
+ * second detach changes nothing).
  */
 void efi_console_attach(EFI_SYSTEM_TABLE *systab, console_sink_fn serial_sink);
 void efi_console_detach(console_sink_fn serial_sink);

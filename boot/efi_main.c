@@ -13,6 +13,8 @@
 #include "boot/efi_cpus.h"
 #include "boot/efi_files.h"
 #include "boot/efi_memory.h"
+#include "boot/efi_screen.h"
+#include "boot/screen_console.h"
 #include "arch/x86/serial.h"
 #include "arch/x86/cpu.h"
 #include "lib/civil_time.h"
@@ -42,6 +44,7 @@ static const char *efi_status_name(EFI_STATUS st)
 static EFI_STATUS return_to_firmware(EFI_STATUS st)
 {
 	hv_info("exiting to firmware with status %s", efi_status_name(st));
+	efi_screen_hold_before_return();
 	efi_console_detach(serial_write);
 	return st;
 }
@@ -149,9 +152,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	serial_init();
 	console_add_sink(serial_write);
 	efi_console_attach(systab, serial_write);
+	screen_console_record_early();
 	hv_info("apfvisor " APFVISOR_VERSION " starting");
 
 	st = load_config(image, bi);
+	/* A config that does not parse leaves the default: both. */
+	efi_screen_setup(EFI_ERROR(st) ? CONSOLE_OUTPUT_BOTH
+				       : bi->cfg.console_output,
+			 bi, serial_write);
 	if (EFI_ERROR(st))
 		return return_to_firmware(st);
 	if (!bi->cfg.host_guest_frames)

@@ -250,6 +250,11 @@ NORETURN void hv_main(struct boot_info *bi)
 	bsp = percpu_create(0, 0);
 	percpu_activate(bsp);
 	write_cr3(host_paging_build(bi->ram, bi->n_ram, bi->phys_top));
+	/* The screen console draws on: its framebuffer may be above RAM. */
+	if (bi->screen.base)
+		host_paging_map_mmio((uintptr_t)bi->screen.base,
+				     (uint64_t)bi->screen.pitch *
+					     bi->screen.height);
 	lapic_init();
 	cpu_idle_init();
 	bsp->apic_id = lapic_id();

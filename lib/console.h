@@ -11,7 +11,7 @@
 
 typedef void (*console_sink_fn)(const char *s, size_t len);
 
-#define CONSOLE_MAX_SINKS 2
+#define CONSOLE_MAX_SINKS 4
 
 void console_add_sink(console_sink_fn fn);
 void console_remove_sink(console_sink_fn fn);

@@ -508,6 +508,25 @@ static void test_read_latency(void **state)
 	}
 }
 
+static void test_console_output(void **state)
+{
+	struct hv_config cfg;
+
+	(void)state;
+	parse_ok("guest.kernel=k\n", &cfg);
+	assert_int_equal(cfg.console_output, CONSOLE_OUTPUT_BOTH);
+	parse_ok("guest.kernel=k\nconsole = serial\n", &cfg);
+	assert_int_equal(cfg.console_output, CONSOLE_OUTPUT_SERIAL);
+	parse_ok("guest.kernel=k\nconsole = screen # no COM1\n", &cfg);
+	assert_int_equal(cfg.console_output, CONSOLE_OUTPUT_SCREEN);
+	parse_ok("guest.kernel=k\nconsole=both\nconsole.raw=on\n", &cfg);
+	assert_int_equal(cfg.console_output, CONSOLE_OUTPUT_BOTH);
+	assert_true(cfg.console_raw);
+	parse_fails("console = vga\n",
+		    "apfvisor.cfg:1: bad value 'vga' for console "
+		    "(expected serial, screen or both)");
+}
+
 static void test_error_buffer(void **state)
 {
 	struct hv_config cfg;
@@ -547,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_required),
 		cmocka_unit_test(test_swap_fault_injection),
 		cmocka_unit_test(test_read_latency),
+		cmocka_unit_test(test_console_output),
 		cmocka_unit_test(test_error_buffer),
 	};
 
