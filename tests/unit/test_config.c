@@ -317,7 +317,7 @@ static void test_bad_values(void **state)
 		    "(expected a size, a multiple of 4K)");
 	parse_fails("swap.device = nvme # fast\n",
 		    "apfvisor.cfg:1: bad value 'nvme' for swap.device "
-		    "(expected auto, virtio-blk, ata or none)");
+		    "(expected auto, virtio-blk, nvme, ata or none)");
 	parse_fails("apf = yes\n",
 		    "apfvisor.cfg:1: bad value 'yes' for apf "
 		    "(expected on or off)");
