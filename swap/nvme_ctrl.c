@@ -214,6 +214,10 @@ static int add_namespace(struct nvme_ctrl *c, uint32_t nsid)
 	if (create_io_queues(c, ns, (uint16_t)(c->nns + 1)))
 		return -1;
 	nvme_namespace_init(ns);
+	hv_info("%s: %s, %llu MiB in %u-byte LBAs, %u commands in flight",
+		ns->name, c->info.model,
+		(unsigned long long)(ns->bdev.size >> 20),
+		1u << ns->info.lba_shift, ns->bdev.queue_depth);
 	c->nns++;
 	return 0;
 }

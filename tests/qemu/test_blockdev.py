@@ -106,7 +106,8 @@ def expect_refused(run, line_re):
 def check_selftest(ctx, device, dev_re, extra=()):
     """A formatted 64 MiB image on the disk swap.device = device finds
     (its name matches dev_re; extra: how qemu-run attaches it) passes the
-    self-test, its pages land in their slots, the header stays."""
+    self-test, its pages land in their slots, the header stays. Returns
+    the run."""
     image = ctx.workdir / "swap.img"
     uuid = format_image(image, "64M")
     check_tool_header(image, 64 * MIB, uuid)
@@ -129,6 +130,7 @@ def check_selftest(ctx, device, dev_re, extra=()):
     data = image.read_bytes()
     expect(data[:PAGE] == header, "the header page changed")
     check_slots_on_disk(data, int(m[2], 16), SELFTEST_PAGES)
+    return run
 
 
 def check_unformatted(ctx, device, dev_re, extra=()):

@@ -77,8 +77,9 @@ static struct blockdev *bring_up_one(unsigned lba_shift)
 	fake_nvme_add_ns(&fake, 1, FAKE_NVME_DISK_BYTES >> lba_shift,
 			 lba_shift);
 	assert_int_equal(nvme_ctrl_bring_up(&ctrl), 0);
-	assert_int_equal(console_nlines, 0);
+	assert_int_equal(console_nlines, 1);
 	assert_int_equal(ctrl.nns, 1);
+	console_forget();
 	return &ctrl.ns[0].bdev;
 }
 
@@ -120,6 +121,9 @@ static void test_bring_up(void **state)
 
 	(void)state;
 	dev = bring_up_one(9);
+	assert_string_equal(console_lines[0], "apfvisor: " NAME " ns1: fake "
+			    "NVMe, 0 MiB in 512-byte LBAs, 63 commands in "
+			    "flight");
 	assert_string_equal(dev->name, NAME " ns1");
 	assert_int_equal(dev->size, FAKE_NVME_DISK_BYTES);
 	assert_int_equal(dev->queue_depth, NVME_QUEUE_ENTRIES - 1);
@@ -232,7 +236,7 @@ static void test_namespaces(void **state)
 	fake.nns = 3;                   /* NSID 2: inactive */
 	fake_nvme_add_ns(&fake, 3, 512, 9);
 	assert_int_equal(nvme_ctrl_bring_up(&ctrl), 0);
-	assert_int_equal(console_nlines, 1);
+	assert_int_equal(console_nlines, 2);
 	assert_string_equal(console_lines[0], "apfvisor: " NAME ": namespace "
 			    "1 not used: its LBA format carries metadata");
 	assert_int_equal(ctrl.nns, 1);
@@ -469,6 +473,7 @@ static void test_sibling_queues_fail(void **state)
 	fake_nvme_add_ns(&fake, 2, 64, 12);
 	assert_int_equal(nvme_ctrl_bring_up(&ctrl), 0);
 	assert_int_equal(ctrl.nns, 2);
+	console_forget();
 	fake.hold = true;
 	submit(&ctrl.ns[1].bdev, BLK_READ, 1, alloc_pages(1), 9);
 	fake.csts |= NVME_CSTS_CFS;
