@@ -5,21 +5,11 @@
  * little-endian.
  */
 #include "swap/nvme_identify.h"
+#include "lib/bytes.h"
 #include "lib/string.h"
 
 #define MIN_LBA_SHIFT 9
 #define MAX_LBA_SHIFT 12        /* PAGE_SIZE: a page is whole LBAs */
-
-static uint32_t le32_at(const uint8_t *p, unsigned off)
-{
-	return p[off] | (uint32_t)p[off + 1] << 8 |
-	       (uint32_t)p[off + 2] << 16 | (uint32_t)p[off + 3] << 24;
-}
-
-static uint64_t le64_at(const uint8_t *p, unsigned off)
-{
-	return le32_at(p, off) | (uint64_t)le32_at(p, off + 4) << 32;
-}
 
 /* ASCII, padded with spaces (1.5 "ASCII string"): cut the padding. */
 static void copy_ascii(char *out, const uint8_t *in, size_t len)
@@ -35,11 +25,10 @@ static void copy_ascii(char *out, const uint8_t *in, size_t len)
 
 void nvme_parse_ctrl_info(const uint8_t *page, struct nvme_ctrl_info *out)
 {
-	out->vendor = (uint16_t)(page[NVME_ID_CTRL_VID] |
-				 page[NVME_ID_CTRL_VID + 1] << 8);
+	out->vendor = (uint16_t)le_get(page, NVME_ID_CTRL_VID, 2);
 	copy_ascii(out->serial, page + NVME_ID_CTRL_SN, NVME_ID_CTRL_SN_LEN);
 	copy_ascii(out->model, page + NVME_ID_CTRL_MN, NVME_ID_CTRL_MN_LEN);
-	out->namespaces = le32_at(page, NVME_ID_CTRL_NN);
+	out->namespaces = (uint32_t)le_get(page, NVME_ID_CTRL_NN, 4);
 }
 
 enum nvme_ns_verdict nvme_parse_ns_info(const uint8_t *page,
@@ -50,7 +39,7 @@ enum nvme_ns_verdict nvme_parse_ns_info(const uint8_t *page,
 	uint32_t lbaf;
 
 	*why = NULL;
-	out->lbas = le64_at(page, NVME_ID_NS_NSZE);
+	out->lbas = le_get(page, NVME_ID_NS_NSZE, 8);
 	out->lba_shift = 0;
 	/* 5.15.2.1: an inactive NSID returns a zero-filled structure. */
 	if (!out->lbas)
@@ -60,7 +49,7 @@ enum nvme_ns_verdict nvme_parse_ns_info(const uint8_t *page,
 		*why = "its LBA format index is past the formats it lists";
 		return NVME_NS_UNUSABLE;
 	}
-	lbaf = le32_at(page, NVME_ID_NS_LBAF + 4 * format);
+	lbaf = (uint32_t)le_get(page, NVME_ID_NS_LBAF + 4 * format, 4);
 	out->lba_shift = NVME_LBAF_LBADS(lbaf);
 	if (NVME_LBAF_MS(lbaf)) {
 		*why = "its LBA format carries metadata";

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/nvme_fake.h"
+#include "lib/bytes.h"
 
 #define FAKE_DSTRD   1
 #define FAKE_STRIDE  (4u << FAKE_DSTRD)
@@ -57,11 +58,6 @@ static void put_ascii(uint8_t *p, const char *s, size_t len)
 	memcpy(p, s, strlen(s));
 }
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
 static uint16_t identify(struct fake_nvme *f, const struct nvme_sqe *c)
 {
 	uint8_t *page = pa_ptr(c->prp1);
@@ -69,11 +65,10 @@ static uint16_t identify(struct fake_nvme *f, const struct nvme_sqe *c)
 
 	memset(page, 0, 4096);
 	if (c->cdw10 == NVME_CNS_CONTROLLER) {
-		page[0] = 0x36;
-		page[1] = 0x1b;
+		le_put(page, NVME_ID_CTRL_VID, 2, 0x1b36);
 		put_ascii(page + NVME_ID_CTRL_SN, "APFFAKE0", 20);
 		put_ascii(page + NVME_ID_CTRL_MN, "fake NVMe", 40);
-		put_le32(page + NVME_ID_CTRL_NN, f->nns);
+		le_put(page, NVME_ID_CTRL_NN, 4, f->nns);
 		return 0;
 	}
 	assert_int_equal(c->cdw10, NVME_CNS_NAMESPACE);
@@ -82,13 +77,13 @@ static uint16_t identify(struct fake_nvme *f, const struct nvme_sqe *c)
 	ns = &f->ns[c->nsid - 1];
 	if (!ns->lbas)
 		return 0;               /* inactive: all zeros */
-	memcpy(page + NVME_ID_NS_NSZE, &ns->lbas, 8);
+	le_put(page, NVME_ID_NS_NSZE, 8, ns->lbas);
 	/* Two formats: 512 bytes, and the namespace's, which is in use. */
 	page[NVME_ID_NS_NLBAF] = 1;
 	page[NVME_ID_NS_FLBAS] = 1;
-	put_le32(page + NVME_ID_NS_LBAF, 9 << 16);
-	put_le32(page + NVME_ID_NS_LBAF + 4, ns->lba_shift << 16 |
-		 ns->metadata);
+	le_put(page, NVME_ID_NS_LBAF, 4, 9 << 16);
+	le_put(page, NVME_ID_NS_LBAF + 4, 4, ns->lba_shift << 16 |
+	       ns->metadata);
 	return 0;
 }
 

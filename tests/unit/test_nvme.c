@@ -135,6 +135,7 @@ static void test_bring_up(void **state)
 	assert_true(fake.sq[1].exists && fake.cq[1].exists);
 	assert_int_equal(fake.sq[1].cqid, 1);
 	assert_int_equal(fake.sq[1].entries, NVME_QUEUE_ENTRIES);
+	assert_int_equal(ctrl.info.vendor, 0x1b36);
 	assert_string_equal(ctrl.info.serial, "APFFAKE0");
 	assert_string_equal(ctrl.info.model, "fake NVMe");
 }
