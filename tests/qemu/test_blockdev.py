@@ -103,13 +103,18 @@ def expect_refused(run, line_re):
     run.expect_status(1)
 
 
-def test_blockdev_selftest(ctx):
+def check_selftest(ctx, device, dev_re, extra=()):
+    """A formatted 64 MiB image on the disk swap.device = device finds
+    (its name matches dev_re; extra: how qemu-run attaches it) passes the
+    self-test, its pages land in their slots, the header stays. Returns
+    the run."""
     image = ctx.workdir / "swap.img"
     uuid = format_image(image, "64M")
     check_tool_header(image, 64 * MIB, uuid)
     header = image.read_bytes()[:PAGE]
-    run = ctx.boot_cfg(config("virtio-blk"), swap=image, timeout=TIMEOUT)
-    dev = run.expect_regex(rf"^apfvisor: swap: ({DEV}), 64 MiB, 16383 "
+    run = ctx.boot_cfg(config(device), swap=image, timeout=TIMEOUT,
+                       extra=extra)
+    dev = run.expect_regex(rf"^apfvisor: swap: ({dev_re}), 64 MiB, 16383 "
                            rf"pages, uuid {uuid}$")[1]
     m = run.expect_regex(rf"^{PREFIX}{re.escape(dev)}, {SELFTEST_PAGES} "
                          r"pages from slot 0, (\d+) in flight, nonce "
@@ -125,6 +130,41 @@ def test_blockdev_selftest(ctx):
     data = image.read_bytes()
     expect(data[:PAGE] == header, "the header page changed")
     check_slots_on_disk(data, int(m[2], 16), SELFTEST_PAGES)
+    return run
+
+
+def check_unformatted(ctx, device, dev_re, extra=()):
+    """An all-zero disk is refused and stays all zeros."""
+    image = ctx.workdir / "zeros.img"
+    with open(image, "wb") as f:
+        f.truncate(16 * MIB)
+    run = ctx.boot_cfg(config(device), swap=image, timeout=TIMEOUT,
+                       extra=extra)
+    expect_refused(run, rf"^apfvisor: error: swap: {dev_re}: no apfvisor "
+                   r"swap header \(magic missing\): format it with "
+                   r"tools/apfswap-format$")
+    data = image.read_bytes()
+    expect(len(data) == 16 * MIB and data.count(0) == len(data),
+           "the unformatted image is no longer all zeros: apfvisor wrote "
+           "to a disk without a swap header")
+
+
+def check_too_small(ctx, dev_re, extra=()):
+    """A valid header for 31 slots (the tool refuses to make one), found
+    by swap.device = auto, is refused and left as it was."""
+    image = ctx.workdir / "small.img"
+    size = 32 * PAGE
+    contents = header_bytes(size, 31) + bytes(size - PAGE)
+    image.write_bytes(contents)
+    run = ctx.boot_cfg(config("auto"), swap=image, timeout=TIMEOUT,
+                       extra=extra)
+    expect_refused(run, rf"^apfvisor: error: swap: {dev_re}: swap area too "
+                   r"small: 31 pages, at least 256 needed$")
+    expect(image.read_bytes() == contents, "the too-small image changed")
+
+
+def test_blockdev_selftest(ctx):
+    check_selftest(ctx, "virtio-blk", DEV)
 
 
 def test_blockdev_no_device(ctx):
@@ -135,29 +175,11 @@ def test_blockdev_no_device(ctx):
 
 
 def test_blockdev_unformatted(ctx):
-    image = ctx.workdir / "zeros.img"
-    with open(image, "wb") as f:
-        f.truncate(16 * MIB)
-    run = ctx.boot_cfg(config("virtio-blk"), swap=image, timeout=TIMEOUT)
-    expect_refused(run, rf"^apfvisor: error: swap: {DEV}: no apfvisor swap "
-                   r"header \(magic missing\): format it with "
-                   r"tools/apfswap-format$")
-    data = image.read_bytes()
-    expect(len(data) == 16 * MIB and data.count(0) == len(data),
-           "the unformatted image is no longer all zeros: apfvisor wrote "
-           "to a disk without a swap header")
+    check_unformatted(ctx, "virtio-blk", DEV)
 
 
 def test_blockdev_too_small(ctx):
-    """A valid header for 31 slots (the tool refuses to make one)."""
-    image = ctx.workdir / "small.img"
-    size = 32 * PAGE
-    contents = header_bytes(size, 31) + bytes(size - PAGE)
-    image.write_bytes(contents)
-    run = ctx.boot_cfg(config("auto"), swap=image, timeout=TIMEOUT)
-    expect_refused(run, rf"^apfvisor: error: swap: {DEV}: swap area too "
-                   r"small: 31 pages, at least 256 needed$")
-    expect(image.read_bytes() == contents, "the too-small image changed")
+    check_too_small(ctx, DEV)
 
 
 def test_blockdev_device_smaller_than_header(ctx):

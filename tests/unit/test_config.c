@@ -126,6 +126,7 @@ static void test_enum_values(void **state)
 	} cases[] = {
 		{ "guest.kernel=k\nswap.device=auto\n", SWAP_DEVICE_AUTO },
 		{ "guest.kernel=k\nswap.device=ata\n", SWAP_DEVICE_ATA },
+		{ "guest.kernel=k\nswap.device=nvme\n", SWAP_DEVICE_NVME },
 		{ "guest.kernel=k\nswap.device=none\n", SWAP_DEVICE_NONE },
 		{ "guest.kernel=k\nswap.device=virtio-blk",
 		  SWAP_DEVICE_VIRTIO_BLK },
@@ -315,9 +316,9 @@ static void test_bad_values(void **state)
 	parse_fails("host.guest_frames = 4097\n",
 		    "apfvisor.cfg:1: bad value '4097' for host.guest_frames "
 		    "(expected a size, a multiple of 4K)");
-	parse_fails("swap.device = nvme # fast\n",
-		    "apfvisor.cfg:1: bad value 'nvme' for swap.device "
-		    "(expected auto, virtio-blk, ata or none)");
+	parse_fails("swap.device = scsi # fast\n",
+		    "apfvisor.cfg:1: bad value 'scsi' for swap.device "
+		    "(expected auto, virtio-blk, nvme, ata or none)");
 	parse_fails("apf = yes\n",
 		    "apfvisor.cfg:1: bad value 'yes' for apf "
 		    "(expected on or off)");
