@@ -349,6 +349,27 @@ static enum set_result set_swap(struct hv_config *cfg, struct slice v)
 	return SET_BAD_VALUE;
 }
 
+static enum set_result set_tsc_source(struct hv_config *cfg, struct slice v)
+{
+	static const struct {
+		const char *name;
+		enum tsc_source source;
+	} sources[] = {
+		{ "auto", TSC_SOURCE_AUTO },
+		{ "cpuid", TSC_SOURCE_CPUID },
+		{ "pmtimer", TSC_SOURCE_PM_TIMER },
+		{ "pit", TSC_SOURCE_PIT },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(sources); i++) {
+		if (slice_eq(v, sources[i].name)) {
+			cfg->tsc_source = sources[i].source;
+			return SET_OK;
+		}
+	}
+	return SET_BAD_VALUE;
+}
+
 static enum set_result set_on_off(bool *dst, struct slice v)
 {
 	if (slice_eq(v, "on"))
@@ -462,6 +483,7 @@ static const struct config_key config_keys[] = {
 	  "a size per host CPU, a multiple of 4K, 64K..256M", false },
 	{ "trace.mode", set_trace_mode, "stop or overwrite", false },
 	{ "console.raw", set_console_raw, "on or off", false },
+	{ "tsc.source", set_tsc_source, "auto, cpuid, pmtimer or pit", false },
 	{ "debug.host_exception", set_debug_host_exception, "on or off",
 	  false },
 	{ "debug.blockdev_selftest", set_debug_blockdev_selftest,

@@ -27,6 +27,8 @@
  *   debug.swap_verify = on|off (off)
  *   debug.isolation_secret = 0xHEX (none)
  *   console.raw = on|off (off)
+ *   tsc.source = auto|cpuid|pmtimer|pit (auto: CPUID 0x15, else the ACPI
+ *                             PM timer, else the PIT; arch/x86/tsc_choice.h)
  *                             0..1000000 (0 = off)
  * SIZE is a decimal number of bytes, or one followed by K, M or G (binary
  * units; "64M", "64MiB", "64 MB" are the same).
@@ -40,6 +42,7 @@
 #define CONFIG_TRACE_BUFFER_MAX (256ull << 20)
 #include "swap/swap_params.h"
 #include "guest/image_format.h"
+#include "arch/x86/tsc_freq.h"
 
 #define CONFIG_PATH_MAX 128
 #define CONFIG_CMDLINE_MAX 1024
@@ -62,6 +65,7 @@ struct hv_config {
 	 * are (an interactive shell's line editing works), instead of escaped.
 	 */
 	bool console_raw;
+	enum tsc_source tsc_source;           /* tsc.source */
 	bool trace;                           /* trace = on|off */
 	uint64_t trace_buffer;                /* trace.buffer, bytes per CPU */
 	bool trace_overwrite;                 /* trace.mode = overwrite */
