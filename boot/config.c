@@ -43,6 +43,7 @@ void config_set_defaults(struct hv_config *cfg)
 	cfg->host_guest_frames = 0;     /* same as guest_memory */
 	cfg->swap_device = SWAP_DEVICE_NONE;
 	cfg->apf = true;
+	cfg->tsc_source = TSC_SOURCE_AUTO;
 	cfg->trace = false;
 	cfg->trace_buffer = MiB(4);
 	cfg->trace_overwrite = false;

@@ -47,6 +47,26 @@ static void parse_fails(const char *text, const char *want)
 	assert_string_equal(err, want);
 }
 
+static void test_tsc_source(void **state)
+{
+	struct hv_config cfg;
+
+	(void)state;
+	parse_ok("guest.kernel=k\n", &cfg);
+	assert_int_equal(cfg.tsc_source, TSC_SOURCE_AUTO);
+	parse_ok("guest.kernel=k\ntsc.source = pit\n", &cfg);
+	assert_int_equal(cfg.tsc_source, TSC_SOURCE_PIT);
+	parse_ok("guest.kernel=k\ntsc.source = pmtimer\n", &cfg);
+	assert_int_equal(cfg.tsc_source, TSC_SOURCE_PM_TIMER);
+	parse_ok("guest.kernel=k\ntsc.source = cpuid\n", &cfg);
+	assert_int_equal(cfg.tsc_source, TSC_SOURCE_CPUID);
+	parse_ok("guest.kernel=k\ntsc.source = auto\n", &cfg);
+	assert_int_equal(cfg.tsc_source, TSC_SOURCE_AUTO);
+	parse_fails("guest.kernel=k\ntsc.source = hpet\n",
+		    "apfvisor.cfg:2: bad value 'hpet' for tsc.source "
+		    "(expected auto, cpuid, pmtimer or pit)");
+}
+
 static void test_defaults(void **state)
 {
 	struct hv_config cfg;
@@ -536,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_minimal_file),
 		cmocka_unit_test(test_all_keys),
 		cmocka_unit_test(test_enum_values),
+		cmocka_unit_test(test_tsc_source),
 		cmocka_unit_test(test_quotes_and_comments),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_memory_limits),
