@@ -130,6 +130,19 @@ static const struct tsc_timer_ops hardware = {
 	.measure_pit = measure_pit,
 };
 
+void tsc_delay_us(uint32_t us)
+{
+	uint64_t start = rdtsc(), ticks;
+
+	if (!tsc_hz) {
+		pit_delay_us(us);
+		return;
+	}
+	ticks = tsc_hz / 1000000 * us;
+	while (rdtsc() - start < ticks)
+		cpu_relax();
+}
+
 bool tsc_calibrate(enum tsc_source want, const struct acpi_pm_timer *pm,
 		   const char *pm_absent)
 {

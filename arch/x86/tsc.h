@@ -19,6 +19,12 @@
 bool tsc_calibrate(enum tsc_source want, const struct acpi_pm_timer *pm,
 		   const char *pm_absent);
 
+/*
+ * Busy-waits us microseconds on the TSC once it is calibrated (a machine
+ * may have no PIT), on the PIT before.
+ */
+void tsc_delay_us(uint32_t us);
+
 extern uint64_t tsc_hz;
 
 #endif
