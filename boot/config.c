@@ -329,46 +329,55 @@ static enum set_result set_frames(struct hv_config *cfg, struct slice v)
 	return SET_OK;
 }
 
-static enum set_result set_swap(struct hv_config *cfg, struct slice v)
-{
-	static const struct {
-		const char *name;
-		enum swap_device_kind kind;
-	} kinds[] = {
-		{ "none", SWAP_DEVICE_NONE },
-		{ "auto", SWAP_DEVICE_AUTO },
-		{ "virtio-blk", SWAP_DEVICE_VIRTIO_BLK },
-		{ "ata", SWAP_DEVICE_ATA },
-	};
+/* A value that is one of a list of names, each standing for an enum. */
+struct named_value {
+	const char *name;
+	int value;
+};
 
-	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
-		if (slice_eq(v, kinds[i].name)) {
-			cfg->swap_device = kinds[i].kind;
+static enum set_result set_named(int *dst, struct slice v,
+				 const struct named_value *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (slice_eq(v, names[i].name)) {
+			*dst = names[i].value;
 			return SET_OK;
 		}
 	}
 	return SET_BAD_VALUE;
 }
 
+static enum set_result set_swap(struct hv_config *cfg, struct slice v)
+{
+	static const struct named_value kinds[] = {
+		{ "none", SWAP_DEVICE_NONE },
+		{ "auto", SWAP_DEVICE_AUTO },
+		{ "virtio-blk", SWAP_DEVICE_VIRTIO_BLK },
+		{ "ata", SWAP_DEVICE_ATA },
+	};
+	int kind;
+	enum set_result r = set_named(&kind, v, kinds, ARRAY_SIZE(kinds));
+
+	if (r == SET_OK)
+		cfg->swap_device = kind;
+	return r;
+}
+
 static enum set_result set_tsc_source(struct hv_config *cfg, struct slice v)
 {
-	static const struct {
-		const char *name;
-		enum tsc_source source;
-	} sources[] = {
+	static const struct named_value sources[] = {
 		{ "auto", TSC_SOURCE_AUTO },
 		{ "cpuid", TSC_SOURCE_CPUID },
 		{ "pmtimer", TSC_SOURCE_PM_TIMER },
 		{ "pit", TSC_SOURCE_PIT },
 	};
+	int source;
+	enum set_result r = set_named(&source, v, sources,
+				      ARRAY_SIZE(sources));
 
-	for (size_t i = 0; i < ARRAY_SIZE(sources); i++) {
-		if (slice_eq(v, sources[i].name)) {
-			cfg->tsc_source = sources[i].source;
-			return SET_OK;
-		}
-	}
-	return SET_BAD_VALUE;
+	if (r == SET_OK)
+		cfg->tsc_source = source;
+	return r;
 }
 
 static enum set_result set_on_off(bool *dst, struct slice v)

@@ -49,19 +49,23 @@ static void parse_fails(const char *text, const char *want)
 
 static void test_tsc_source(void **state)
 {
+	static const struct {
+		const char *text;
+		enum tsc_source source;
+	} cases[] = {
+		{ "guest.kernel=k\n", TSC_SOURCE_AUTO },
+		{ "guest.kernel=k\ntsc.source = pit\n", TSC_SOURCE_PIT },
+		{ "guest.kernel=k\ntsc.source = pmtimer\n", TSC_SOURCE_PM_TIMER },
+		{ "guest.kernel=k\ntsc.source = cpuid\n", TSC_SOURCE_CPUID },
+		{ "guest.kernel=k\ntsc.source = auto\n", TSC_SOURCE_AUTO },
+	};
 	struct hv_config cfg;
 
 	(void)state;
-	parse_ok("guest.kernel=k\n", &cfg);
-	assert_int_equal(cfg.tsc_source, TSC_SOURCE_AUTO);
-	parse_ok("guest.kernel=k\ntsc.source = pit\n", &cfg);
-	assert_int_equal(cfg.tsc_source, TSC_SOURCE_PIT);
-	parse_ok("guest.kernel=k\ntsc.source = pmtimer\n", &cfg);
-	assert_int_equal(cfg.tsc_source, TSC_SOURCE_PM_TIMER);
-	parse_ok("guest.kernel=k\ntsc.source = cpuid\n", &cfg);
-	assert_int_equal(cfg.tsc_source, TSC_SOURCE_CPUID);
-	parse_ok("guest.kernel=k\ntsc.source = auto\n", &cfg);
-	assert_int_equal(cfg.tsc_source, TSC_SOURCE_AUTO);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		parse_ok(cases[i].text, &cfg);
+		assert_int_equal(cfg.tsc_source, cases[i].source);
+	}
 	parse_fails("guest.kernel=k\ntsc.source = hpet\n",
 		    "apfvisor.cfg:2: bad value 'hpet' for tsc.source "
 		    "(expected auto, cpuid, pmtimer or pit)");
