@@ -54,6 +54,7 @@ struct boot_info {
 	/* Memory the firmware described as RAM (mapped write-back). */
 	struct phys_range ram[BOOT_MAX_RAM_RANGES];
 	unsigned n_ram;
+	unsigned n_ram_unrecorded;      /* ranges beyond BOOT_MAX_RAM_RANGES */
 	uint64_t phys_top;              /* end of the highest map entry */
 };
 

@@ -44,6 +44,7 @@ void config_set_defaults(struct hv_config *cfg)
 	cfg->swap_device = SWAP_DEVICE_NONE;
 	cfg->apf = true;
 	cfg->console_output = CONSOLE_OUTPUT_BOTH;
+	cfg->tsc_source = TSC_SOURCE_AUTO;
 	cfg->trace = false;
 	cfg->trace_buffer = MiB(4);
 	cfg->trace_overwrite = false;
@@ -329,26 +330,56 @@ static enum set_result set_frames(struct hv_config *cfg, struct slice v)
 	return SET_OK;
 }
 
+/* A value that is one of a list of names, each standing for an enum. */
+struct named_value {
+	const char *name;
+	int value;
+};
+
+static enum set_result set_named(int *dst, struct slice v,
+				 const struct named_value *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (slice_eq(v, names[i].name)) {
+			*dst = names[i].value;
+			return SET_OK;
+		}
+	}
+	return SET_BAD_VALUE;
+}
+
 static enum set_result set_swap(struct hv_config *cfg, struct slice v)
 {
-	static const struct {
-		const char *name;
-		enum swap_device_kind kind;
-	} kinds[] = {
+	static const struct named_value kinds[] = {
 		{ "none", SWAP_DEVICE_NONE },
 		{ "auto", SWAP_DEVICE_AUTO },
 		{ "virtio-blk", SWAP_DEVICE_VIRTIO_BLK },
 		{ "ata", SWAP_DEVICE_ATA },
 		{ "nvme", SWAP_DEVICE_NVME },
 	};
+	int kind;
+	enum set_result r = set_named(&kind, v, kinds, ARRAY_SIZE(kinds));
 
-	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
-		if (slice_eq(v, kinds[i].name)) {
-			cfg->swap_device = kinds[i].kind;
-			return SET_OK;
-		}
-	}
-	return SET_BAD_VALUE;
+	if (r == SET_OK)
+		cfg->swap_device = kind;
+	return r;
+}
+
+static enum set_result set_tsc_source(struct hv_config *cfg, struct slice v)
+{
+	static const struct named_value sources[] = {
+		{ "auto", TSC_SOURCE_AUTO },
+		{ "cpuid", TSC_SOURCE_CPUID },
+		{ "pmtimer", TSC_SOURCE_PM_TIMER },
+		{ "pit", TSC_SOURCE_PIT },
+	};
+	int source;
+	enum set_result r = set_named(&source, v, sources,
+				      ARRAY_SIZE(sources));
+
+	if (r == SET_OK)
+		cfg->tsc_source = source;
+	return r;
 }
 
 static enum set_result set_on_off(bool *dst, struct slice v)
@@ -478,6 +509,7 @@ static const struct config_key config_keys[] = {
 	{ "trace.mode", set_trace_mode, "stop or overwrite", false },
 	{ "console", set_console, "serial, screen or both", false },
 	{ "console.raw", set_console_raw, "on or off", false },
+	{ "tsc.source", set_tsc_source, "auto, cpuid, pmtimer or pit", false },
 	{ "debug.host_exception", set_debug_host_exception, "on or off",
 	  false },
 	{ "debug.blockdev_selftest", set_debug_blockdev_selftest,

@@ -29,6 +29,8 @@
  *   console = serial|screen|both (both: the screen only when the firmware
  *                             gives a framebuffer)
  *   console.raw = on|off (off)
+ *   tsc.source = auto|cpuid|pmtimer|pit (auto: CPUID 0x15, else the ACPI
+ *                             PM timer, else the PIT; arch/x86/tsc_choice.h)
  *                             0..1000000 (0 = off)
  * SIZE is a decimal number of bytes, or one followed by K, M or G (binary
  * units; "64M", "64MiB", "64 MB" are the same).
@@ -42,6 +44,7 @@
 #define CONFIG_TRACE_BUFFER_MAX (256ull << 20)
 #include "swap/swap_params.h"
 #include "guest/image_format.h"
+#include "arch/x86/tsc_freq.h"
 
 #define CONFIG_PATH_MAX 128
 #define CONFIG_CMDLINE_MAX 1024
@@ -72,6 +75,7 @@ struct hv_config {
 	 */
 	bool console_raw;
 	enum console_output console_output;   /* console */
+	enum tsc_source tsc_source;           /* tsc.source */
 	bool trace;                           /* trace = on|off */
 	uint64_t trace_buffer;                /* trace.buffer, bytes per CPU */
 	bool trace_overwrite;                 /* trace.mode = overwrite */

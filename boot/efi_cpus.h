@@ -8,9 +8,10 @@
 
 /*
  * Fills bi->cpu_apic_ids / bi->n_cpus from EFI_MP_SERVICES_PROTOCOL (PI
- * specification, volume 2, 13.4). OVMF under Bochs has no ACPI tables, so
- * this is the one source that works everywhere; hv_main falls back to the
- * ACPI MADT when the protocol is absent (n_cpus stays 0).
+ * specification, volume 2, 13.4): the CPUs the firmware really started.
+ * The core takes the ACPI MADT as the source and this list as its
+ * cross-check (boot/host_cpus.h); OVMF under Bochs has no ACPI tables, so
+ * there this list is used alone. n_cpus stays 0 without the protocol.
  */
 void efi_discover_cpus(struct boot_info *bi);
 

@@ -3,6 +3,7 @@
 #include <efilib.h>
 
 #include "boot/efi_memory.h"
+#include "boot/ram_map.h"
 #include "lib/console.h"
 #include "lib/string.h"
 
@@ -11,6 +12,7 @@
 #define HEAP_PER_GUEST_GIB MiB(16)
 #define BELOW_4G 0xffffffffull
 #define BELOW_1M 0xfffffull
+#define FOUR_GIB GiB(4)
 
 /* Static so that no allocation changes the map between Get and Exit. */
 static uint8_t map_buffer[64 * 1024] __attribute__((aligned(8)));
@@ -98,27 +100,70 @@ static EFI_STATUS alloc_pages(EFI_ALLOCATE_TYPE how, uint64_t max_addr,
 	return st;
 }
 
+static bool add_frame_range(struct boot_info *bi, uint64_t pa, uint64_t bytes)
+{
+	struct frame_range *r;
+
+	if (bi->n_guest_frame_ranges == FRAME_POOL_MAX_RANGES)
+		return false;
+	r = &bi->guest_frames[bi->n_guest_frame_ranges++];
+	r->base = pa;
+	r->frames = bytes >> PAGE_SHIFT;
+	return true;
+}
+
 /*
- * The guest frame pool may not fit in one contiguous block: take the largest
- * blocks the firmware can give, halving the request on each failure.
+ * Free RAM above 4 GiB first, taken where the map says it is free: on a
+ * large machine most RAM is there, and OVMF's AllocateAnyPages stays
+ * below 4 GiB, which the heap, the AP start page and the firmware's
+ * runtime need. Returns the bytes taken.
+ */
+static uint64_t take_frames_above_4g(struct boot_info *bi, uint64_t want)
+{
+	struct memory_map m;
+	uint64_t taken = 0;
+
+	if (EFI_ERROR(get_memory_map(&m)))
+		return 0;
+	for (UINTN i = 0; i < map_entries(&m) && taken < want; i++) {
+		EFI_MEMORY_DESCRIPTOR *d = map_entry(&m, i);
+		uint64_t end = d->PhysicalStart + d->NumberOfPages * EFI_PAGE_SIZE;
+		uint64_t base = MAX(d->PhysicalStart, FOUR_GIB), pa = base;
+		uint64_t bytes = MIN(end - base, want - taken);
+
+		if (d->Type != EfiConventionalMemory || end <= FOUR_GIB)
+			continue;
+		if (EFI_ERROR(alloc_pages(AllocateAddress, base, bytes, &pa)))
+			continue;
+		if (!add_frame_range(bi, pa, bytes)) {
+			uefi_call_wrapper(BS->FreePages, 2, pa,
+					  EFI_SIZE_TO_PAGES(bytes));
+			break;
+		}
+		taken += bytes;
+	}
+	return taken;
+}
+
+/*
+ * What RAM above 4 GiB could not give may not fit in one contiguous block
+ * either: take the largest blocks the firmware can give, halving the
+ * request on each failure.
  */
 static EFI_STATUS allocate_guest_frames(struct boot_info *bi)
 {
 	uint64_t left = bi->cfg.host_guest_frames;
-	uint64_t chunk = left;
+	uint64_t chunk;
 
+	left -= take_frames_above_4g(bi, left);
+	chunk = left;
 	while (left) {
 		uint64_t pa;
 
 		chunk = MIN(chunk, left);
 		if (!EFI_ERROR(alloc_pages(AllocateAnyPages, 0, chunk, &pa))) {
-			struct frame_range *r;
-
-			if (bi->n_guest_frame_ranges == FRAME_POOL_MAX_RANGES)
+			if (!add_frame_range(bi, pa, chunk))
 				break;
-			r = &bi->guest_frames[bi->n_guest_frame_ranges++];
-			r->base = pa;
-			r->frames = chunk >> PAGE_SHIFT;
 			left -= chunk;
 			continue;
 		}
@@ -167,22 +212,17 @@ EFI_STATUS efi_allocate_hypervisor_memory(struct boot_info *bi)
 static void record_ram(struct boot_info *bi, const struct memory_map *m)
 {
 	bi->n_ram = 0;
+	bi->n_ram_unrecorded = 0;
 	bi->phys_top = 0;
 	for (UINTN i = 0; i < map_entries(m); i++) {
 		EFI_MEMORY_DESCRIPTOR *d = map_entry(m, i);
-		uint64_t end = d->PhysicalStart + d->NumberOfPages * EFI_PAGE_SIZE;
-		struct phys_range *last = bi->n_ram ? &bi->ram[bi->n_ram - 1] : NULL;
+		uint64_t size = d->NumberOfPages * EFI_PAGE_SIZE;
 
-		bi->phys_top = MAX(bi->phys_top, end);
-		if (!is_ram(d->Type))
-			continue;
-		if (last && last->base + last->size == d->PhysicalStart) {
-			last->size += end - d->PhysicalStart;
-		} else if (bi->n_ram < BOOT_MAX_RAM_RANGES) {
-			bi->ram[bi->n_ram].base = d->PhysicalStart;
-			bi->ram[bi->n_ram].size = end - d->PhysicalStart;
-			bi->n_ram++;
-		}
+		bi->phys_top = MAX(bi->phys_top, d->PhysicalStart + size);
+		if (is_ram(d->Type) &&
+		    !ram_map_add(bi->ram, &bi->n_ram, BOOT_MAX_RAM_RANGES,
+				 d->PhysicalStart, size))
+			bi->n_ram_unrecorded++;
 	}
 }
 

@@ -7,10 +7,10 @@
  * boot CPU runs the vCPU itself.
  */
 #include "boot/boot_info.h"
+#include "boot/host_discovery.h"
 #include "boot/hv_trace.h"
 #include "boot/isolation_secret.h"
 #include "lib/heap.h"
-#include "arch/x86/acpi.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/host_paging.h"
 #include "arch/x86/idle.h"
@@ -49,34 +49,11 @@ static NORETURN void call_on_stack(uint64_t top, void (*fn)(void *), void *arg)
 	__builtin_unreachable();
 }
 
-static unsigned cpus_from_madt(const struct boot_info *bi)
-{
-	const struct acpi_sdt_header *madt = acpi_find_table(bi->acpi_rsdp,
-							     "APIC");
-
-	return madt ? acpi_madt_cpus(madt, cpu_apic_ids, MAX_HOST_CPUS) : 0;
-}
-
-/*
- * The firmware's MP Services list (already printed by boot/) first, else
- * the ACPI MADT.
- */
 static void discover_cpus(const struct boot_info *bi, uint32_t bsp_apic_id)
 {
-	unsigned n = bi->n_cpus;
+	unsigned n = host_discover_cpus(bi, bsp_apic_id, cpu_apic_ids,
+					MAX_HOST_CPUS);
 
-	for (unsigned i = 0; i < n && i < MAX_HOST_CPUS; i++)
-		cpu_apic_ids[i] = bi->cpu_apic_ids[i];
-	if (!n) {
-		n = cpus_from_madt(bi);
-		if (n)
-			hv_info("host cpus: %u (ACPI MADT)", n);
-	}
-	if (!n) {
-		hv_info("host cpus: 1 (no CPU list found: boot cpu only)");
-		cpu_apic_ids[0] = bsp_apic_id;
-		n = 1;
-	}
 	host_cpu_count = MIN(n, MAX_HOST_CPUS);
 }
 
@@ -264,8 +241,8 @@ NORETURN void hv_main(struct boot_info *bi)
 		(unsigned long long)(bi->cfg.host_guest_frames >> 20),
 		bi->n_guest_frame_ranges);
 	discover_cpus(bi, bsp->apic_id);
-	hv_info("host TSC %llu kHz (measured against the PIT)",
-		(unsigned long long)(tsc_calibrate_hz() / 1000));
+	if (!host_discover_platform(bi))
+		platform_stop();
 	if (bi->cfg.debug_blockdev_selftest) {
 		/* No guest: the swap driver alone (runs without VT-x). */
 		hv_trace_start(bi, 0, NULL);

@@ -16,7 +16,7 @@
 
 /* Reading one page takes microseconds; a device silent this long is dead. */
 #define HEADER_READ_TIMEOUT_MS 10000
-/* Ticks per second assumed before tsc_calibrate_hz() has run. */
+/* Ticks per second assumed before tsc_calibrate() has run. */
 #define UNCALIBRATED_TSC_HZ 1000000000ull
 #define ERR_LEN 160
 

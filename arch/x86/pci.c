@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * PCI configuration mechanism #1 (PCI Local Bus Specification 3.0, 3.2.2.3.2):
- * write the enable bit, bus, device, function and dword offset to
- * CONFIG_ADDRESS (0xCF8), then access CONFIG_DATA (0xCFC). The
- * address/data pair is shared by all CPUs, so each access holds a lock.
+ * Configuration space through ECAM when the ACPI MCFG gave a window
+ * (pci_use_ecam), else through configuration mechanism #1 (PCI Local Bus
+ * Specification 3.0, 3.2.2.3.2): write the enable bit, bus, device,
+ * function and dword offset to CONFIG_ADDRESS (0xCF8), then access
+ * CONFIG_DATA (0xCFC). That address/data pair is shared by all CPUs, so
+ * each port access holds a lock.
  */
 #include "arch/x86/pci.h"
 #include "arch/x86/io.h"
@@ -12,6 +14,7 @@
 #define PCI_CONFIG_ADDRESS 0xcf8
 #define PCI_CONFIG_DATA    0xcfc
 #define PCI_CONFIG_ENABLE  BIT(31)
+#define PCI_PORT_CONFIG_SIZE 0x100
 
 #define PCI_BUSES     256
 #define PCI_DEVICES   32
@@ -31,16 +34,33 @@
 #define PCI_BAR_MEM_MASK      (~15u)
 
 static struct spinlock pci_lock;
+static struct pci_ecam_window ecam;
+static bool ecam_in_use;
+
+void pci_use_ecam(const struct pci_ecam_window *w)
+{
+	ecam = *w;
+	ecam_in_use = true;
+}
+
+void pci_use_ports(void)
+{
+	ecam_in_use = false;
+}
 
 /*
  * One access of width 1, 2 or 4 bytes; a byte or word lies at
- * CONFIG_DATA + (off & 3) within the selected dword.
+ * CONFIG_DATA + (off & 3) within the selected dword. Ports reach only the
+ * first 256 bytes: beyond them a read gives all ones and a write is
+ * dropped, as for an absent function.
  */
-static uint32_t config_access(const struct pci_device *d, uint16_t off,
-			      unsigned width, bool write, uint32_t v)
+static uint32_t port_access(const struct pci_device *d, uint16_t off,
+			    unsigned width, bool write, uint32_t v)
 {
 	uint16_t port = PCI_CONFIG_DATA + (off & 3 & ~(width - 1));
 
+	if (off >= PCI_PORT_CONFIG_SIZE)
+		return write ? v : 0xffffffffu >> (32 - 8 * width);
 	spin_lock(&pci_lock);
 	outl(PCI_CONFIG_ADDRESS, PCI_CONFIG_ENABLE | (uint32_t)d->bus << 16 |
 		 (uint32_t)d->dev << 11 | (uint32_t)d->fn << 8 | (off & 0xfc));
@@ -58,6 +78,36 @@ static uint32_t config_access(const struct pci_device *d, uint16_t off,
 		v = inl(port);
 	spin_unlock(&pci_lock);
 	return v;
+}
+
+/* ECAM: each access is one memory access of its own width, no lock. */
+static uint32_t ecam_access(const struct pci_device *d, uint16_t off,
+			    unsigned width, bool write, uint32_t v)
+{
+	uintptr_t a = (uintptr_t)pci_ecam_address(&ecam, d->bus, d->dev,
+						  d->fn, off & ~(width - 1));
+
+	if (width == 1 && write)
+		*(volatile uint8_t *)a = (uint8_t)v;
+	else if (width == 1)
+		v = *(volatile uint8_t *)a;
+	else if (width == 2 && write)
+		*(volatile uint16_t *)a = (uint16_t)v;
+	else if (width == 2)
+		v = *(volatile uint16_t *)a;
+	else if (write)
+		*(volatile uint32_t *)a = v;
+	else
+		v = *(volatile uint32_t *)a;
+	return v;
+}
+
+static uint32_t config_access(const struct pci_device *d, uint16_t off,
+			      unsigned width, bool write, uint32_t v)
+{
+	if (ecam_in_use && pci_ecam_covers(&ecam, d->bus))
+		return ecam_access(d, off, width, write, v);
+	return port_access(d, off, width, write, v);
 }
 
 uint8_t pci_read8(const struct pci_device *d, uint16_t off)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * PCI configuration space through I/O ports 0xCF8/0xCFC (configuration
+ * PCI configuration space through ECAM (the ACPI MCFG's window, all 4 KiB
+ * of each function) or through I/O ports 0xCF8/0xCFC (configuration
  * mechanism #1, PCI Local Bus Specification 3.0, 3.2.2.3.2), a bounded bus
  * scan, the capability list, BAR decoding and the command register. Enough
  * for the block drivers under swap/; no interrupts are set up (apfvisor
@@ -10,6 +11,7 @@
 #define ARCH_X86_PCI_H
 
 #include "lib/types.h"
+#include "arch/x86/pci_ecam.h"
 
 /* Configuration header registers (PCI 3.0, 6.1, Figure 6-1). */
 #define PCI_VENDOR_ID      0x00
@@ -51,6 +53,13 @@ struct pci_bar {
 	bool is64;                      /* a 64-bit memory BAR (uses 2 slots) */
 	bool prefetchable;
 };
+
+/*
+ * Config accesses to the buses w covers go through its ECAM window from now
+ * on (the window must be mapped); pci_use_ports goes back to 0xCF8/0xCFC.
+ */
+void pci_use_ecam(const struct pci_ecam_window *w);
+void pci_use_ports(void);
 
 uint8_t pci_read8(const struct pci_device *d, uint16_t off);
 uint16_t pci_read16(const struct pci_device *d, uint16_t off);

@@ -18,8 +18,11 @@
 #define PIT_MAX_CHUNK_US 50000u
 #define PIT_SPIN_LIMIT 100000000u
 
-static void pit_wait_ticks(uint16_t ticks)
+/* False when the output never rose: no PIT, or one gated off. */
+static bool pit_wait_ticks(uint16_t ticks)
 {
+	bool rose = false;
+
 	uint8_t b = inb(PORT_B) & ~(PORT_B_SPEAKER | PORT_B_GATE2);
 
 	outb(PORT_B, b);
@@ -28,19 +31,22 @@ static void pit_wait_ticks(uint16_t ticks)
 	outb(PIT_CHANNEL2, ticks >> 8);
 	outb(PORT_B, b | PORT_B_GATE2);
 	/* Bounded: a machine without a PIT must not hang here forever. */
-	for (uint32_t i = 0; i < PIT_SPIN_LIMIT; i++)
-		if (inb(PORT_B) & PORT_B_OUT2)
-			break;
+	for (uint32_t i = 0; i < PIT_SPIN_LIMIT && !rose; i++)
+		rose = inb(PORT_B) & PORT_B_OUT2;
 	outb(PORT_B, b);
+	return rose;
 }
 
-void pit_delay_us(uint32_t us)
+bool pit_delay_us(uint32_t us)
 {
+	bool ticking = true;
+
 	while (us) {
 		uint32_t chunk = us > PIT_MAX_CHUNK_US ? PIT_MAX_CHUNK_US : us;
 		uint32_t ticks = (uint32_t)((uint64_t)chunk * PIT_HZ / 1000000);
 
-		pit_wait_ticks((uint16_t)(ticks ? ticks : 1));
+		ticking &= pit_wait_ticks((uint16_t)(ticks ? ticks : 1));
 		us -= chunk;
 	}
+	return ticking;
 }

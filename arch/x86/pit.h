@@ -5,6 +5,10 @@
 
 #include "lib/types.h"
 
-void pit_delay_us(uint32_t us);
+/*
+ * Returns false when the PIT never signalled the end of a chunk (bounded
+ * spin: no PIT, or one the platform gates off); the delay is then unknown.
+ */
+bool pit_delay_us(uint32_t us);
 
 #endif

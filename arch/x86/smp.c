@@ -2,7 +2,7 @@
 #include "arch/x86/smp.h"
 #include "arch/x86/idle.h"
 #include "arch/x86/lapic.h"
-#include "arch/x86/pit.h"
+#include "arch/x86/tsc.h"
 #include "lib/string.h"
 
 /* SDM Vol. 3A, 9.4.4.1: INIT, wait 10 ms, SIPI, wait 200 us, SIPI. */
@@ -55,15 +55,15 @@ bool smp_start_cpu(struct percpu *cpu, ap_entry_fn entry)
 	*param(&ap_trampoline_arg) = (uint64_t)(uintptr_t)cpu;
 
 	lapic_send_init(cpu->apic_id);
-	pit_delay_us(INIT_DELAY_US);
+	tsc_delay_us(INIT_DELAY_US);
 	for (int sipi = 0; sipi < 2 && !cpu->online; sipi++) {
 		lapic_send_startup(cpu->apic_id, vector);
-		pit_delay_us(SIPI_DELAY_US);
+		tsc_delay_us(SIPI_DELAY_US);
 	}
 	for (int i = 0; i < ONLINE_TIMEOUT_POLLS; i++) {
 		if (__atomic_load_n(&cpu->online, __ATOMIC_ACQUIRE))
 			return true;
-		pit_delay_us(ONLINE_POLL_US);
+		tsc_delay_us(ONLINE_POLL_US);
 	}
 	return false;
 }

@@ -47,6 +47,30 @@ static void parse_fails(const char *text, const char *want)
 	assert_string_equal(err, want);
 }
 
+static void test_tsc_source(void **state)
+{
+	static const struct {
+		const char *text;
+		enum tsc_source source;
+	} cases[] = {
+		{ "guest.kernel=k\n", TSC_SOURCE_AUTO },
+		{ "guest.kernel=k\ntsc.source = pit\n", TSC_SOURCE_PIT },
+		{ "guest.kernel=k\ntsc.source = pmtimer\n", TSC_SOURCE_PM_TIMER },
+		{ "guest.kernel=k\ntsc.source = cpuid\n", TSC_SOURCE_CPUID },
+		{ "guest.kernel=k\ntsc.source = auto\n", TSC_SOURCE_AUTO },
+	};
+	struct hv_config cfg;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		parse_ok(cases[i].text, &cfg);
+		assert_int_equal(cfg.tsc_source, cases[i].source);
+	}
+	parse_fails("guest.kernel=k\ntsc.source = hpet\n",
+		    "apfvisor.cfg:2: bad value 'hpet' for tsc.source "
+		    "(expected auto, cpuid, pmtimer or pit)");
+}
+
 static void test_defaults(void **state)
 {
 	struct hv_config cfg;
@@ -556,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_minimal_file),
 		cmocka_unit_test(test_all_keys),
 		cmocka_unit_test(test_enum_values),
+		cmocka_unit_test(test_tsc_source),
 		cmocka_unit_test(test_quotes_and_comments),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_memory_limits),
