@@ -14,6 +14,13 @@
 #define BOOT_MAX_RAM_RANGES 128
 #define BOOT_MAX_CPUS 64
 
+/* The AHCI port of the disk apfvisor was loaded from. */
+struct boot_sata_port {
+	bool known;             /* the boot disk is on a SATA (AHCI) port */
+	uint8_t pci_dev, pci_fn;        /* the HBA's PCI device, function */
+	uint16_t port;          /* HBA port number */
+};
+
 struct boot_info {
 	struct hv_config cfg;
 	const char *config_text;        /* apfvisor.cfg as read (the trace) */
@@ -26,6 +33,9 @@ struct boot_info {
 	uint64_t initrd_size;
 
 	uint64_t acpi_rsdp;             /* 0 when the firmware gave none */
+
+	/* The boot disk's AHCI port: the swap drivers leave it alone. */
+	struct boot_sata_port boot_sata;
 
 	/* Wall-clock time (UEFI GetTime) and the TSC when it was read. */
 	uint64_t boot_epoch_sec;

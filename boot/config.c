@@ -338,6 +338,7 @@ static enum set_result set_swap(struct hv_config *cfg, struct slice v)
 		{ "auto", SWAP_DEVICE_AUTO },
 		{ "virtio-blk", SWAP_DEVICE_VIRTIO_BLK },
 		{ "ata", SWAP_DEVICE_ATA },
+		{ "ahci", SWAP_DEVICE_AHCI },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
@@ -452,7 +453,7 @@ static const struct config_key config_keys[] = {
 	  "a size, a multiple of 4K and at least 2M", false },
 	{ "guest.vcpus", set_vcpus, "1..64", false },
 	{ "host.guest_frames", set_frames, "a size, a multiple of 4K", false },
-	{ "swap.device", set_swap, "auto, virtio-blk, ata or none", false },
+	{ "swap.device", set_swap, "auto, virtio-blk, ahci, ata or none", false },
 	{ "swap.read_latency", set_read_latency,
 	  "0 or a duration in ns, us, ms or s, at most 10s",
 	  false },

@@ -10,6 +10,7 @@
 #include "lib/heap.h"
 #include "lib/console.h"
 #include "lib/string.h"
+#include "swap/ahci.h"
 #include "swap/ata.h"
 #include "swap/virtio_blk.h"
 
@@ -25,6 +26,7 @@ const char *swap_device_kind_name(enum swap_device_kind kind)
 	case SWAP_DEVICE_AUTO: return "auto";
 	case SWAP_DEVICE_VIRTIO_BLK: return "virtio-blk";
 	case SWAP_DEVICE_ATA: return "ata";
+	case SWAP_DEVICE_AHCI: return "ahci";
 	default: return "none";
 	}
 }
@@ -78,9 +80,11 @@ unsigned blockdev_find_all(enum swap_device_kind kind, struct blockdev **out,
 
 	if (kind == SWAP_DEVICE_NONE)
 		return 0;
-	if (kind != SWAP_DEVICE_ATA)
+	if (kind == SWAP_DEVICE_AUTO || kind == SWAP_DEVICE_VIRTIO_BLK)
 		n += virtio_blk_probe_all(out + n, max - n);
-	if (kind != SWAP_DEVICE_VIRTIO_BLK)
+	if (kind == SWAP_DEVICE_AUTO || kind == SWAP_DEVICE_AHCI)
+		n += ahci_probe_all(out + n, max - n);
+	if (kind == SWAP_DEVICE_AUTO || kind == SWAP_DEVICE_ATA)
 		n += ata_probe_all(out + n, max - n);
 	return n;
 }

@@ -12,8 +12,8 @@
 #include "swap/swap_format.h"
 
 /*
- * Probes the drivers kind allows (AUTO: virtio-blk, then ATA), reads byte
- * 0..4095 of each device found and checks the header. On success fills
+ * Probes the drivers kind allows (AUTO: virtio-blk, AHCI, then ATA), reads
+ * byte 0..4095 of each device found and checks the header. On success fills
  * *hdr, prints
  *   "apfvisor: swap: <device>, <size> MiB, <pages> pages, uuid <uuid>"
  * and returns the device (idle: nothing in flight). Otherwise returns NULL
@@ -27,13 +27,13 @@
 struct blockdev *swap_device_open(enum swap_device_kind kind,
 				  struct swap_header_info *hdr);
 
-/* Most block devices apfvisor looks at (virtio-blk and ATA together). */
+/* Most block devices apfvisor looks at (all drivers together). */
 #define BLOCKDEV_MAX 8
 
 /*
  * The block devices kind allows (AUTO: every virtio-blk function, then
- * every ATA disk; NONE: none), each probed once per run: fills out with
- * up to max and returns how many.
+ * every AHCI disk, then every ATA disk; NONE: none), each probed once per
+ * run: fills out with up to max and returns how many.
  */
 unsigned blockdev_find_all(enum swap_device_kind kind, struct blockdev **out,
 			   unsigned max);
@@ -52,7 +52,7 @@ int blockdev_check_header(struct blockdev *dev, uint8_t *page,
 			  struct swap_header_info *hdr, char *err,
 			  size_t err_len);
 
-/* "auto", "virtio-blk", "ata" or "none", as in apfvisor.cfg. */
+/* "auto", "virtio-blk", "ata", "ahci" or "none", as in apfvisor.cfg. */
 const char *swap_device_kind_name(enum swap_device_kind kind);
 
 /*

@@ -13,6 +13,7 @@ enum swap_device_kind {
 	SWAP_DEVICE_AUTO,
 	SWAP_DEVICE_VIRTIO_BLK,
 	SWAP_DEVICE_ATA,
+	SWAP_DEVICE_AHCI,
 };
 
 struct swap_params {

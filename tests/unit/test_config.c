@@ -126,6 +126,7 @@ static void test_enum_values(void **state)
 	} cases[] = {
 		{ "guest.kernel=k\nswap.device=auto\n", SWAP_DEVICE_AUTO },
 		{ "guest.kernel=k\nswap.device=ata\n", SWAP_DEVICE_ATA },
+		{ "guest.kernel=k\nswap.device=ahci\n", SWAP_DEVICE_AHCI },
 		{ "guest.kernel=k\nswap.device=none\n", SWAP_DEVICE_NONE },
 		{ "guest.kernel=k\nswap.device=virtio-blk",
 		  SWAP_DEVICE_VIRTIO_BLK },
@@ -317,7 +318,7 @@ static void test_bad_values(void **state)
 		    "(expected a size, a multiple of 4K)");
 	parse_fails("swap.device = nvme # fast\n",
 		    "apfvisor.cfg:1: bad value 'nvme' for swap.device "
-		    "(expected auto, virtio-blk, ata or none)");
+		    "(expected auto, virtio-blk, ahci, ata or none)");
 	parse_fails("apf = yes\n",
 		    "apfvisor.cfg:1: bad value 'yes' for apf "
 		    "(expected on or off)");
