@@ -130,9 +130,12 @@ static struct blockdev *use_port(const struct ahci_hba *hba, unsigned index,
 	memset(d, 0, sizeof(*d));
 	ahci_port_attach(&d->port, hba, index, mem);
 	if (!ahci_port_init(&d->port) ||
-	    !ahci_port_identify(&d->port, words) ||
-	    !check_identity(d, words))
+	    !ahci_port_identify(&d->port, words))
 		return NULL;
+	if (!check_identity(d, words)) {
+		ahci_port_stop(&d->port);
+		return NULL;
+	}
 	ncq = (hba->cap & AHCI_CAP_SNCQ) && d->id.ncq_depth;
 	if (ncq)
 		slots = MIN(slots, d->id.ncq_depth);
