@@ -70,10 +70,7 @@ static int ahci_submit(struct blockdev *dev, const struct blk_request *req)
 
 	if (ahci_port_submit(&d->port, req))
 		return -1;
-	if (req->op == BLK_WRITE)
-		dev->writes++;
-	else
-		dev->reads++;
+	blk_count_submitted(dev, req);
 	return 0;
 }
 
@@ -83,9 +80,7 @@ static unsigned ahci_poll(struct blockdev *dev, struct blk_completion *out,
 	struct ahci_disk *d = dev->driver;
 	unsigned n = ahci_port_poll(&d->port, out, max);
 
-	for (unsigned i = 0; i < n; i++)
-		if (out[i].status != BLK_OK)
-			dev->errors++;
+	blk_count_errors(dev, out, n);
 	return n;
 }
 

@@ -69,27 +69,36 @@ void ahci_port_attach(struct ahci_port *p, const struct ahci_hba *hba,
 	p->nslots = 1;
 }
 
-bool ahci_port_stop(struct ahci_port *p)
+struct engine_part {
+	uint32_t enable, running;       /* PxCMD bits */
+	const char *what, *enable_name, *running_name;
+};
+
+/* Clears part's enable bit and waits until its running bit follows. */
+static bool stop_part(struct ahci_port *p, const struct engine_part *part)
 {
 	uint32_t cmd = port_read(p, PX_CMD);
 
-	if (cmd & PX_CMD_ST)
-		port_write(p, PX_CMD, cmd & ~PX_CMD_ST);
-	if (!wait_reg(p, PX_CMD, PX_CMD_CR, 0, AHCI_STOP_TIMEOUT_MS, &cmd)) {
-		hv_error("%s: the command list did not stop (PxCMD 0x%08x: "
-			 "CR still set %u ms after ST was cleared)", p->name,
-			 cmd, AHCI_STOP_TIMEOUT_MS);
-		return false;
-	}
-	if (cmd & PX_CMD_FRE)
-		port_write(p, PX_CMD, cmd & ~PX_CMD_FRE);
-	if (!wait_reg(p, PX_CMD, PX_CMD_FR, 0, AHCI_STOP_TIMEOUT_MS, &cmd)) {
-		hv_error("%s: FIS receive did not stop (PxCMD 0x%08x: FR "
-			 "still set %u ms after FRE was cleared)", p->name,
-			 cmd, AHCI_STOP_TIMEOUT_MS);
-		return false;
-	}
-	return true;
+	if (cmd & part->enable)
+		port_write(p, PX_CMD, cmd & ~part->enable);
+	if (wait_reg(p, PX_CMD, part->running, 0, AHCI_STOP_TIMEOUT_MS, &cmd))
+		return true;
+	hv_error("%s: %s did not stop (PxCMD 0x%08x: %s still set %u ms "
+		 "after %s was cleared)", p->name, part->what, cmd,
+		 part->running_name, AHCI_STOP_TIMEOUT_MS, part->enable_name);
+	return false;
+}
+
+bool ahci_port_stop(struct ahci_port *p)
+{
+	static const struct engine_part command_list = {
+		PX_CMD_ST, PX_CMD_CR, "the command list", "ST", "CR",
+	};
+	static const struct engine_part fis_receive = {
+		PX_CMD_FRE, PX_CMD_FR, "FIS receive", "FRE", "FR",
+	};
+
+	return stop_part(p, &command_list) && stop_part(p, &fis_receive);
 }
 
 bool ahci_port_start(struct ahci_port *p)

@@ -477,10 +477,7 @@ static int ata_submit(struct blockdev *dev, const struct blk_request *req)
 		return -1;
 	d->ring[(d->head + d->count) % ATA_QUEUE_DEPTH] = *req;
 	d->count++;
-	if (req->op == BLK_WRITE)
-		dev->writes++;
-	else
-		dev->reads++;
+	blk_count_submitted(dev, req);
 	return 0;
 }
 

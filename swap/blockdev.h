@@ -61,6 +61,24 @@ struct blockdev {
 	uint64_t reads, writes, errors;
 };
 
+/* For drivers: count a request they accepted, and the failed completions. */
+static inline void blk_count_submitted(struct blockdev *dev,
+				       const struct blk_request *r)
+{
+	if (r->op == BLK_WRITE)
+		dev->writes++;
+	else
+		dev->reads++;
+}
+
+static inline void blk_count_errors(struct blockdev *dev,
+				    const struct blk_completion *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (c[i].status != BLK_OK)
+			dev->errors++;
+}
+
 static inline int blk_submit(struct blockdev *dev, const struct blk_request *r)
 {
 	return dev->ops->submit(dev, r);

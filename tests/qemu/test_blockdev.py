@@ -103,6 +103,19 @@ def expect_refused(run, line_re):
     run.expect_status(1)
 
 
+def expect_selftest_pass(run, dev):
+    """The self-test's lines for a device found as dev, several requests in
+    flight, every page verified; returns the run's nonce."""
+    m = run.expect_regex(rf"^{PREFIX}{re.escape(dev)}, {SELFTEST_PAGES} "
+                         r"pages from slot 0, (\d+) in flight, nonce "
+                         r"0x([0-9a-f]{8})$")
+    expect(int(m[1]) > 1, f"expected several requests in flight: {m[0]}")
+    run.expect_line(f"{PREFIX}wrote {SELFTEST_PAGES} pages, read "
+                    f"{SELFTEST_PAGES} pages, mismatches 0, errors 0")
+    run.expect_line(f"{PREFIX}PASS")
+    return int(m[2], 16)
+
+
 def test_blockdev_selftest(ctx):
     image = ctx.workdir / "swap.img"
     uuid = format_image(image, "64M")
@@ -111,20 +124,14 @@ def test_blockdev_selftest(ctx):
     run = ctx.boot_cfg(config("virtio-blk"), swap=image, timeout=TIMEOUT)
     dev = run.expect_regex(rf"^apfvisor: swap: ({DEV}), 64 MiB, 16383 "
                            rf"pages, uuid {uuid}$")[1]
-    m = run.expect_regex(rf"^{PREFIX}{re.escape(dev)}, {SELFTEST_PAGES} "
-                         r"pages from slot 0, (\d+) in flight, nonce "
-                         r"0x([0-9a-f]{8})$")
-    expect(int(m[1]) > 1, f"expected several requests in flight: {m[0]}")
-    run.expect_line(f"{PREFIX}wrote {SELFTEST_PAGES} pages, read "
-                    f"{SELFTEST_PAGES} pages, mismatches 0, errors 0")
-    run.expect_line(f"{PREFIX}PASS")
+    nonce = expect_selftest_pass(run, dev)
     run.expect_order(r"^apfvisor: swap: ", rf"^{PREFIX}wrote ",
                      rf"^{PREFIX}PASS$", r"^apfvisor: done$")
     run.expect_absent(r"^apfvisor: error:")
     run.expect_status(0)
     data = image.read_bytes()
     expect(data[:PAGE] == header, "the header page changed")
-    check_slots_on_disk(data, int(m[2], 16), SELFTEST_PAGES)
+    check_slots_on_disk(data, nonce, SELFTEST_PAGES)
 
 
 def test_blockdev_no_device(ctx):
