@@ -235,7 +235,7 @@ static void issue(struct ahci_port *p, unsigned slot,
 	s->state = AHCI_SLOT_ISSUED;
 	s->deadline = tsc_after_ms(AHCI_IO_TIMEOUT_MS);
 	p->issued |= BIT(slot);
-	/* NCQ: the tag's PxSACT bit before its PxCI bit (5.3.1). */
+	/* NCQ: the tag's PxSACT bit before its PxCI bit (3.3.13). */
 	if (p->ncq)
 		port_write(p, PX_SACT, BIT(slot));
 	port_write(p, PX_CI, BIT(slot));
@@ -341,7 +341,7 @@ static void port_timeout(struct ahci_port *p, unsigned slot)
 
 /*
  * A slot is done when the HBA cleared its PxCI bit and, for NCQ, the
- * device cleared its PxSACT bit (Set Device Bits FIS, 5.3.2.1). What is
+ * device cleared its PxSACT bit (by a Set Device Bits FIS). What is
  * done is harvested before the error bits are looked at: those commands
  * ended well before the error.
  */
