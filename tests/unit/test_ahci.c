@@ -4,9 +4,10 @@
  * (tests/unit/ahci_fake.c): taking a port over from the firmware (the
  * stop handshake, and a port that never stops), IDENTIFY DEVICE, command
  * FIS and PRDT contents, slot allocation, reuse and wrap, several
- * commands in flight with and without NCQ, out-of-range requests, a
- * task-file error (and the port working again after it) and a command
- * that never finishes.
+ * commands in flight with and without NCQ, out-of-range requests and
+ * pages the HBA cannot reach, a task-file error (the commands in flight
+ * failed, the port working again after it), the error causes, and a
+ * command that never finishes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -295,6 +296,71 @@ static void test_task_file_error_then_recovery(void **state)
 	assert_int_equal(pages[1][0], f->data[3 * PAGE_SIZE]);
 }
 
+/*
+ * Slot 0 ends before the error, slot 1 fails, slot 2 was still queued
+ * behind it: the HBA stopped the list, so slots 1 and 2 fail together.
+ */
+static void test_error_fails_what_is_in_flight(void **state)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_completion c[3];
+	struct blk_request r;
+
+	(void)state;
+	ready_port(4, false);
+	f->latency = 2;
+	f->fail_set = true;
+	f->fail_lba = 8 * 6;            /* page 6 */
+	for (unsigned i = 0; i < 3; i++) {
+		r = req(BLK_READ, (5 + i) * PAGE_SIZE, i);
+		assert_int_equal(ahci_port_submit(&port, &r), 0);
+	}
+	assert_int_equal(poll_n(c, 3), 3);
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned page = (unsigned)(uintptr_t)c[i].cookie - 1;
+
+		assert_int_equal(c[i].status, page == 0 ? BLK_OK :
+				 BLK_IO_ERROR);
+	}
+	expect_line(0, "apfvisor: error: ahci 00:1f.2 port1: 2 commands "
+		    "failed: command aborted (ABRT) (PxIS 0x40000000, PxTFD "
+		    "0x00000441, PxSERR 0x00000000)");
+	assert_true(f->cmd & PX_CMD_ST);
+}
+
+/* Without CAP.S64A a page above 4 GiB fails without a command. */
+static void test_buffer_out_of_reach(void **state)
+{
+	struct blk_completion c;
+	struct blk_request r = req(BLK_WRITE, 0, 0);
+
+	(void)state;
+	fake_hba.cap &= ~(uint32_t)AHCI_CAP_S64A;
+	ready_port(4, false);
+	r.buffer_pa = 0x100000000ull;
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_poll(&port, &c, 1), 1);
+	assert_int_equal(c.status, BLK_IO_ERROR);
+	assert_int_equal(fake_ahci[PORT].ci, 0);
+}
+
+static void test_error_causes(void **state)
+{
+	(void)state;
+	assert_string_equal(ahci_error_cause(PX_IS_TFES, 0x4041),
+			    "uncorrectable data (UNC)");
+	assert_string_equal(ahci_error_cause(PX_IS_TFES, 0x0061),
+			    "device fault (DF)");
+	assert_string_equal(ahci_error_cause(PX_IS_HBFS | PX_IS_IFS, 0),
+			    "host bus fatal error (HBFS)");
+	assert_string_equal(ahci_error_cause(PX_IS_IFS, 0),
+			    "interface fatal error (IFS)");
+	assert_string_equal(ahci_error_cause(0, 0), "unknown error");
+	assert_true(ahci_port_has_disk(0x123, 0x00000101));
+	assert_false(ahci_port_has_disk(0x123, 0xeb140101));   /* ATAPI */
+	assert_false(ahci_port_has_disk(0x001, 0x00000101));   /* no phy */
+}
+
 static void test_command_timeout_fails_the_disk(void **state)
 {
 	struct fake_ahci_port *f = &fake_ahci[PORT];
@@ -341,6 +407,9 @@ int main(void)
 		T(test_ncq_several_in_flight),
 		T(test_out_of_range),
 		T(test_task_file_error_then_recovery),
+		T(test_error_fails_what_is_in_flight),
+		T(test_buffer_out_of_reach),
+		T(test_error_causes),
 		T(test_command_timeout_fails_the_disk),
 	};
 
