@@ -119,7 +119,7 @@ static struct blockdev *use_port(const struct ahci_hba *hba, unsigned index,
 {
 	struct ahci_disk *d = hv_alloc(sizeof(*d));
 	void *mem = (void *)(uintptr_t)hv_alloc_pages_low(AHCI_PORT_MEM_PAGES);
-	unsigned slots = AHCI_CAP_NCS(hba->cap);
+	unsigned slots;
 	bool ncq;
 
 	memset(d, 0, sizeof(*d));
@@ -131,9 +131,7 @@ static struct blockdev *use_port(const struct ahci_hba *hba, unsigned index,
 		ahci_port_stop(&d->port);
 		return NULL;
 	}
-	ncq = (hba->cap & AHCI_CAP_SNCQ) && d->id.ncq_depth;
-	if (ncq)
-		slots = MIN(slots, d->id.ncq_depth);
+	slots = ahci_queue_depth(hba->cap, d->id.ncq_depth, &ncq);
 	ahci_port_configure(&d->port, slots, ncq,
 			    ALIGN_DOWN(d->id.sectors * ATA_SECTOR_SIZE,
 				       PAGE_SIZE));

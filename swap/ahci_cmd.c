@@ -101,6 +101,14 @@ int ahci_slot_alloc(uint32_t busy, unsigned nslots, unsigned *next)
 	return -1;
 }
 
+unsigned ahci_queue_depth(uint32_t cap, unsigned ncq_depth, bool *ncq)
+{
+	unsigned slots = AHCI_CAP_NCS(cap);
+
+	*ncq = (cap & AHCI_CAP_SNCQ) && ncq_depth;
+	return *ncq ? MIN(slots, ncq_depth) : slots;
+}
+
 bool ahci_port_has_disk(uint32_t ssts, uint32_t sig)
 {
 	return PX_SSTS_DET(ssts) == PX_SSTS_DET_PRESENT && sig == AHCI_SIG_ATA;

@@ -36,6 +36,13 @@ void ahci_cmd_build_identify(struct ahci_cmd_header *hdr,
  */
 int ahci_slot_alloc(uint32_t busy, unsigned nslots, unsigned *next);
 
+/*
+ * How many commands a disk gets in flight: NCQ (*ncq set) when the HBA
+ * (CAP.SNCQ) and the disk (ncq_depth > 0, from IDENTIFY) both have it,
+ * bounded by both; else DMA commands in every slot of CAP.NCS.
+ */
+unsigned ahci_queue_depth(uint32_t cap, unsigned ncq_depth, bool *ncq);
+
 /* A SATA disk is there and talking: PxSSTS.DET = 3 and PxSIG is ATA's. */
 bool ahci_port_has_disk(uint32_t ssts, uint32_t sig);
 

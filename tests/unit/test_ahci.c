@@ -344,6 +344,24 @@ static void test_buffer_out_of_reach(void **state)
 	assert_int_equal(fake_ahci[PORT].ci, 0);
 }
 
+static void test_queue_depth(void **state)
+{
+	uint32_t ncs8 = 7u << 8;
+	bool ncq;
+
+	(void)state;
+	assert_int_equal(ahci_queue_depth(ncs8 | AHCI_CAP_SNCQ, 32, &ncq), 8);
+	assert_true(ncq);
+	assert_int_equal(ahci_queue_depth(31u << 8 | AHCI_CAP_SNCQ, 4, &ncq),
+			 4);
+	assert_true(ncq);
+	assert_int_equal(ahci_queue_depth(ncs8, 32, &ncq), 8);  /* no SNCQ */
+	assert_false(ncq);
+	assert_int_equal(ahci_queue_depth(31u << 8 | AHCI_CAP_SNCQ, 0, &ncq),
+			 32);                                   /* disk: none */
+	assert_false(ncq);
+}
+
 static void test_error_causes(void **state)
 {
 	(void)state;
@@ -409,6 +427,7 @@ int main(void)
 		T(test_task_file_error_then_recovery),
 		T(test_error_fails_what_is_in_flight),
 		T(test_buffer_out_of_reach),
+		T(test_queue_depth),
 		T(test_error_causes),
 		T(test_command_timeout_fails_the_disk),
 	};
