@@ -15,6 +15,13 @@
 #define BOOT_MAX_RAM_RANGES 128
 #define BOOT_MAX_CPUS 64
 
+/* The AHCI port of the disk apfvisor was loaded from. */
+struct boot_sata_port {
+	bool known;             /* the boot disk is on a SATA (AHCI) port */
+	uint8_t pci_dev, pci_fn;        /* the HBA's PCI device, function */
+	uint16_t port;          /* HBA port number */
+};
+
 struct boot_info {
 	struct hv_config cfg;
 	const char *config_text;        /* apfvisor.cfg as read (the trace) */
@@ -30,6 +37,8 @@ struct boot_info {
 
 	/* The screen console's framebuffer (base NULL: none). */
 	struct framebuffer screen;
+	/* The boot disk's AHCI port: the swap drivers leave it alone. */
+	struct boot_sata_port boot_sata;
 
 	/* Wall-clock time (UEFI GetTime) and the TSC when it was read. */
 	uint64_t boot_epoch_sec;

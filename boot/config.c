@@ -356,6 +356,7 @@ static enum set_result set_swap(struct hv_config *cfg, struct slice v)
 		{ "virtio-blk", SWAP_DEVICE_VIRTIO_BLK },
 		{ "ata", SWAP_DEVICE_ATA },
 		{ "nvme", SWAP_DEVICE_NVME },
+		{ "ahci", SWAP_DEVICE_AHCI },
 	};
 	int kind;
 	enum set_result r = set_named(&kind, v, kinds, ARRAY_SIZE(kinds));
@@ -498,7 +499,8 @@ static const struct config_key config_keys[] = {
 	  "a size, a multiple of 4K and at least 2M", false },
 	{ "guest.vcpus", set_vcpus, "1..64", false },
 	{ "host.guest_frames", set_frames, "a size, a multiple of 4K", false },
-	{ "swap.device", set_swap, "auto, virtio-blk, nvme, ata or none", false },
+	{ "swap.device", set_swap, "auto, virtio-blk, nvme, ahci, ata or none",
+	  false },
 	{ "swap.read_latency", set_read_latency,
 	  "0 or a duration in ns, us, ms or s, at most 10s",
 	  false },

@@ -10,6 +10,7 @@
 #include <efilib.h>
 
 #include "boot/boot_info.h"
+#include "boot/efi_boot_disk.h"
 #include "boot/efi_cpus.h"
 #include "boot/efi_files.h"
 #include "boot/efi_memory.h"
@@ -127,7 +128,7 @@ static EFI_STATUS check_memory_config(const struct hv_config *cfg)
 	    cfg->swap_device == SWAP_DEVICE_NONE) {
 		hv_error("apfvisor.cfg: guest.memory (%llu MiB) is larger than "
 			 "host.guest_frames (%llu MiB): overcommit needs a swap "
-			 "device (swap.device = auto, virtio-blk or ata)",
+			 "device (swap.device = auto, virtio-blk, ahci or ata)",
 			 (unsigned long long)(cfg->guest_memory >> 20),
 			 (unsigned long long)(cfg->host_guest_frames >> 20));
 		return EFI_INVALID_PARAMETER;
@@ -181,6 +182,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	if (EFI_ERROR(st))
 		return return_to_firmware(st);
 	bi->acpi_rsdp = efi_find_acpi_rsdp(systab);
+	efi_find_boot_sata_port(image, &bi->boot_sata);
 	read_wall_clock(bi);
 
 	st = efi_allocate_hypervisor_memory(bi);

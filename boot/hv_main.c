@@ -22,6 +22,7 @@
 #include "arch/x86/xsave_probe.h"
 #include "guest/flat_loader.h"
 #include "guest/vm.h"
+#include "swap/ahci.h"
 #include "swap/blockdev_selftest.h"
 #include "swap/swap_daemon.h"
 #include "vmx/vcpu.h"
@@ -243,6 +244,9 @@ NORETURN void hv_main(struct boot_info *bi)
 	discover_cpus(bi, bsp->apic_id);
 	if (!host_discover_platform(bi))
 		platform_stop();
+	if (bi->boot_sata.known)
+		ahci_skip_boot_port(bi->boot_sata.pci_dev,
+				    bi->boot_sata.pci_fn, bi->boot_sata.port);
 	if (bi->cfg.debug_blockdev_selftest) {
 		/* No guest: the swap driver alone (runs without VT-x). */
 		hv_trace_start(bi, 0, NULL);

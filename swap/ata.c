@@ -30,6 +30,7 @@
  * driver behind swap/blockdev.h.
  */
 #include "swap/ata.h"
+#include "swap/ata_error.h"
 #include "swap/ata_identify.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/io.h"
@@ -344,29 +345,6 @@ static unsigned long long first_sector(const struct blk_request *r)
 	return r->offset / ATA_SECTOR_SIZE;
 }
 
-/* The Error register's main cause (ATA/ATAPI-6 clause 7, Error register). */
-static const char *error_name(uint8_t status, uint8_t error)
-{
-	static const struct {
-		uint8_t bit;
-		const char *name;
-	} causes[] = {
-		{ BIT(6), "uncorrectable data (UNC)" },
-		{ BIT(4), "sector not found (IDNF)" },
-		{ BIT(7), "interface CRC error (ICRC)" },
-		{ BIT(2), "command aborted (ABRT)" },
-		{ BIT(1), "no media (NM)" },
-		{ BIT(5) | BIT(3), "media changed (MC, MCR)" },
-	};
-
-	if (status & ST_DF)
-		return "device fault (DF)";
-	for (unsigned i = 0; i < ARRAY_SIZE(causes); i++)
-		if (error & causes[i].bit)
-			return causes[i].name;
-	return "device error";
-}
-
 static void show_error(struct ata_disk *d, const struct blk_request *r,
 		       uint8_t status, uint8_t error, const char *what)
 {
@@ -403,7 +381,7 @@ static enum blk_status device_error(struct ata_disk *d,
 		delay_400ns(p);
 	}
 	(void)inb(p->cmd + REG_STATUS);
-	show_error(d, r, status, error, error_name(status, error));
+	show_error(d, r, status, error, ata_error_name(status, error));
 	return BLK_IO_ERROR;
 }
 
@@ -499,10 +477,7 @@ static int ata_submit(struct blockdev *dev, const struct blk_request *req)
 		return -1;
 	d->ring[(d->head + d->count) % ATA_QUEUE_DEPTH] = *req;
 	d->count++;
-	if (req->op == BLK_WRITE)
-		dev->writes++;
-	else
-		dev->reads++;
+	blk_count_submitted(dev, req);
 	return 0;
 }
 

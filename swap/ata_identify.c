@@ -11,6 +11,8 @@
 #define ID_MODEL           27   /* words 27-46: model number, 40 ASCII */
 #define ID_CAPABILITIES    49
 #define ID_LBA28_SECTORS   60   /* words 60-61 */
+#define ID_QUEUE_DEPTH     75   /* bits 4:0: maximum queue depth - 1 */
+#define ID_SATA_CAPS       76   /* Serial ATA capabilities */
 #define ID_COMMAND_SET_2   83   /* command sets supported */
 #define ID_LBA48_SECTORS   100  /* words 100-103 */
 #define ID_SECTOR_SIZE     106  /* physical/logical sector size */
@@ -21,6 +23,7 @@
 #define CONFIG_INCOMPLETE     BIT(2)   /* response incomplete */
 #define CAP_LBA               BIT(9)
 #define CMDSET2_LBA48         BIT(10)
+#define SATA_CAPS_NCQ         BIT(8)
 #define SECTOR_SIZE_LONG      BIT(12)  /* logical sector > 256 words */
 #define INTEGRITY_SIGNATURE   0xa5
 
@@ -93,6 +96,19 @@ static bool has_lba48(const uint16_t *w)
 	       words_u64(w, ID_LBA48_SECTORS, 4) != 0;
 }
 
+/*
+ * Native Command Queuing: word 76 bit 8 on a SATA device (the word reads
+ * 0000h or FFFFh on parallel ATA), depth from word 75 (ACS-3 7.12.7).
+ */
+static unsigned ncq_depth(const uint16_t *w)
+{
+	uint16_t caps = w[ID_SATA_CAPS];
+
+	if (caps == 0 || caps == 0xffff || !(caps & SATA_CAPS_NCQ))
+		return 0;
+	return (w[ID_QUEUE_DEPTH] & 0x1f) + 1u;
+}
+
 const char *ata_identity_parse(const uint16_t *w, struct ata_identity *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -109,6 +125,7 @@ const char *ata_identity_parse(const uint16_t *w, struct ata_identity *out)
 		return "logical sectors are not 512 bytes (IDENTIFY words "
 		       "106, 117-118)";
 	out->lba48 = has_lba48(w);
+	out->ncq_depth = ncq_depth(w);
 	if (out->lba48)
 		out->sectors = words_u64(w, ID_LBA48_SECTORS, 4);
 	else

@@ -19,6 +19,7 @@
 struct ata_identity {
 	uint64_t sectors;       /* user-addressable sectors of 512 bytes */
 	bool lba48;             /* the 48-bit Address feature set is there */
+	unsigned ncq_depth;     /* NCQ queue depth (SATA), 0: no NCQ */
 	char model[ATA_MODEL_CHARS + 1]; /* printable, trailing blanks cut */
 };
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The block layer under the paging daemon: one small asynchronous
- * interface, two drivers behind it (swap/virtio_blk.c for QEMU and cloud
- * hosts, swap/ata.c for Bochs). Requests are whole 4 KiB pages at
- * page-aligned byte offsets; several may be in flight; completions are
- * collected by polling (from the service CPU, or on VM exits when there
- * is only one host CPU). No interrupts are used.
+ * interface, the drivers behind it (swap/virtio_blk.c for QEMU and cloud
+ * hosts, swap/ahci.c for SATA disks, swap/ata.c for Bochs). Requests are
+ * whole 4 KiB pages at page-aligned byte offsets; several may be in
+ * flight; completions are collected by polling (from the service CPU, or
+ * on VM exits when there is only one host CPU). No interrupts are used.
  */
 #ifndef SWAP_BLOCKDEV_H
 #define SWAP_BLOCKDEV_H
@@ -60,6 +60,24 @@ struct blockdev {
 	/* counters */
 	uint64_t reads, writes, errors;
 };
+
+/* For drivers: count a request they accepted, and the failed completions. */
+static inline void blk_count_submitted(struct blockdev *dev,
+				       const struct blk_request *r)
+{
+	if (r->op == BLK_WRITE)
+		dev->writes++;
+	else
+		dev->reads++;
+}
+
+static inline void blk_count_errors(struct blockdev *dev,
+				    const struct blk_completion *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (c[i].status != BLK_OK)
+			dev->errors++;
+}
 
 static inline int blk_submit(struct blockdev *dev, const struct blk_request *r)
 {

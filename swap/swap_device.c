@@ -10,6 +10,7 @@
 #include "lib/heap.h"
 #include "lib/console.h"
 #include "lib/string.h"
+#include "swap/ahci.h"
 #include "swap/ata.h"
 #include "swap/nvme.h"
 #include "swap/virtio_blk.h"
@@ -27,6 +28,7 @@ const char *swap_device_kind_name(enum swap_device_kind kind)
 	case SWAP_DEVICE_VIRTIO_BLK: return "virtio-blk";
 	case SWAP_DEVICE_ATA: return "ata";
 	case SWAP_DEVICE_NVME: return "nvme";
+	case SWAP_DEVICE_AHCI: return "ahci";
 	default: return "none";
 	}
 }
@@ -84,6 +86,8 @@ unsigned blockdev_find_all(enum swap_device_kind kind, struct blockdev **out,
 		n += virtio_blk_probe_all(out + n, max - n);
 	if (kind == SWAP_DEVICE_AUTO || kind == SWAP_DEVICE_NVME)
 		n += nvme_probe_all(out + n, max - n);
+	if (kind == SWAP_DEVICE_AUTO || kind == SWAP_DEVICE_AHCI)
+		n += ahci_probe_all(out + n, max - n);
 	if (kind == SWAP_DEVICE_AUTO || kind == SWAP_DEVICE_ATA)
 		n += ata_probe_all(out + n, max - n);
 	return n;

@@ -12,9 +12,9 @@
 #include "swap/swap_format.h"
 
 /*
- * Probes the drivers kind allows (AUTO: virtio-blk, NVMe, then ATA), reads
- * byte 0..4095 of each device found and checks the header. On success
- * fills *hdr, prints
+ * Probes the drivers kind allows (AUTO: virtio-blk, NVMe, AHCI, then
+ * ATA), reads byte 0..4095 of each device found and checks the header. On
+ * success fills *hdr, prints
  *   "apfvisor: swap: <device>, <size> MiB, <pages> pages, uuid <uuid>"
  * and returns the device (idle: nothing in flight). Otherwise returns NULL
  * after one "apfvisor: error: swap: <device>: <why>" line per device found,
@@ -32,8 +32,8 @@ struct blockdev *swap_device_open(enum swap_device_kind kind,
 
 /*
  * The block devices kind allows (AUTO: every virtio-blk function, every
- * NVMe namespace, then every ATA disk; NONE: none), each probed once per run: fills out with
- * up to max and returns how many.
+ * NVMe namespace, every AHCI disk, then every ATA disk; NONE: none), each
+ * probed once per run: fills out with up to max and returns how many.
  */
 unsigned blockdev_find_all(enum swap_device_kind kind, struct blockdev **out,
 			   unsigned max);
@@ -52,7 +52,7 @@ int blockdev_check_header(struct blockdev *dev, uint8_t *page,
 			  struct swap_header_info *hdr, char *err,
 			  size_t err_len);
 
-/* "auto", "virtio-blk", "nvme", "ata" or "none", as in apfvisor.cfg. */
+/* "auto", "virtio-blk", "nvme", "ahci", "ata" or "none", as in apfvisor.cfg. */
 const char *swap_device_kind_name(enum swap_device_kind kind);
 
 /*

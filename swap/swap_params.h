@@ -14,6 +14,7 @@ enum swap_device_kind {
 	SWAP_DEVICE_VIRTIO_BLK,
 	SWAP_DEVICE_ATA,
 	SWAP_DEVICE_NVME,
+	SWAP_DEVICE_AHCI,
 };
 
 struct swap_params {

@@ -139,10 +139,7 @@ static int vblk_submit(struct blockdev *dev, const struct blk_request *req)
 
 	if (vblk_queue_submit(&vb->queue, req, rdtsc(), &notify))
 		return -1;
-	if (req->op == BLK_WRITE)
-		dev->writes++;
-	else
-		dev->reads++;
+	blk_count_submitted(dev, req);
 	/* The notify write carries the queue index (4.1.5.2). */
 	if (notify)
 		virtio_pci_notify(vb->notify, 0);
@@ -155,9 +152,7 @@ static unsigned vblk_poll(struct blockdev *dev, struct blk_completion *out,
 	struct vblk *vb = dev->driver;
 	unsigned n = vblk_queue_poll(&vb->queue, out, max, rdtsc());
 
-	for (unsigned i = 0; i < n; i++)
-		if (out[i].status != BLK_OK)
-			dev->errors++;
+	blk_count_errors(dev, out, n);
 	return n;
 }
 

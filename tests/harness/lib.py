@@ -213,20 +213,40 @@ class Context:
         cfg.write_text(text)
         return self._boot(cfg, "inline config", **opts)
 
-    def _boot(self, cfg, what, cpus=1, megs=None, timeout=None, swap=None,
-              efi=None, extra=(), converse=()):
-        self.boots += 1
-        label = f"boot {self.boots} ({what}, {cpus} cpu{'s' * (cpus > 1)})"
-        efi = Path(efi) if efi else EFI
-        if not efi.is_file():
-            raise TestFailure(f"{efi} not found (run make first)")
-        esp = self.workdir / f"esp{self.boots}"
+    def esp_image(self, text):
+        """A FAT image (tools/mkimg) of the ESP for a config given as text,
+        for a test that checks the image after booting it
+        (boot_cfg(..., esp_image=IMAGE))."""
+        cfg = self.workdir / "image.cfg"
+        cfg.write_text(text)
+        esp = self._make_esp(cfg, EFI, "image-esp")
+        image = self.workdir / "esp.img"
+        r = subprocess.run([str(TOOLS / "mkimg"), str(esp), str(image)],
+                           stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            raise TestFailure(f"mkimg failed: {r.stderr.strip()}")
+        return image
+
+    def _make_esp(self, cfg, efi, name):
+        esp = self.workdir / name
         shutil.rmtree(esp, ignore_errors=True)
         r = subprocess.run([str(TOOLS / "mkesp"), str(cfg), str(esp),
                             str(efi)], stdin=subprocess.DEVNULL,
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise TestFailure(f"mkesp failed: {r.stderr.strip()}")
+        return esp
+
+    def _boot(self, cfg, what, cpus=1, megs=None, timeout=None, swap=None,
+              efi=None, extra=(), converse=(), esp_image=None):
+        self.boots += 1
+        label = f"boot {self.boots} ({what}, {cpus} cpu{'s' * (cpus > 1)})"
+        efi = Path(efi) if efi else EFI
+        if not efi.is_file():
+            raise TestFailure(f"{efi} not found (run make first)")
+        # A ready image (esp_image()) is booted as it is; its config wins.
+        esp = esp_image or self._make_esp(cfg, efi, f"esp{self.boots}")
 
         cmd = [str(RUNNERS[self.level]), str(esp), "--cpus", str(cpus),
                "--workdir", str(self.workdir / f"run{self.boots}")]

@@ -103,6 +103,19 @@ def expect_refused(run, line_re):
     run.expect_status(1)
 
 
+def expect_selftest_pass(run, dev):
+    """The self-test's lines for a device found as dev, several requests in
+    flight, every page verified; returns the run's nonce."""
+    m = run.expect_regex(rf"^{PREFIX}{re.escape(dev)}, {SELFTEST_PAGES} "
+                         r"pages from slot 0, (\d+) in flight, nonce "
+                         r"0x([0-9a-f]{8})$")
+    expect(int(m[1]) > 1, f"expected several requests in flight: {m[0]}")
+    run.expect_line(f"{PREFIX}wrote {SELFTEST_PAGES} pages, read "
+                    f"{SELFTEST_PAGES} pages, mismatches 0, errors 0")
+    run.expect_line(f"{PREFIX}PASS")
+    return int(m[2], 16)
+
+
 def check_selftest(ctx, device, dev_re, extra=()):
     """A formatted 64 MiB image on the disk swap.device = device finds
     (its name matches dev_re; extra: how qemu-run attaches it) passes the
@@ -116,13 +129,7 @@ def check_selftest(ctx, device, dev_re, extra=()):
                        extra=extra)
     dev = run.expect_regex(rf"^apfvisor: swap: ({dev_re}), 64 MiB, 16383 "
                            rf"pages, uuid {uuid}$")[1]
-    m = run.expect_regex(rf"^{PREFIX}{re.escape(dev)}, {SELFTEST_PAGES} "
-                         r"pages from slot 0, (\d+) in flight, nonce "
-                         r"0x([0-9a-f]{8})$")
-    expect(int(m[1]) > 1, f"expected several requests in flight: {m[0]}")
-    run.expect_line(f"{PREFIX}wrote {SELFTEST_PAGES} pages, read "
-                    f"{SELFTEST_PAGES} pages, mismatches 0, errors 0")
-    run.expect_line(f"{PREFIX}PASS")
+    nonce = expect_selftest_pass(run, dev)
     run.expect_order(r"^apfvisor: swap: ", rf"^{PREFIX}wrote ",
                      rf"^{PREFIX}PASS$", r"^apfvisor: done$")
     run.expect_absent(r"^apfvisor: error:")

@@ -82,7 +82,8 @@ def test_overcommit_refused_without_swap_device(ctx):
                        "host.guest_frames = 16M\n", timeout=120)
     run.expect_line("apfvisor: error: apfvisor.cfg: guest.memory (64 MiB) is "
                     "larger than host.guest_frames (16 MiB): overcommit needs "
-                    "a swap device (swap.device = auto, virtio-blk or ata)")
+                    "a swap device (swap.device = auto, virtio-blk, ahci or "
+                    "ata)")
     run.expect_line("apfvisor: exiting to firmware with status "
                     "EFI_INVALID_PARAMETER")
     run.expect_status(1)

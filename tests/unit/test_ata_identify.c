@@ -56,6 +56,30 @@ static void test_lba28(void **state)
 	assert_int_equal(id.sectors, 0x0abcdef);
 }
 
+/* NCQ: word 76 bit 8 on SATA, depth from word 75 (ACS-3 7.12.7). */
+static void test_ncq_depth(void **state)
+{
+	struct ata_identity id;
+	struct fake_dev *d = base(64, true);
+
+	(void)state;
+	assert_null(parse(d, &id));
+	assert_int_equal(id.ncq_depth, 0);      /* parallel ATA: word 76 0 */
+	d->identify[76] = 1u << 8;
+	d->identify[75] = 31;
+	assert_null(parse(d, &id));
+	assert_int_equal(id.ncq_depth, 32);
+	d->identify[75] = 3;
+	assert_null(parse(d, &id));
+	assert_int_equal(id.ncq_depth, 4);
+	d->identify[76] = 0xffff;               /* not a valid word */
+	assert_null(parse(d, &id));
+	assert_int_equal(id.ncq_depth, 0);
+	d->identify[76] = 1u << 2;              /* SATA, without NCQ */
+	assert_null(parse(d, &id));
+	assert_int_equal(id.ncq_depth, 0);
+}
+
 static void test_lba48_needs_valid_word_83(void **state)
 {
 	struct ata_identity id;
@@ -165,6 +189,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lba48),
 		cmocka_unit_test(test_lba28),
+		cmocka_unit_test(test_ncq_depth),
 		cmocka_unit_test(test_lba48_needs_valid_word_83),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_checksum),

@@ -151,6 +151,7 @@ static void test_enum_values(void **state)
 		{ "guest.kernel=k\nswap.device=auto\n", SWAP_DEVICE_AUTO },
 		{ "guest.kernel=k\nswap.device=ata\n", SWAP_DEVICE_ATA },
 		{ "guest.kernel=k\nswap.device=nvme\n", SWAP_DEVICE_NVME },
+		{ "guest.kernel=k\nswap.device=ahci\n", SWAP_DEVICE_AHCI },
 		{ "guest.kernel=k\nswap.device=none\n", SWAP_DEVICE_NONE },
 		{ "guest.kernel=k\nswap.device=virtio-blk",
 		  SWAP_DEVICE_VIRTIO_BLK },
@@ -342,7 +343,7 @@ static void test_bad_values(void **state)
 		    "(expected a size, a multiple of 4K)");
 	parse_fails("swap.device = scsi # fast\n",
 		    "apfvisor.cfg:1: bad value 'scsi' for swap.device "
-		    "(expected auto, virtio-blk, nvme, ata or none)");
+		    "(expected auto, virtio-blk, nvme, ahci, ata or none)");
 	parse_fails("apf = yes\n",
 		    "apfvisor.cfg:1: bad value 'yes' for apf "
 		    "(expected on or off)");

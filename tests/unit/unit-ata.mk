@@ -10,7 +10,8 @@
 UNIT_TESTS += test_ata test_ata_identify
 
 UNIT_ATA_FAKE_OBJS := $(UNIT_OUT)/obj/tests/unit/ata_fake.o
-unit_srcs_test_ata := swap/ata_identify.c tests/unit/console_capture.c
+unit_srcs_test_ata := swap/ata_identify.c swap/ata_error.c \
+	tests/unit/console_capture.c
 unit_objs_test_ata := $(UNIT_OUT)/obj/swap/ata_fake_x86.o \
 	$(UNIT_ATA_FAKE_OBJS)
 unit_srcs_test_ata_identify := swap/ata_identify.c

@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * swap/ahci_port.c and swap/ahci_cmd.c over a fake HBA
+ * (tests/unit/ahci_fake.c): taking a port over from the firmware (the
+ * stop handshake, and a port that never stops), IDENTIFY DEVICE, command
+ * FIS and PRDT contents, slot allocation, reuse and wrap, several
+ * commands in flight with and without NCQ, out-of-range requests and
+ * pages the HBA cannot reach, a task-file error (the commands in flight
+ * failed, the port working again after it), the error causes, and a
+ * command that never finishes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tests/unit/console_capture.h"
+#include "tests/unit/ahci_fake.h"
+#include "swap/ahci_port.h"
+#include "swap/ata_identify.h"
+
+#define PORT 1
+#define DISK_BYTES (FAKE_AHCI_SECTORS * 512ull)
+
+static struct ahci_port port;
+static uint8_t port_mem[AHCI_PORT_MEM_PAGES * PAGE_SIZE]
+	__attribute__((aligned(4096)));
+static uint8_t pages[AHCI_MAX_SLOTS + 1][PAGE_SIZE]
+	__attribute__((aligned(4096)));
+
+static int setup(void **state)
+{
+	(void)state;
+	fake_ahci_reset();
+	fake_ahci_disk(PORT);
+	console_forget();
+	ahci_port_attach(&port, &fake_hba, PORT, port_mem);
+	return 0;
+}
+
+static void expect_line(unsigned i, const char *want)
+{
+	assert_true(i < console_nlines);
+	assert_string_equal(console_lines[i], want);
+}
+
+static struct blk_request req(enum blk_op op, uint64_t offset, unsigned page)
+{
+	return (struct blk_request){
+		.op = op, .offset = offset,
+		.buffer_pa = (uintptr_t)pages[page],
+		.cookie = (void *)(uintptr_t)(page + 1),
+	};
+}
+
+static unsigned count_bits_in(uint32_t v)
+{
+	return (unsigned)__builtin_popcount(v);
+}
+
+/* Polls until n completions came (bounded by the fake clock). */
+static unsigned poll_n(struct blk_completion *out, unsigned n)
+{
+	unsigned got = 0;
+
+	for (unsigned i = 0; i < 100000 && got < n; i++)
+		got += ahci_port_poll(&port, out + got, n - got);
+	return got;
+}
+
+/* A port taken over and identified, nslots slots, with or without NCQ. */
+static void ready_port(unsigned nslots, bool ncq)
+{
+	static uint16_t words[256];
+	struct ata_identity id;
+
+	assert_true(ahci_port_init(&port));
+	assert_true(ahci_port_identify(&port, words));
+	assert_null(ata_identity_parse(words, &id));
+	assert_int_equal(id.sectors, FAKE_AHCI_SECTORS);
+	ahci_port_configure(&port, nslots, ncq, DISK_BYTES);
+}
+
+/* ------------------------------------------------------ engine control */
+
+static void test_takeover_stops_then_starts(void **state)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+
+	(void)state;
+	f->clb = 0x1000;                /* the firmware's command list */
+	assert_true(ahci_port_init(&port));
+	/* ST cleared first (FRE still set), then FRE, then both set again. */
+	assert_true(f->ncmd_writes >= 3);
+	assert_int_equal(f->cmd_writes[0] & (PX_CMD_ST | PX_CMD_FRE),
+			 PX_CMD_FRE);
+	assert_int_equal(f->cmd_writes[1] & (PX_CMD_ST | PX_CMD_FRE), 0);
+	assert_int_equal(f->cmd & (PX_CMD_ST | PX_CMD_FRE),
+			 PX_CMD_ST | PX_CMD_FRE);
+	assert_int_equal(f->clb, (uint32_t)(uintptr_t)port.cmd_list);
+	assert_int_equal(f->clbu, (uint32_t)((uintptr_t)port.cmd_list >> 32));
+	assert_int_equal(f->fb, (uint32_t)(uintptr_t)port.rx_fis);
+	assert_int_equal(f->ie, 0);
+	assert_int_equal(console_nlines, 0);
+}
+
+static void test_port_that_never_stops(void **state)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+
+	(void)state;
+	f->cr_stuck = true;
+	f->clb = 0x1000;
+	assert_false(ahci_port_init(&port));
+	expect_line(0, "apfvisor: error: ahci 00:1f.2 port1: the command "
+		    "list did not stop (PxCMD 0x0000c010: CR still set 500 ms "
+		    "after ST was cleared)");
+	assert_int_equal(console_nlines, 1);
+	/* Nothing of ours was handed to a port that still runs. */
+	assert_int_equal(f->clb, 0x1000);
+	assert_int_equal(f->commands, 0);
+}
+
+static void test_busy_disk_is_not_started(void **state)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+
+	(void)state;
+	f->tfd = 0x80;                  /* BSY for ever */
+	assert_false(ahci_port_init(&port));
+	expect_line(0, "apfvisor: error: ahci 00:1f.2 port1: the disk stays "
+		    "busy (PxTFD 0x00000080 after 5000 ms); the port is not "
+		    "started");
+	assert_false(f->cmd & PX_CMD_ST);
+}
+
+/* ------------------------------------------------------ commands */
+
+static void test_identify(void **state)
+{
+	static uint16_t words[256];
+	struct ata_identity id;
+
+	(void)state;
+	assert_true(ahci_port_init(&port));
+	assert_true(ahci_port_identify(&port, words));
+	assert_int_equal(fake_ahci[PORT].last_command, 0xec);
+	assert_null(ata_identity_parse(words, &id));
+	assert_string_equal(id.model, "FAKE DISK");
+	assert_true(id.lba48);
+	assert_int_equal(id.ncq_depth, 32);
+}
+
+static void test_rw_command_contents(void **state)
+{
+	struct ahci_cmd_header h;
+	static struct ahci_cmd_table t;
+
+	(void)state;
+	ahci_cmd_build_rw(&h, &t, 0x12345680ull, BLK_WRITE, 0x0102030405ull,
+			  0xabcd000ull, false, 3);
+	assert_int_equal(h.flags, 5 | AHCI_HDR_WRITE | 1u << 16);
+	assert_int_equal(h.ctba, 0x12345680u);
+	assert_int_equal(t.cfis[0], 0x27);
+	assert_int_equal(t.cfis[1], 0x80);
+	assert_int_equal(t.cfis[2], 0x35);              /* WRITE DMA EXT */
+	assert_int_equal(t.cfis[4], 0x05);
+	assert_int_equal(t.cfis[8], 0x02);
+	assert_int_equal(t.cfis[9], 0x01);
+	assert_int_equal(t.cfis[7], 0x40);
+	assert_int_equal(t.cfis[12], 8);
+	assert_int_equal(t.prdt[0].dba, 0xabcd000u);
+	assert_int_equal(t.prdt[0].dbc, 4095);
+	ahci_cmd_build_rw(&h, &t, 0x1000, BLK_READ, 8, 0x2000, true, 5);
+	assert_int_equal(h.flags, 5 | 1u << 16);
+	assert_int_equal(t.cfis[2], 0x60);              /* READ FPDMA QUEUED */
+	assert_int_equal(t.cfis[3], 8);                 /* count in Features */
+	assert_int_equal(t.cfis[12], 5 << 3);           /* tag in Count */
+}
+
+static void test_slot_alloc_wraps(void **state)
+{
+	unsigned next = 2;
+
+	(void)state;
+	assert_int_equal(ahci_slot_alloc(0, 4, &next), 2);
+	assert_int_equal(next, 3);
+	assert_int_equal(ahci_slot_alloc(BIT(3), 4, &next), 0);
+	assert_int_equal(next, 1);
+	assert_int_equal(ahci_slot_alloc(0xf, 4, &next), -1);
+	assert_int_equal(next, 1);
+	/* Slots beyond nslots do not count. */
+	next = 0;
+	assert_int_equal(ahci_slot_alloc(0x7, 3, &next), -1);
+}
+
+static void write_then_read(bool ncq)
+{
+	struct blk_completion c[AHCI_MAX_SLOTS];
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_request r;
+
+	ready_port(4, ncq);
+	f->latency = 3;
+	for (unsigned i = 0; i < 4; i++) {
+		memset(pages[i], 0x10 + i, PAGE_SIZE);
+		r = req(BLK_WRITE, (i + 1) * PAGE_SIZE, i);
+		assert_int_equal(ahci_port_submit(&port, &r), 0);
+	}
+	r = req(BLK_WRITE, 0, 4);
+	assert_int_equal(ahci_port_submit(&port, &r), -1);  /* all taken */
+	assert_int_equal(count_bits_in(f->ci), 4);
+	assert_int_equal(poll_n(c, 4), 4);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(c[i].status, BLK_OK);
+		assert_int_equal(f->data[(i + 1) * PAGE_SIZE], 0x10 + i);
+		assert_int_equal(f->data[(i + 2) * PAGE_SIZE - 1], 0x10 + i);
+	}
+	assert_int_equal(f->last_command, ncq ? 0x61 : 0x35);
+	/* Slots are reused, in turn; reads see what was written. */
+	for (unsigned i = 0; i < 4; i++) {
+		memset(pages[8 + i], 0, PAGE_SIZE);
+		r = req(BLK_READ, (4 - i) * PAGE_SIZE, 8 + i);
+		assert_int_equal(ahci_port_submit(&port, &r), 0);
+	}
+	assert_int_equal(poll_n(c, 4), 4);
+	for (unsigned i = 0; i < 4; i++) {
+		unsigned page = (unsigned)(uintptr_t)c[i].cookie - 1;
+
+		assert_int_equal(c[i].status, BLK_OK);
+		assert_int_equal(pages[page][0], 0x10 + 3 - (page - 8));
+	}
+	assert_int_equal(f->last_command, ncq ? 0x60 : 0x25);
+	assert_int_equal(f->sact, 0);
+	assert_int_equal(console_nlines, 0);
+}
+
+static void test_dma_several_in_flight(void **state)
+{
+	(void)state;
+	write_then_read(false);
+}
+
+static void test_ncq_several_in_flight(void **state)
+{
+	(void)state;
+	write_then_read(true);
+}
+
+static void test_out_of_range(void **state)
+{
+	struct blk_completion c;
+	struct blk_request r = req(BLK_READ, DISK_BYTES, 0);
+
+	(void)state;
+	ready_port(4, false);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(poll_n(&c, 1), 1);
+	assert_int_equal(c.status, BLK_OUT_OF_RANGE);
+	r.offset = 100;                 /* not page-aligned */
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(poll_n(&c, 1), 1);
+	assert_int_equal(c.status, BLK_OUT_OF_RANGE);
+	assert_int_equal(fake_ahci[PORT].commands, 1);  /* IDENTIFY only */
+}
+
+static void test_task_file_error_then_recovery(void **state)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_completion c;
+	struct blk_request r = req(BLK_READ, 2 * PAGE_SIZE, 0);
+
+	(void)state;
+	ready_port(4, false);
+	f->fail_set = true;
+	f->fail_lba = 17;               /* in page 2 (sectors 16-23) */
+	f->fail_error = 0x40;           /* UNC */
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(poll_n(&c, 1), 1);
+	assert_int_equal(c.status, BLK_IO_ERROR);
+	expect_line(0, "apfvisor: error: ahci 00:1f.2 port1: 1 command "
+		    "failed: uncorrectable data (UNC) (PxIS 0x40000000, PxTFD "
+		    "0x00004041, PxSERR 0x00000000)");
+	assert_int_equal(console_nlines, 1);
+	/* Restarted: the next request to a good page works. */
+	assert_int_equal(f->is, 0);
+	assert_true(f->cmd & PX_CMD_ST);
+	r = req(BLK_READ, 3 * PAGE_SIZE, 1);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(poll_n(&c, 1), 1);
+	assert_int_equal(c.status, BLK_OK);
+	assert_int_equal(pages[1][0], f->data[3 * PAGE_SIZE]);
+}
+
+/*
+ * Slot 0 ends before the error, slot 1 fails, slot 2 was still queued
+ * behind it: the HBA stopped the list, so slots 1 and 2 fail together.
+ */
+static void test_error_fails_what_is_in_flight(void **state)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_completion c[3];
+	struct blk_request r;
+
+	(void)state;
+	ready_port(4, false);
+	f->latency = 2;
+	f->fail_set = true;
+	f->fail_lba = 8 * 6;            /* page 6 */
+	for (unsigned i = 0; i < 3; i++) {
+		r = req(BLK_READ, (5 + i) * PAGE_SIZE, i);
+		assert_int_equal(ahci_port_submit(&port, &r), 0);
+	}
+	assert_int_equal(poll_n(c, 3), 3);
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned page = (unsigned)(uintptr_t)c[i].cookie - 1;
+
+		assert_int_equal(c[i].status, page == 0 ? BLK_OK :
+				 BLK_IO_ERROR);
+	}
+	expect_line(0, "apfvisor: error: ahci 00:1f.2 port1: 2 commands "
+		    "failed: command aborted (ABRT) (PxIS 0x40000000, PxTFD "
+		    "0x00000441, PxSERR 0x00000000)");
+	assert_true(f->cmd & PX_CMD_ST);
+}
+
+/* Without CAP.S64A a page above 4 GiB fails without a command. */
+static void test_buffer_out_of_reach(void **state)
+{
+	struct blk_completion c;
+	struct blk_request r = req(BLK_WRITE, 0, 0);
+
+	(void)state;
+	fake_hba.cap &= ~(uint32_t)AHCI_CAP_S64A;
+	ready_port(4, false);
+	r.buffer_pa = 0x100000000ull;
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_poll(&port, &c, 1), 1);
+	assert_int_equal(c.status, BLK_IO_ERROR);
+	assert_int_equal(fake_ahci[PORT].ci, 0);
+}
+
+static void test_queue_depth(void **state)
+{
+	uint32_t ncs8 = 7u << 8;
+	bool ncq;
+
+	(void)state;
+	assert_int_equal(ahci_queue_depth(ncs8 | AHCI_CAP_SNCQ, 32, &ncq), 8);
+	assert_true(ncq);
+	assert_int_equal(ahci_queue_depth(31u << 8 | AHCI_CAP_SNCQ, 4, &ncq),
+			 4);
+	assert_true(ncq);
+	assert_int_equal(ahci_queue_depth(ncs8, 32, &ncq), 8);  /* no SNCQ */
+	assert_false(ncq);
+	assert_int_equal(ahci_queue_depth(31u << 8 | AHCI_CAP_SNCQ, 0, &ncq),
+			 32);                                   /* disk: none */
+	assert_false(ncq);
+}
+
+static void test_error_causes(void **state)
+{
+	(void)state;
+	assert_string_equal(ahci_error_cause(PX_IS_TFES, 0x4041),
+			    "uncorrectable data (UNC)");
+	assert_string_equal(ahci_error_cause(PX_IS_TFES, 0x0061),
+			    "device fault (DF)");
+	assert_string_equal(ahci_error_cause(PX_IS_HBFS | PX_IS_IFS, 0),
+			    "host bus fatal error (HBFS)");
+	assert_string_equal(ahci_error_cause(PX_IS_IFS, 0),
+			    "interface fatal error (IFS)");
+	assert_string_equal(ahci_error_cause(0, 0), "unknown error");
+	assert_true(ahci_port_has_disk(0x123, 0x00000101));
+	assert_false(ahci_port_has_disk(0x123, 0xeb140101));   /* ATAPI */
+	assert_false(ahci_port_has_disk(0x001, 0x00000101));   /* no phy */
+}
+
+static void test_command_timeout_fails_the_disk(void **state)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_completion c[2];
+	struct blk_request r;
+
+	(void)state;
+	ready_port(4, true);
+	f->hang = true;
+	r = req(BLK_WRITE, 0, 0);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	r = req(BLK_READ, 5 * PAGE_SIZE, 1);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(poll_n(c, 2), 2);
+	assert_int_equal(c[0].status, BLK_IO_ERROR);
+	assert_int_equal(c[1].status, BLK_IO_ERROR);
+	assert_int_equal(console_nlines, 1);
+	assert_non_null(strstr(console_lines[0], "apfvisor: error: ahci "
+			       "00:1f.2 port1: write of sectors 0-7 timed out "
+			       "after 10000 ms (PxCI 0x00000003"));
+	assert_non_null(strstr(console_lines[0], "the disk is not used any "
+			       "more"));
+	assert_false(f->cmd & PX_CMD_ST);
+	/* Later requests fail at once, without a command. */
+	f->hang = false;
+	r = req(BLK_READ, 0, 2);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_poll(&port, c, 2), 1);
+	assert_int_equal(c[0].status, BLK_IO_ERROR);
+	assert_int_equal(f->ci, 0);
+}
+
+int main(void)
+{
+#define T(name) cmocka_unit_test_setup(name, setup)
+	const struct CMUnitTest tests[] = {
+		T(test_takeover_stops_then_starts),
+		T(test_port_that_never_stops),
+		T(test_busy_disk_is_not_started),
+		T(test_identify),
+		T(test_rw_command_contents),
+		T(test_slot_alloc_wraps),
+		T(test_dma_several_in_flight),
+		T(test_ncq_several_in_flight),
+		T(test_out_of_range),
+		T(test_task_file_error_then_recovery),
+		T(test_error_fails_what_is_in_flight),
+		T(test_buffer_out_of_reach),
+		T(test_queue_depth),
+		T(test_error_causes),
+		T(test_command_timeout_fails_the_disk),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
