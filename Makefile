@@ -122,7 +122,13 @@ run-kvm: CFG = guest/linux-shell.cfg
 run-kvm: guest esp
 	tools/qemu-run $(BUILD)/esp --kvm --interactive
 
-test: all guest
+# The Multiboot Specification's example kernel (Debian's `multiboot`
+# package), for the differential multiboot test: fetched, never built here.
+MB_EXAMPLE := $(BUILD)/guests/multiboot-spec-example.elf
+$(MB_EXAMPLE): tools/fetch-multiboot-example | deps
+	tools/fetch-multiboot-example $@
+
+test: all guest $(MB_EXAMPLE)
 	tests/run-tests unit qemu bochs
 
 test-unit: all
@@ -131,7 +137,7 @@ test-unit: all
 test-qemu: all guest
 	tests/run-tests qemu
 
-test-bochs: all guest
+test-bochs: all guest $(MB_EXAMPLE)
 	tests/run-tests bochs
 
 # Benchmarks report figures measured side by side in one run (cycles =

@@ -21,6 +21,7 @@
 #include "arch/x86/tsc.h"
 #include "arch/x86/xsave_probe.h"
 #include "guest/flat_loader.h"
+#include "guest/vga_text.h"
 #include "guest/vm.h"
 #include "swap/ahci.h"
 #include "swap/blockdev_selftest.h"
@@ -71,6 +72,8 @@ static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
 	vm_devices_unlock(vm, false);
 	guest_console_drain(&vm->console);
 	vm_report_end(vm);
+	if (vm->show_vga_text)
+		vga_text_report(vm);
 	counters_each(print_stat, NULL);
 	hv_trace_finish(bi, vm->nvcpus);
 	if (bi->cfg.bench_swap)

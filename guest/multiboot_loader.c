@@ -124,5 +124,6 @@ bool multiboot_loader_load(struct vm *g, const struct vm_spec *spec)
 	g->entry.rax = MULTIBOOT_BOOTLOADER_MAGIC;
 	g->entry.rbx = MB_INFO_GPA;
 	g->isa_debug_exit = true;
+	g->show_vga_text = true;
 	return true;
 }

@@ -142,6 +142,8 @@ struct vm {
 	 * V ends the run with exit status (V << 1) | 1, not a test-exit code.
 	 */
 	bool isa_debug_exit;
+	/* Print the VGA text screen at the end (guest/vga_text.h). */
+	bool show_vga_text;
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
 	bool hide_xsavec;               /* CPUID 0xD.1 without XSAVEC */
 	struct apf_msr_env apf_env;     /* what the async-PF MSRs check */

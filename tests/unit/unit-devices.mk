@@ -37,3 +37,7 @@ unit_srcs_test_guest_interrupts := guest/interrupts.c guest/vlapic.c \
 # QEMU's fw_cfg device as the guest reads it (guest/fw_cfg.c).
 UNIT_TESTS += test_fw_cfg
 unit_srcs_test_fw_cfg := guest/fw_cfg.c lib/string.c
+
+# The VGA text screen shown at a multiboot guest's end (guest/vga_text.c).
+UNIT_TESTS += test_vga_text
+unit_srcs_test_vga_text := guest/vga_text.c
