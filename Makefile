@@ -107,9 +107,12 @@ $(BUILD)/guests/%.elf: $(BUILD)/guests/mb/mb_start.o $(BUILD)/guests/mb/mb_lib.o
 esp: deps efi guests
 	tools/mkesp $(CFG) $(BUILD)/esp
 
-usb-image: esp
+# A stick for a real machine: the Linux guest (guest/linux-usb.cfg, which
+# becomes apfvisor.cfg on it), apfvisor as EFI/BOOT/BOOTX64.EFI, a GPT disk.
+usb-image: CFG = guest/linux-usb.cfg
+usb-image: guest esp
 	tools/mkimg $(BUILD)/esp $(BUILD)/apfvisor-usb.img --gpt
-	@echo "write it with: dd if=$(BUILD)/apfvisor-usb.img of=/dev/sdX bs=4M"
+	@echo "write it with: dd if=$(BUILD)/apfvisor-usb.img of=/dev/sdX bs=4M conv=fsync (README.md, \"On real hardware\")"
 
 # `make run`: the Linux guest with a shell on its console, in this terminal
 # (tools/bochs-run --interactive; Ctrl-] stops Bochs). Another guest:

@@ -136,7 +136,7 @@ def check_selftest(ctx, device, dev_re, extra=()):
     run.expect_status(0)
     data = image.read_bytes()
     expect(data[:PAGE] == header, "the header page changed")
-    check_slots_on_disk(data, int(m[2], 16), SELFTEST_PAGES)
+    check_slots_on_disk(data, nonce, SELFTEST_PAGES)
     return run
 
 

@@ -4,8 +4,9 @@ report the machine, name the missing feature and hand control back to the
 firmware with an error status; a bad config must name its line."""
 
 import re
+import subprocess
 
-from lib import expect
+from lib import EFI, REPO, TOOLS, expect
 
 VTX_ABSENT = ("apfvisor: error: VT-x is not supported by this CPU "
               "(CPUID.1:ECX.VMX[bit 5] = 0)")
@@ -86,4 +87,24 @@ def test_overcommit_refused_without_swap_device(ctx):
                     "ata)")
     run.expect_line("apfvisor: exiting to firmware with status "
                     "EFI_INVALID_PARAMETER")
+    run.expect_status(1)
+
+
+def test_usb_image_boots(ctx):
+    """The stick `make usb-image` writes (a GPT disk with one ESP, the
+    Linux guest's files and guest/linux-usb.cfg as apfvisor.cfg) is found
+    and started by the firmware, and apfvisor reads its config from it."""
+    esp = ctx._make_esp(REPO / "guest" / "linux-usb.cfg", EFI, "usb-esp")
+    image = ctx.workdir / "apfvisor-usb.img"
+    r = subprocess.run([str(TOOLS / "mkimg"), str(esp), str(image), "--gpt"],
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True)
+    expect(r.returncode == 0, f"mkimg --gpt failed: {r.stderr.strip()}")
+    expect(image.read_bytes()[512:520] == b"EFI PART",
+           "the USB image has no GPT header at LBA 1")
+    run = ctx.boot_cfg("", esp_image=image, cpus=2, megs=2048, timeout=180)
+    check_startup(run)
+    run.expect_regex(r"^apfvisor: config: guest.kernel=vmlinux "
+                     r"guest.memory=1024 MiB .*guest.vcpus=2")
+    run.expect_line(VTX_ABSENT)
     run.expect_status(1)
