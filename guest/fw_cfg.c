@@ -53,7 +53,10 @@ static const uint8_t *item(struct fw_cfg *f, uint32_t *len)
 	case FW_CFG_FILE_FIRST:
 		*len = sizeof(f->e820);
 		return f->e820;
-	case FW_CFG_ID: number = FW_CFG_ID_TRADITIONAL; width = 4; break;
+	case FW_CFG_ID:
+		number = FW_CFG_ID_TRADITIONAL | FW_CFG_ID_DMA;
+		width = 4;
+		break;
 	case FW_CFG_RAM_SIZE: number = p->ram_size; width = 8; break;
 	case FW_CFG_NB_CPUS: number = p->cpus; width = 2; break;
 	case FW_CFG_MAX_CPUS: number = p->cpus; width = 2; break;
@@ -86,4 +89,87 @@ uint8_t fw_cfg_read(struct fw_cfg *f)
 	if (!data || f->offset >= len)
 		return 0;
 	return data[f->offset++];
+}
+
+static uint32_t bswap32(uint32_t v)
+{
+	return __builtin_bswap32(v);
+}
+
+static uint64_t be_get(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Reads (or skips) len bytes of the selected item into guest memory. */
+static bool dma_read(struct fw_cfg *f, uint64_t gpa, uint32_t len,
+		     bool skip, const struct fw_cfg_guest_memory *mem)
+{
+	uint8_t chunk[256];
+
+	while (len) {
+		uint32_t n = MIN(len, (uint32_t)sizeof(chunk));
+
+		for (uint32_t i = 0; i < n; i++)
+			chunk[i] = fw_cfg_read(f);
+		if (!skip && mem->write(mem->ctx, gpa, chunk, n))
+			return false;
+		gpa += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* One FWCfgDmaAccess record at access_gpa. */
+static void dma_run(struct fw_cfg *f, uint64_t access_gpa,
+		    const struct fw_cfg_guest_memory *mem)
+{
+	uint8_t rec[FW_CFG_DMA_ACCESS_LEN];
+	uint32_t control, len, result = 0;
+	uint64_t gpa;
+
+	if (mem->read(mem->ctx, access_gpa, rec, sizeof(rec)))
+		return;                 /* no record to answer in */
+	control = (uint32_t)be_get(rec, 4);
+	len = (uint32_t)be_get(rec + 4, 4);
+	gpa = be_get(rec + 8, 8);
+	if (control & FW_CFG_DMA_SELECT)
+		fw_cfg_select(f, (uint16_t)(control >> 16));
+	if (control & FW_CFG_DMA_READ) {
+		if (!dma_read(f, gpa, len, false, mem))
+			result = FW_CFG_DMA_ERROR;
+	} else if (control & FW_CFG_DMA_SKIP) {
+		dma_read(f, gpa, len, true, mem);
+	} else if (control & FW_CFG_DMA_WRITE) {
+		result = FW_CFG_DMA_ERROR;      /* no item is writable */
+	}
+	be_put(rec, 4, result);
+	mem->write(mem->ctx, access_gpa, rec, 4);
+}
+
+bool fw_cfg_dma_write(struct fw_cfg *f, uint16_t port, uint32_t value,
+		      const struct fw_cfg_guest_memory *mem)
+{
+	if (port == FW_CFG_DMA_HIGH_PORT) {
+		f->dma_high = bswap32(value);
+		return true;
+	}
+	if (port != FW_CFG_DMA_LOW_PORT)
+		return false;
+	dma_run(f, (uint64_t)f->dma_high << 32 | bswap32(value), mem);
+	f->dma_high = 0;
+	return true;
+}
+
+uint32_t fw_cfg_dma_read(uint16_t port)
+{
+	uint32_t half = port == FW_CFG_DMA_HIGH_PORT ?
+			(uint32_t)(FW_CFG_DMA_SIGNATURE >> 32) :
+			(uint32_t)FW_CFG_DMA_SIGNATURE;
+
+	return bswap32(half);
 }

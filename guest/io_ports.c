@@ -97,19 +97,47 @@ static bool reset_request(struct vm *g, uint16_t port, bool in,
  * may have changed what an interrupt poll finds (the ACPI PM registers
  * raise no interrupt here).
  */
-/* QEMU's fw_cfg: the selector (any width) and the byte-wide data port. */
-static bool fw_cfg_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
+static int fw_cfg_ram_read(void *ctx, uint64_t gpa, void *dst, uint64_t len)
 {
-	if (port == FW_CFG_SELECTOR_PORT && !in) {
+	return vm_read_ram(ctx, gpa, dst, len);
+}
+
+static int fw_cfg_ram_write(void *ctx, uint64_t gpa, const void *src,
+			    uint64_t len)
+{
+	return vm_write_ram(ctx, gpa, src, len);
+}
+
+static bool is_fw_cfg(uint16_t port)
+{
+	return port == FW_CFG_SELECTOR_PORT || port == FW_CFG_DATA_PORT ||
+	       port == FW_CFG_DMA_HIGH_PORT || port == FW_CFG_DMA_LOW_PORT;
+}
+
+/*
+ * QEMU's fw_cfg: the selector (any width), the byte-wide data port and
+ * the DMA address halves. Under fw_cfg_lock, not dev_lock: a DMA transfer
+ * copies to and from guest RAM (mem_lock, perhaps a swap-in).
+ */
+static void fw_cfg_io(struct vm *g, uint16_t port, unsigned size, bool in,
+		      uint32_t *value)
+{
+	const struct fw_cfg_guest_memory mem = {
+		.read = fw_cfg_ram_read, .write = fw_cfg_ram_write, .ctx = g,
+	};
+
+	spin_lock(&g->fw_cfg_lock);
+	if (port == FW_CFG_SELECTOR_PORT && !in)
 		fw_cfg_select(&g->fw_cfg, (uint16_t)*value);
-		return true;
-	}
-	if (port == FW_CFG_DATA_PORT) {
-		if (in)
-			*value = fw_cfg_read(&g->fw_cfg);
-		return true;
-	}
-	return false;
+	else if (port == FW_CFG_DATA_PORT && in)
+		*value = fw_cfg_read(&g->fw_cfg);
+	else if (port != FW_CFG_DATA_PORT && size == 4 && in)
+		*value = fw_cfg_dma_read(port);
+	else if (port != FW_CFG_DATA_PORT && size == 4)
+		fw_cfg_dma_write(&g->fw_cfg, port, *value, &mem);
+	else if (in)
+		*value = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
+	spin_unlock(&g->fw_cfg_lock);
 }
 
 static bool platform_port(struct vm *g, uint16_t port, bool in,
@@ -121,8 +149,7 @@ static bool platform_port(struct vm *g, uint16_t port, bool in,
 	else if (pic_owns_port(port))
 		*irq_changed = pic_io(g, port, in, value);
 	else if (!acpi_pm_io(g, port, in, value) &&
-		 !reset_request(g, port, in, *value) &&
-		 !fw_cfg_io(g, port, in, value))
+		 !reset_request(g, port, in, *value))
 		return port == POST_CODE_PORT && !in;  /* io_delay() writes */
 	return true;
 }
@@ -142,6 +169,10 @@ bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 			       "status %u", *value, isa_debug_exit_status(*value));
 		else
 			vm_end(g, *value == 0, "test-exit code %u", *value);
+		return true;
+	}
+	if (is_fw_cfg(port)) {
+		fw_cfg_io(g, port, size, in, value);
 		return true;
 	}
 	vm_devices_lock(g);

@@ -5,11 +5,14 @@
  * and the per-vCPU state that lives outside the VMCS. vmx/ runs vCPUs
  * over it; it knows vCPUs only by number.
  *
- * Locks (lib/spinlock.h, ticket locks), never nested:
+ * Locks (lib/spinlock.h, ticket locks), never nested but for one:
  *   mem_lock  guest memory and the paging daemon (taken by faults, the
  *             daemon and hypervisor writes into guest RAM; not on VM entry)
  *   dev_lock  the virtual devices and interrupt routing (taken through
  *             vm_devices_lock/vm_devices_unlock, which keep irq_gen)
+ *   fw_cfg_lock  the fw_cfg device, whose DMA transfers copy to and from
+ *             guest RAM: it is taken before mem_lock (never after it, and
+ *             never with dev_lock)
  *
  * Telling a vCPU something goes through its request word only
  * (vm_request): the sender sets a bit and the vCPU is kicked out of guest
@@ -129,7 +132,8 @@ struct vm {
 	struct uart uart;
 	struct guest_console console;   /* its lines, printed outside dev_lock */
 	struct pic pic;
-	struct fw_cfg fw_cfg;
+	struct fw_cfg fw_cfg;            /* under fw_cfg_lock */
+	struct spinlock fw_cfg_lock;
 	/* Where the loader put the command line and the initrd (for fw_cfg). */
 	struct fw_cfg_platform loaded;
 	uint16_t pm1_status, pm1_enable, pm1_control;   /* ACPI PM1a */

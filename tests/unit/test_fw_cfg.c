@@ -46,7 +46,7 @@ static void numbers_and_strings(void **state)
 	read_item(FW_CFG_SIGNATURE, sig, 4);
 	assert_string_equal(sig, "QEMU");
 	read_item(FW_CFG_ID, &id, 4);
-	assert_int_equal(id, FW_CFG_ID_TRADITIONAL);
+	assert_int_equal(id, FW_CFG_ID_TRADITIONAL | FW_CFG_ID_DMA);
 	read_item(FW_CFG_RAM_SIZE, &ram, 8);
 	assert_int_equal(ram, 64ull << 20);
 	read_item(FW_CFG_NB_CPUS, &cpus, 2);

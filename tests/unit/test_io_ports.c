@@ -60,6 +60,27 @@ void guest_update_irq_lines(struct vm *g)
 	irq_updates++;
 }
 
+/* A small guest RAM for fw_cfg's DMA transfers. */
+static uint8_t ram[8192];
+
+int vm_read_ram(struct vm *g, uint64_t gpa, void *dst, uint64_t len)
+{
+	assert_ptr_equal(g, &vm);
+	if (gpa > sizeof(ram) || len > sizeof(ram) - gpa)
+		return -1;
+	memcpy(dst, ram + gpa, len);
+	return 0;
+}
+
+int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
+{
+	assert_ptr_equal(g, &vm);
+	if (gpa > sizeof(ram) || len > sizeof(ram) - gpa)
+		return -1;
+	memcpy(ram + gpa, src, len);
+	return 0;
+}
+
 static void print(const char *escaped, size_t len)
 {
 	assert_true(nprinted < 4 && len < sizeof(printed[0]));
@@ -73,6 +94,10 @@ static int setup(void **state)
 	guest_console_init(&vm.console, print);
 	uart_init(&vm.uart, guest_console_push, &vm.console);
 	pic_init(&vm.pic);
+	fw_cfg_init(&vm.fw_cfg, &(struct fw_cfg_platform){
+		.ram_size = 64 << 20, .cpus = 2, .cmdline = "x",
+	});
+	memset(ram, 0, sizeof(ram));
 	ended[0] = 0;
 	nprinted = irq_updates = 0;
 	return 0;
@@ -135,6 +160,58 @@ static void test_exit_port_ends_the_guest(void **state)
 	assert_string_equal(printed[0], "x");
 	assert_true(out(GUEST_TEST_EXIT_PORT, 4, 0));
 	assert_true(end_clean);
+}
+
+static void isa_debug_exit_for_multiboot_guests(void **state)
+{
+	(void)state;
+	vm.isa_debug_exit = true;
+	assert_true(out(GUEST_TEST_EXIT_PORT, 1, 0x21));
+	assert_string_equal(ended, "isa-debug-exit value 0x21, exit status 67");
+	assert_true(end_clean);
+	assert_true(out(GUEST_TEST_EXIT_PORT, 4, 0));
+	assert_string_equal(ended, "isa-debug-exit value 0x0, exit status 1");
+	assert_int_equal(isa_debug_exit_status(0x80), 1);  /* 8 bits */
+}
+
+static void put_be(uint8_t *p, unsigned n, uint64_t v)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+}
+
+static void fw_cfg_through_ports_and_dma(void **state)
+{
+	bool handled;
+	uint8_t *rec = ram + 0x100;
+
+	(void)state;
+	/* traditional: select the signature, read it byte by byte */
+	assert_true(out(FW_CFG_SELECTOR_PORT, 2, FW_CFG_SIGNATURE));
+	assert_int_equal(in(FW_CFG_DATA_PORT, 1, &handled), 'Q');
+	assert_true(handled);
+	assert_int_equal(in(FW_CFG_DATA_PORT, 1, &handled), 'E');
+	/* the DMA register reads as "QEMU CFG" in big-endian order */
+	assert_int_equal(__builtin_bswap32(in(FW_CFG_DMA_HIGH_PORT, 4,
+					      &handled)), 0x51454d55);
+	/* DMA: select the ID, read 4 bytes to 0x200 */
+	put_be(rec, 4, (uint32_t)FW_CFG_ID << 16 | FW_CFG_DMA_SELECT |
+			       FW_CFG_DMA_READ);
+	put_be(rec + 4, 4, 4);
+	put_be(rec + 8, 8, 0x200);
+	assert_true(out(FW_CFG_DMA_HIGH_PORT, 4, 0));
+	assert_true(out(FW_CFG_DMA_LOW_PORT, 4, __builtin_bswap32(0x100)));
+	assert_int_equal(ram[0x200], FW_CFG_ID_TRADITIONAL | FW_CFG_ID_DMA);
+	assert_int_equal(rec[0] | rec[1] | rec[2] | rec[3], 0);  /* done */
+	/* a read into memory that is not RAM: the error bit */
+	put_be(rec, 4, FW_CFG_DMA_READ);
+	put_be(rec + 8, 8, 1ull << 40);
+	assert_true(out(FW_CFG_DMA_LOW_PORT, 4, __builtin_bswap32(0x100)));
+	assert_int_equal(rec[3], FW_CFG_DMA_ERROR);
+	/* writes are refused */
+	put_be(rec, 4, FW_CFG_DMA_WRITE);
+	assert_true(out(FW_CFG_DMA_LOW_PORT, 4, __builtin_bswap32(0x100)));
+	assert_int_equal(rec[3], FW_CFG_DMA_ERROR);
 }
 
 static void resets_and_power_off(void **state)
@@ -232,6 +309,8 @@ int main(void)
 		T(unclaimed_ports_read_all_ones),
 		T(com1_lines_reach_the_console_escaped),
 		T(test_exit_port_ends_the_guest),
+		T(isa_debug_exit_for_multiboot_guests),
+		T(fw_cfg_through_ports_and_dma),
 		T(resets_and_power_off),
 		T(pm1_status_and_enable),
 		T(pic_ports_reach_the_8259),

@@ -125,6 +125,32 @@ void fw_cfg_read(u16 key, void *buf, u32 len)
 		p[i] = inb(FW_CFG_DATA);
 }
 
+static u32 bswap32(u32 v)
+{
+	return v >> 24 | (v >> 8 & 0xff00) | (v << 8 & 0xff0000) | v << 24;
+}
+
+/* FWCfgDmaAccess: control, length, address, all big-endian. */
+struct fw_cfg_dma_access {
+	u32 control, length, address_high, address_low;
+};
+
+u32 fw_cfg_dma_read(u16 key, void *buf, u32 len)
+{
+	volatile struct fw_cfg_dma_access a = {
+		.control = bswap32((u32)key << 16 | 0x08 | 0x02),
+		.length = bswap32(len),
+		.address_high = 0,
+		.address_low = bswap32((u32)buf),
+	};
+
+	outl(0x514, 0);
+	outl(0x518, bswap32((u32)&a));
+	for (int i = 0; i < 1000000 && bswap32(a.control) & ~1u; i++)
+		;
+	return bswap32(a.control);
+}
+
 static u32 be32(const u8 *p)
 {
 	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];

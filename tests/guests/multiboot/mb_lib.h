@@ -52,6 +52,8 @@ int str_eq(const char *a, const char *b);
 #define FW_CFG_FILE_DIR  0x0019
 
 void fw_cfg_read(u16 key, void *buf, u32 len);
+/* The same through the DMA interface; 0, or the control word's error. */
+u32 fw_cfg_dma_read(u16 key, void *buf, u32 len);
 /* The selector of the named file and its size; 0 when there is none. */
 u16 fw_cfg_find_file(const char *name, u32 *size);
 

@@ -97,7 +97,14 @@ static void show_fw_cfg(void)
 	fw_cfg_read(FW_CFG_ID, &id, 4);
 	print("mbinfo: fw_cfg traditional interface: %s\n",
 	      id & 1 ? "yes" : "no");
-	print("host: fw_cfg id 0x%x\n", id);
+	print("mbinfo: fw_cfg id 0x%x\n", id);
+	if (id & 2) {
+		u16 dma_cpus = 0;
+		u32 status = fw_cfg_dma_read(FW_CFG_NB_CPUS, &dma_cpus, 2);
+
+		print("mbinfo: fw_cfg dma: status 0x%x, cpus %u\n", status,
+		      dma_cpus);
+	}
 	fw_cfg_read(FW_CFG_NB_CPUS, &cpus, 2);
 	fw_cfg_read(FW_CFG_MAX_CPUS, &max_cpus, 2);
 	print("mbinfo: fw_cfg cpus %u, max %u\n", cpus, max_cpus);
