@@ -9,6 +9,7 @@
 #include "boot/boot_info.h"
 #include "boot/host_discovery.h"
 #include "boot/hv_trace.h"
+#include "boot/screen_console.h"
 #include "boot/isolation_secret.h"
 #include "lib/heap.h"
 #include "arch/x86/cpu.h"
@@ -226,6 +227,7 @@ NORETURN void hv_main(struct boot_info *bi)
 
 	bi->hv_start_tsc = rdtsc();
 	console_set_fatal_stop(platform_stop);
+	platform_set_final_hold(screen_console_final_hold);
 	hv_heap_init(bi->heap_base, bi->heap_size);
 	idt_init();
 	bsp = percpu_create(0, 0);

@@ -5,6 +5,7 @@
  * here locks again.
  */
 #include "boot/screen_console.h"
+#include "arch/x86/tsc.h"
 #include "lib/console.h"
 #include "lib/string.h"
 
@@ -61,4 +62,14 @@ void screen_console_stop(void)
 bool screen_console_active(void)
 {
 	return screen_on;
+}
+
+void screen_console_final_hold(void)
+{
+	if (!screen_console_active())
+		return;
+	hv_info("screen: the last picture stays for %u s",
+		SCREEN_FINAL_HOLD_S);
+	for (unsigned s = 0; s < SCREEN_FINAL_HOLD_S * 10; s++)
+		tsc_delay_us(100000);
 }

@@ -24,4 +24,12 @@ void screen_console_stop(void);
 
 bool screen_console_active(void);
 
+/*
+ * After "apfvisor: done", when the screen console is on: says so and keeps
+ * the picture SCREEN_FINAL_HOLD_S seconds before an emulator would end
+ * (on real hardware the machine then halts with it on the screen anyway).
+ */
+#define SCREEN_FINAL_HOLD_S 3
+void screen_console_final_hold(void);
+
 #endif

@@ -12,12 +12,21 @@ bool platform_stopping(void)
 	return stopping;
 }
 
+static void (*final_hold)(void);
+
+void platform_set_final_hold(void (*hold)(void))
+{
+	final_hold = hold;
+}
+
 NORETURN void platform_stop(void)
 {
 	static const char bochs_shutdown[] = "Shutdown";
 
 	stopping = true;
 	hv_info("done");
+	if (final_hold)
+		final_hold();
 	serial_drain();
 	for (const char *p = bochs_shutdown; *p; p++)
 		outb(BOCHS_SHUTDOWN_PORT, (uint8_t)*p);

@@ -16,6 +16,13 @@
  */
 NORETURN void platform_stop(void);
 
+/*
+ * What platform_stop runs after "apfvisor: done" and before it ends the
+ * emulator: boot/ holds the screen console's last picture there. NULL:
+ * nothing.
+ */
+void platform_set_final_hold(void (*hold)(void));
+
 /* Other CPUs call this when they see platform_stopping() become true. */
 bool platform_stopping(void);
 

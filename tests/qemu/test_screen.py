@@ -79,3 +79,33 @@ def test_screen_without_display_falls_back_to_serial(ctx):
     run.expect_line(VTX_ABSENT)
     run.expect_absent(r"^apfvisor: screen: ")
     run.expect_status(1)
+
+
+def test_screen_after_exit_boot_services(ctx):
+    """The screen console after ExitBootServices (apfvisor's own mapping
+    of the framebuffer): the block self-test runs without VT-x, after the
+    firmware has gone, and its lines must be on the screen, pixel for
+    pixel, while it holds the last picture after "done"."""
+    from test_blockdev import config, format_image
+    image = ctx.workdir / "swap.img"
+    format_image(image, "16M")
+    shot = ctx.workdir / "screen.ppm"
+    run = ctx.boot_cfg(config("virtio-blk"), swap=image, timeout=180,
+                       extra=["--screen", str(shot)])
+    run.expect_line("apfvisor: blockdev selftest: PASS")
+    m = run.expect_regex(SCREEN_INFO)
+    run.expect_status(0)
+    expect(shot.is_file(), f"qemu-run saved no screenshot ({run.stderr})")
+    width, height, pixels = read_ppm(shot)
+    expect((width, height) == (int(m[1]), int(m[2])),
+           f"screenshot is {width}x{height}, apfvisor said {m[0]}")
+    lines = [l for l in run.lines if l.startswith("apfvisor: ")]
+    hold = "apfvisor: screen: the last picture stays for 3 s"
+    run.expect_order(r"^apfvisor: done$", "^" + hold + "$")
+    text = "".join(l + "\n" for l in lines[:lines.index(hold) + 1])
+    ctx.log(f"### the screen must show:\n{text}")
+    font = Font()
+    where = first_difference(render(text, width, height, font), pixels,
+                             width, font)
+    expect(where is None, f"the screen differs from the reference at {where}"
+           f" (screenshot {shot})")
