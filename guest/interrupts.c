@@ -18,6 +18,8 @@ void guest_interrupts_init(struct vm *g, uint64_t tsc_hz)
 	g->plat[0].lapic.lvt[VLAPIC_LVT_LINT0] = LVT_DELIVERY_EXTINT;
 	g->plat[0].lapic.lvt[VLAPIC_LVT_LINT1] = LVT_DELIVERY_NMI;
 	pic_init(&g->pic);
+	pit_init(&g->pit, tsc_hz);
+	port61_init(&g->port61);
 }
 
 void guest_update_irq_lines(struct vm *g)
@@ -35,6 +37,25 @@ static bool pic_reaches(struct vm *g, unsigned vcpu)
 	       vlapic_accepts_pic_interrupts(&g->plat[0].lapic);
 }
 
+/*
+ * The one place an edge of PIT counter 0's OUT reaches an interrupt
+ * controller: ISA IRQ 0 of the 8259 pair (an edge-triggered input latches
+ * the rising edge even though the line drops again at once).
+ */
+static void pit_irq0_edge(struct vm *g)
+{
+	pic_set_irq(&g->pic, PIT_IRQ, true);
+	pic_set_irq(&g->pic, PIT_IRQ, false);
+}
+
+bool guest_pit_update(struct vm *g, uint64_t now)
+{
+	if (!pit_take_irq0_edge(&g->pit, now))
+		return false;
+	pit_irq0_edge(g);
+	return true;
+}
+
 struct pending_interrupt guest_poll_interrupts(struct vm *g, unsigned vcpu,
 					       uint64_t now)
 {
@@ -42,6 +63,7 @@ struct pending_interrupt guest_poll_interrupts(struct vm *g, unsigned vcpu,
 	struct pending_interrupt p = { -1, INTERRUPT_FROM_LAPIC };
 
 	vlapic_timer_check(a, now);
+	guest_pit_update(g, now);
 	guest_update_irq_lines(g);
 	p.vector = vlapic_pending_vector(a);
 	if (p.vector < 0 && pic_reaches(g, vcpu)) {
@@ -61,9 +83,14 @@ uint8_t guest_ack_interrupt(struct vm *g, unsigned vcpu,
 	return (uint8_t)p.vector;
 }
 
-uint64_t guest_timer_deadline(struct vm *g, unsigned vcpu)
+uint64_t guest_timer_deadline(struct vm *g, unsigned vcpu, uint64_t now)
 {
-	return vlapic_timer_deadline(&g->plat[vcpu].lapic);
+	uint64_t lapic = vlapic_timer_deadline(&g->plat[vcpu].lapic);
+
+	/* IRQ 0 reaches vCPU 0 only (through the 8259, see pic_reaches). */
+	if (vcpu != 0)
+		return lapic;
+	return MIN(lapic, pit_irq0_deadline(&g->pit, now));
 }
 
 static void deliver_to(struct vm *g, unsigned n, const struct vlapic_ipi *ipi)

@@ -65,8 +65,17 @@ struct pending_interrupt guest_poll_interrupts(struct vm *g, unsigned vcpu,
 uint8_t guest_ack_interrupt(struct vm *g, unsigned vcpu,
 			    struct pending_interrupt p);
 
-/* TSC value at which vcpu's APIC timer fires next (UINT64_MAX: never). */
-uint64_t guest_timer_deadline(struct vm *g, unsigned vcpu);
+/*
+ * TSC value at which a timer of vcpu fires next (UINT64_MAX: never): its
+ * APIC timer, and for vCPU 0 the PIT's next IRQ 0 edge.
+ */
+uint64_t guest_timer_deadline(struct vm *g, unsigned vcpu, uint64_t now);
+
+/*
+ * Passes a rising edge of PIT counter 0's OUT up to now on to IRQ 0; true
+ * if there was one (the interrupt state changed).
+ */
+bool guest_pit_update(struct vm *g, uint64_t now);
 
 /*
  * Routes an IPI from an ICR write to every destination vCPU: fixed

@@ -45,6 +45,25 @@ static bool pic_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
 }
 
 /*
+ * The PIT and port 0x61: a write may change counter 0's next IRQ 0 edge
+ * (the vCPUs' deadlines), a read may find that an edge happened.
+ */
+static bool pit_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
+{
+	uint64_t now = rdtsc();
+
+	if (port == PORT61 && in)
+		*value = port61_read(&g->port61, &g->pit, now);
+	else if (port == PORT61)
+		port61_write(&g->port61, &g->pit, (uint8_t)*value, now);
+	else if (in)
+		*value = pit_read(&g->pit, port, now);
+	else
+		pit_write(&g->pit, port, (uint8_t)*value, now);
+	return guest_pit_update(g, now) || !in;
+}
+
+/*
  * ACPI fixed hardware (guest/acpi_tables.c): PM1a status/enable are kept,
  * PM1a control takes SCI_EN and the S5 sleep request (power-off).
  */
@@ -148,6 +167,8 @@ static bool platform_port(struct vm *g, uint16_t port, bool in,
 		*irq_changed = com1_io(g, port, in, value);
 	else if (pic_owns_port(port))
 		*irq_changed = pic_io(g, port, in, value);
+	else if (pit_owns_port(port) || port == PORT61)
+		*irq_changed = pit_io(g, port, in, value);
 	else if (!acpi_pm_io(g, port, in, value) &&
 		 !reset_request(g, port, in, *value))
 		return port == POST_CODE_PORT && !in;  /* io_delay() writes */

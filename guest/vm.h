@@ -37,6 +37,8 @@
 #include "guest/kvmclock.h"
 #include "guest/msr.h"
 #include "guest/pic8259.h"
+#include "guest/pit8254.h"
+#include "guest/port61.h"
 #include "guest/uart.h"
 #include "guest/vlapic.h"
 
@@ -132,6 +134,8 @@ struct vm {
 	struct uart uart;
 	struct guest_console console;   /* its lines, printed outside dev_lock */
 	struct pic pic;
+	struct pit pit;
+	struct port61 port61;
 	struct fw_cfg fw_cfg;            /* under fw_cfg_lock */
 	struct spinlock fw_cfg_lock;
 	/* Where the loader put the command line and the initrd (for fw_cfg). */

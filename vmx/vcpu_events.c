@@ -172,7 +172,7 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 	v->irq_memo = (struct irq_poll_memo){
 		.quiet = pi.vector < 0 && !v->nmi_pending,
 		.irq_gen = g->irq_gen,
-		.deadline = guest_timer_deadline(g, v->id),
+		.deadline = guest_timer_deadline(g, v->id, now),
 	};
 	/*
 	 * What the poll itself changed needs no new generation: a timer that
@@ -231,7 +231,7 @@ static void wait_for_event(struct vcpu *v)
 		now = rdtsc();
 		vm_devices_lock(g);
 		pi = guest_poll_interrupts(g, v->id, now);
-		timer = guest_timer_deadline(g, v->id);
+		timer = guest_timer_deadline(g, v->id, now);
 		vm_devices_unlock(g, false);    /* as in vcpu_poll_and_inject */
 		if (pi.vector >= 0)
 			return;

@@ -77,7 +77,7 @@ static void nothing_pending_at_start(void **state)
 	(void)state;
 	p = guest_poll_interrupts(&vm, 0, 0);
 	assert_int_equal(p.vector, -1);
-	assert_true(guest_timer_deadline(&vm, 0) == UINT64_MAX);
+	assert_true(guest_timer_deadline(&vm, 0, 0) == UINT64_MAX);
 }
 
 static void uart_irq_reaches_the_bsp_only(void **state)

@@ -8,6 +8,10 @@ UNIT_TESTS += test_vlapic test_pic8259
 unit_srcs_test_vlapic := guest/vlapic.c
 unit_srcs_test_pic8259 := guest/pic8259.c
 
+# The guest's 8254 PIT and port 0x61 (counter 2's gate and OUT).
+UNIT_TESTS += test_pit8254
+unit_srcs_test_pit8254 := guest/pit8254.c guest/port61.c
+
 # The guest's console lines: escaping and the queue outside the device lock.
 UNIT_TESTS += test_guest_console
 unit_srcs_test_guest_console := guest/guest_console.c
@@ -26,13 +30,14 @@ unit_srcs_test_guest_msr := guest/msr.c guest/vlapic.c guest/kvmclock.c \
 # faked VM end and IRQ routing.
 UNIT_TESTS += test_io_ports
 unit_srcs_test_io_ports := guest/io_ports.c guest/uart.c guest/pic8259.c \
+	guest/pit8254.c guest/port61.c \
 	guest/guest_console.c guest/acpi_tables.c guest/fw_cfg.c lib/string.c
 
 # The platform's interrupt routing (guest/interrupts.c) with its real
 # LAPIC, 8259 and UART; vm_request is faked.
 UNIT_TESTS += test_guest_interrupts
 unit_srcs_test_guest_interrupts := guest/interrupts.c guest/vlapic.c \
-	guest/pic8259.c guest/uart.c
+	guest/pic8259.c guest/uart.c guest/pit8254.c guest/port61.c
 
 # QEMU's fw_cfg device as the guest reads it (guest/fw_cfg.c).
 UNIT_TESTS += test_fw_cfg
