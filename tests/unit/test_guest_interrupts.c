@@ -3,7 +3,8 @@
  * guest/interrupts.c, the platform's interrupt routing: the UART's IRQ 4
  * through the 8259 to the boot vCPU only (virtual wire), the LAPIC before
  * the PIC, and IPIs to their destinations (fixed, NMI, INIT ignored by the
- * BSP, SIPI with its vector), each announced through the request word.
+ * BSP, SIPI with its vector), each announced through the request word;
+ * PIT counter 0's edges as IRQ 0 and its deadline on vCPU 0 only.
  * vm_request is faked.
  */
 #include <setjmp.h>
@@ -192,6 +193,43 @@ static void poll_needed_only_when_something_may_have_changed(void **state)
 	assert_false(irq_poll_needed(&m, 7, UINT64_MAX - 1));  /* no timer */
 }
 
+/*
+ * Counter 0 in mode 2 at 1 kHz: vCPU 0 (the 8259's only vCPU) has the
+ * next edge as its deadline, and a poll then finds IRQ 0; a late poll
+ * finds one IRQ 0 for many periods.
+ */
+static void pit_irq0_reaches_the_bsp_at_its_deadline(void **state)
+{
+	const uint64_t period = TSC_HZ * 1193 / PIT_INPUT_HZ;  /* ~1 ms */
+	struct pending_interrupt p;
+	uint64_t deadline;
+
+	(void)state;
+	program_pics(0xfe);                     /* IRQ 0 unmasked */
+	pit_write(&vm.pit, 0x43, 0x34, 0);      /* counter 0, word, mode 2 */
+	pit_write(&vm.pit, 0x40, 1193 & 0xff, 0);
+	pit_write(&vm.pit, 0x40, 1193 >> 8, 0);
+	deadline = guest_timer_deadline(&vm, 0, 0);
+	assert_true(deadline >= period && deadline <= period + 1);
+	assert_true(guest_timer_deadline(&vm, 1, 0) == UINT64_MAX);
+	assert_int_equal(guest_poll_interrupts(&vm, 0, deadline - 1).vector,
+			 -1);
+	p = guest_poll_interrupts(&vm, 0, deadline);
+	assert_int_equal(p.vector, 0x30);
+	assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x30);
+	assert_int_equal(guest_poll_interrupts(&vm, 0, deadline).vector, -1);
+	pic_write(&vm.pic, 0x20, 0x20);         /* EOI */
+	/* 1000 periods later: one IRQ 0, then nothing until the next edge. */
+	p = guest_poll_interrupts(&vm, 0, deadline + 1000 * period);
+	assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x30);
+	pic_write(&vm.pic, 0x20, 0x20);
+	assert_int_equal(
+		guest_poll_interrupts(&vm, 0, deadline + 1000 * period).vector,
+		-1);
+	assert_true(guest_timer_deadline(&vm, 0, deadline + 1000 * period) >
+		    deadline + 1000 * period);
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -203,6 +241,7 @@ int main(void)
 		T(ipis_reach_their_destinations),
 		T(init_and_sipi),
 		T(poll_needed_only_when_something_may_have_changed),
+		T(pit_irq0_reaches_the_bsp_at_its_deadline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
