@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The guest's port I/O space: COM1, the 8259 pair and its ELCR, the ACPI
- * PM1a registers (power-off), the reset register 0xCF9 and the keyboard
+ * The guest's port I/O space: COM1, the 8259 pair and its ELCR, the 8254
+ * PIT and port 0x61, the ACPI PM1a registers (power-off), the reset
+ * register 0xCF9 and the keyboard
  * controller's reset command, and the test-exit port 0xf4 (a 32-bit OUT
  * of code C ends the guest: "test-exit code C", clean when C = 0; for a
  * multiboot kernel an OUT of any size ends it as QEMU's isa-debug-exit
