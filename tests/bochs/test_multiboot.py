@@ -106,6 +106,19 @@ def test_multiboot_info(ctx):
                              f"expected 67 ((0x21 << 1) | 1)")
 
 
+def test_multiboot_pit(ctx):
+    """The 8254 PIT as small kernels use it (mbpit): counter 2 in mode 0
+    gated and polled through port 0x61, the latch and read-back commands,
+    counter 0 in mode 2 interrupting through the 8259 until 20 ticks."""
+    ref, run = run_both(ctx, "mbpit", "pit")
+    run.expect_line("guest: mbpit: counter 2 OUT went high: yes")
+    run.expect_line("guest: mbpit: 20 ticks")
+    run.expect_line("apfvisor: guest halted: isa-debug-exit value 0x22, "
+                    "exit status 69")
+    expect(ref.status == 69, f"QEMU's exit status {ref.status}, "
+                             f"expected 69 ((0x22 << 1) | 1)")
+
+
 # ---- a multiboot kernel nobody here wrote: the specification's example
 
 EXAMPLE = "multiboot-spec-example.elf"
