@@ -255,8 +255,9 @@ uint8_t pit_read(struct pit *p, uint16_t port, uint64_t now)
 	bool done;
 	uint8_t byte;
 
+	/* The control word register is write-only; QEMU's reads as 0. */
 	if (port == PIT_CONTROL_PORT)
-		return 0xff;    /* the control word register is write-only */
+		return 0;
 	c = &p->ch[port - PIT_CHANNEL0_PORT];
 	sync(p, c, now);
 	/* A latched status is read first, then a latched count. */

@@ -226,6 +226,7 @@ u32 mb_main(u32 magic, void *info)
 	(void)info;
 	serial_init();
 	print("mbpit: magic %s\n", yes_no(magic == MB_LOADER_MAGIC));
+	print("mbpit: port 0x43 reads 0x%02x\n", inb(PIT_CONTROL));
 	ok = counter2_one_shot();
 	counter2_latches();
 	counter0_periodic();
