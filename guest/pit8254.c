@@ -100,10 +100,11 @@ static void note_edges(struct pit_channel *c, uint64_t ticks)
 {
 	uint64_t edges = rising_edges(c, ticks);
 
-	if (edges > c->edges_seen) {
-		c->edge_pending = true;
-		c->edges_seen = edges;
-	}
+	if (edges <= c->edges_seen)
+		return;
+	c->edges_merged += edges - c->edges_seen - (c->edge_pending ? 0 : 1);
+	c->edge_pending = true;
+	c->edges_seen = edges;
 }
 
 /*
@@ -152,6 +153,7 @@ void pit_init(struct pit *p, uint64_t tsc_hz)
 		c->count = MAX_COUNT;
 		c->gate = n != PIT_SPEAKER_CHANNEL;
 		c->edge_pending = false;
+		c->edges_merged = 0;
 		c->written_tsc = 0;
 		c->run_tsc = 0;
 		c->reload_count = MAX_COUNT;
@@ -161,6 +163,7 @@ void pit_init(struct pit *p, uint64_t tsc_hz)
 		c->latched_status = 0;
 	}
 	p->tsc_hz = tsc_hz ? tsc_hz : 1;
+	p->irq0_edges = 0;
 }
 
 static bool out_level(const struct pit *p, const struct pit_channel *c,
@@ -424,6 +427,7 @@ bool pit_take_irq0_edge(struct pit *p, uint64_t now)
 	sync(p, c, now);
 	edge = c->edge_pending;
 	c->edge_pending = false;
+	p->irq0_edges += edge;
 	return edge;
 }
 

@@ -65,11 +65,13 @@ struct pit_channel {
 	uint64_t reload_at;     /* in counting ticks */
 	uint64_t edges_seen;    /* rising edges of OUT counted since the load */
 	bool edge_pending;      /* counter 0: an IRQ 0 edge not yet taken */
+	uint64_t edges_merged;  /* rising edges folded into a pending one */
 };
 
 struct pit {
 	struct pit_channel ch[PIT_CHANNELS];
 	uint64_t tsc_hz;
+	uint64_t irq0_edges;    /* edges pit_take_irq0_edge reported */
 };
 
 /* Power-on state as QEMU leaves it: mode 3, no count, gate 2 low. */

@@ -113,6 +113,7 @@ def test_multiboot_pit(ctx):
     ref, run = run_both(ctx, "mbpit", "pit")
     run.expect_line("guest: mbpit: counter 2 OUT went high: yes")
     run.expect_line("guest: mbpit: 20 ticks")
+    run.expect_stat_at_least("pit.irq0_edges", 20)
     run.expect_line("apfvisor: guest halted: isa-debug-exit value 0x22, "
                     "exit status 69")
     expect(ref.status == 69, f"QEMU's exit status {ref.status}, "

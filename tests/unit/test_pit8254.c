@@ -320,6 +320,8 @@ static void no_tick_storm_after_a_long_gap(void **state)
 	while (pit_take_irq0_edge(&pit, later))
 		edges++;
 	assert_int_equal(edges, 1);
+	assert_int_equal(pit.irq0_edges, 1);
+	assert_int_equal(pit.ch[0].edges_merged, 1000 * 1000 - 1);
 	assert_int_equal(pit_irq0_deadline(&pit, later), later + T(7));
 	/* A very long gap (hours of TSC) does not overflow either. */
 	later = T(1193182ull * 3600 * 24);
