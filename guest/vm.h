@@ -34,6 +34,7 @@
 #include "guest/kvmclock.h"
 #include "guest/msr.h"
 #include "guest/pic8259.h"
+#include "guest/ioapic.h"
 #include "guest/uart.h"
 #include "guest/vlapic.h"
 
@@ -129,6 +130,7 @@ struct vm {
 	struct uart uart;
 	struct guest_console console;   /* its lines, printed outside dev_lock */
 	struct pic pic;
+	struct ioapic ioapic;
 	struct fw_cfg fw_cfg;
 	/* Where the loader put the command line and the initrd (for fw_cfg). */
 	struct fw_cfg_platform loaded;

@@ -3,7 +3,9 @@
  * guest/interrupts.c, the platform's interrupt routing: the UART's IRQ 4
  * through the 8259 to the boot vCPU only (virtual wire), the LAPIC before
  * the PIC, and IPIs to their destinations (fixed, NMI, INIT ignored by the
- * BSP, SIPI with its vector), each announced through the request word.
+ * BSP, SIPI with its vector), each announced through the request word;
+ * ISA IRQs through the I/O APIC to the vCPU an entry names, IRQ 0 on
+ * GSI 2, level entries and the EOI that reaches the I/O APIC.
  * vm_request is faked.
  */
 #include <setjmp.h>
@@ -192,6 +194,66 @@ static void poll_needed_only_when_something_may_have_changed(void **state)
 	assert_false(irq_poll_needed(&m, 7, UINT64_MAX - 1));  /* no timer */
 }
 
+static void ioapic_entry(unsigned pin, uint64_t rte)
+{
+	ioapic_write(&vm.ioapic, IOAPIC_IOREGSEL, 4, 0x11 + 2 * pin);
+	ioapic_write(&vm.ioapic, IOAPIC_IOWIN, 4, (uint32_t)(rte >> 32));
+	ioapic_write(&vm.ioapic, IOAPIC_IOREGSEL, 4, 0x10 + 2 * pin);
+	ioapic_write(&vm.ioapic, IOAPIC_IOWIN, 4, (uint32_t)rte);
+}
+
+static void uart_irq_reaches_the_named_vcpu_through_the_ioapic(void **state)
+{
+	struct pending_interrupt p;
+
+	(void)state;
+	enable_lapic(0);
+	enable_lapic(1);
+	program_pics(0xff);             /* the 8259s masked */
+	ioapic_entry(4, 1ull << IOAPIC_RTE_DEST_SHIFT | 0x41);
+	uart_interrupt_on();
+	guest_update_irq_lines(&vm);
+	assert_true(requests[1] & BIT(VCPU_REQ_EVENT));
+	assert_false(requests[0] & BIT(VCPU_REQ_EVENT));
+	p = guest_poll_interrupts(&vm, 1, 0);
+	assert_int_equal(p.vector, 0x41);
+	assert_int_equal(p.source, INTERRUPT_FROM_LAPIC);
+	assert_int_equal(guest_ack_interrupt(&vm, 1, p), 0x41);
+	assert_int_equal(guest_poll_interrupts(&vm, 0, 0).vector, -1);
+	/* The line stays high: an edge entry does not deliver again. */
+	assert_int_equal(guest_poll_interrupts(&vm, 1, 0).vector, -1);
+}
+
+static void isa_irq0_is_gsi2_and_level_eoi_redelivers(void **state)
+{
+	struct vlapic_ipi ipi;
+	struct pending_interrupt p;
+	int rc;
+
+	(void)state;
+	enable_lapic(0);
+	assert_int_equal(guest_isa_irq_to_gsi(0), 2);
+	assert_int_equal(guest_isa_irq_to_gsi(9), 9);
+	ioapic_entry(2, 0x30);
+	guest_isa_irq_set(&vm, 0, true);
+	assert_int_equal(vlapic_pending_vector(&vm.plat[0].lapic), 0x30);
+	vlapic_ack(&vm.plat[0].lapic, 0x30);
+	/* Level, active high, on pin 9; held high over the EOI. */
+	ioapic_entry(9, IOAPIC_RTE_LEVEL | 0x59);
+	guest_isa_irq_set(&vm, 9, true);
+	p = guest_poll_interrupts(&vm, 0, 0);
+	assert_int_equal(p.vector, 0x59);
+	guest_ack_interrupt(&vm, 0, p);
+	rc = vlapic_wrmsr(&vm.plat[0].lapic, VLAPIC_MSR_EOI, 0, 0, &ipi);
+	assert_true(rc & VLAPIC_WR_LEVEL_EOI);
+	assert_int_equal(vm.plat[0].lapic.level_eoi_vector, 0x59);
+	guest_level_eoi(&vm, 0x59);
+	assert_int_equal(vlapic_pending_vector(&vm.plat[0].lapic), 0x59);
+	/* An edge vector's EOI sends no message. */
+	rc = vlapic_wrmsr(&vm.plat[0].lapic, VLAPIC_MSR_EOI, 0, 0, &ipi);
+	assert_false(rc & VLAPIC_WR_LEVEL_EOI);
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -203,6 +265,8 @@ int main(void)
 		T(ipis_reach_their_destinations),
 		T(init_and_sipi),
 		T(poll_needed_only_when_something_may_have_changed),
+		T(uart_irq_reaches_the_named_vcpu_through_the_ioapic),
+		T(isa_irq0_is_gsi2_and_level_eoi_redelivers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
