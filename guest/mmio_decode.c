@@ -9,6 +9,8 @@
 #define OP_MOV_LOAD 0x8b
 #define OP_MOV_STORE 0x89
 #define OP_MOV_STORE_IMM 0xc7
+#define OP_MOV_LOAD_MOFFS 0xa1  /* MOV eAX, moffs */
+#define OP_MOV_STORE_MOFFS 0xa3 /* MOV moffs, eAX */
 #define PREFIX_OPERAND_SIZE 0x66
 #define PREFIX_ADDRESS_SIZE 0x67
 #define REX_FIRST 0x40
@@ -99,12 +101,30 @@ static bool decode_immediate(struct cursor *c, struct mmio_insn *out)
 	return true;
 }
 
+/*
+ * A1/A3: the address is an immediate offset as wide as the address size
+ * (8 bytes in 64-bit code, 4 under 0x67 or in 32-bit code); the register
+ * is always eAX.
+ */
+static bool decode_moffs(struct cursor *c, uint8_t opcode, uint8_t rex,
+			 bool operand16, bool addr32, enum mmio_cpu_mode mode,
+			 struct mmio_insn *out)
+{
+	if (!skip(c, mode == MMIO_MODE_64 && !addr32 ? 8 : 4))
+		return false;
+	out->size = (rex & REX_W) ? 8 : operand16 ? 2 : 4;
+	out->write = opcode == OP_MOV_STORE_MOFFS;
+	out->reg = MMIO_RAX;
+	out->length = c->pos;
+	return true;
+}
+
 bool mmio_decode(const uint8_t *bytes, unsigned len, enum mmio_cpu_mode mode,
 		 struct mmio_insn *out)
 {
 	struct cursor c = { bytes, len < MMIO_INSN_MAX ? len : MMIO_INSN_MAX,
 			    0 };
-	bool operand16 = false;
+	bool operand16 = false, addr32 = false;
 	uint8_t rex = 0, b, modrm;
 
 	*out = (struct mmio_insn){ 0 };
@@ -117,7 +137,8 @@ bool mmio_decode(const uint8_t *bytes, unsigned len, enum mmio_cpu_mode mode,
 		} else if (is_segment_override(b)) {
 			rex = 0;
 		} else if (b == PREFIX_ADDRESS_SIZE && mode == MMIO_MODE_64) {
-			rex = 0;        /* 32-bit addressing: same ModRM layout */
+			addr32 = true;  /* 32-bit addressing: same ModRM layout */
+			rex = 0;
 		} else if (b >= REX_FIRST && b <= REX_LAST &&
 			   mode == MMIO_MODE_64) {
 			rex = b;
@@ -125,6 +146,8 @@ bool mmio_decode(const uint8_t *bytes, unsigned len, enum mmio_cpu_mode mode,
 			break;
 		}
 	}
+	if (b == OP_MOV_LOAD_MOFFS || b == OP_MOV_STORE_MOFFS)
+		return decode_moffs(&c, b, rex, operand16, addr32, mode, out);
 	if (b != OP_MOV_LOAD && b != OP_MOV_STORE && b != OP_MOV_STORE_IMM)
 		return false;
 	if (!take(&c, &modrm))

@@ -8,6 +8,9 @@
  *   89 /r        MOV r/m, r        store of a register
  *   C7 /0 imm    MOV r/m, imm      store of an immediate (imm32, or imm16
  *                                  under 0x66; sign-extended under REX.W)
+ *   A1 moffs     MOV eAX, moffs    load from an absolute address
+ *   A3 moffs     MOV moffs, eAX    store to one (GCC's choice for a
+ *                                  constant address and EAX in 32-bit code)
  *
  * with any ModRM/SIB/displacement form (RIP-relative in 64-bit mode), the
  * operand-size prefix 0x66, REX in 64-bit mode, segment overrides, and in

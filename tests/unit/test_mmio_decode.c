@@ -2,7 +2,8 @@
 /*
  * guest/mmio_decode.c: the MOV forms of volatile 32-bit loads and stores
  * as GCC and Clang emit them, in 64-bit and 32-bit code: every ModRM/SIB
- * displacement form, RIP-relative, REX (W, R), 0x66, segment overrides;
+ * displacement form, RIP-relative, REX (W, R), 0x66, segment overrides,
+ * the absolute-address forms A1/A3;
  * and the refusals (other opcodes, a register operand, REX or 0x67 in
  * 32-bit code, LOCK, truncated bytes).
  */
@@ -104,6 +105,27 @@ static void stores(void **state)
 	assert_int_equal(insn.length, 10);
 }
 
+static void absolute_addresses(void **state)
+{
+	(void)state;
+	/* 32-bit: mov 0xfec00010,%eax; mov %eax,0xfec00010 */
+	assert_true(DECODE(MMIO_MODE_32, 0xa1, 0x10, 0, 0xc0, 0xfe));
+	expect(5, 4, false, MMIO_RAX);
+	assert_true(DECODE(MMIO_MODE_32, 0xa3, 0x10, 0, 0xc0, 0xfe));
+	expect(5, 4, true, MMIO_RAX);
+	/* 64-bit: movabs takes an 8-byte offset, 4 under 0x67 */
+	assert_true(DECODE(MMIO_MODE_64, 0xa1, 0x10, 0, 0xc0, 0xfe, 0, 0, 0,
+			   0));
+	expect(9, 4, false, MMIO_RAX);
+	assert_true(DECODE(MMIO_MODE_64, 0x67, 0xa3, 0x10, 0, 0xc0, 0xfe));
+	expect(6, 4, true, MMIO_RAX);
+	assert_true(DECODE(MMIO_MODE_64, 0x48, 0xa1, 0, 0, 0xc0, 0xfe, 0, 0, 0,
+			   0));
+	expect(10, 8, false, MMIO_RAX);
+	assert_false(DECODE(MMIO_MODE_64, 0xa1, 0x10, 0, 0xc0, 0xfe));
+	assert_false(DECODE(MMIO_MODE_32, 0xa0, 0x10, 0, 0xc0, 0xfe)); /* AL */
+}
+
 static void refusals(void **state)
 {
 	(void)state;
@@ -141,6 +163,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(loads),
 		cmocka_unit_test(stores),
+		cmocka_unit_test(absolute_addresses),
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(merged_loads),
 	};
