@@ -3,8 +3,11 @@
  * The 82093AA I/O APIC (see guest/ioapic.h). Behaviour where the datasheet
  * leaves room follows QEMU's hw/intc/ioapic.c: ID and ARB read the same,
  * IOWIN and EOI take 4-byte accesses only, an edge request on a masked pin
- * is dropped, and an entry switched to edge loses its remote IRR (Linux
- * clears a stuck remote IRR that way: io_apic.c __eoi_ioapic_pin).
+ * is dropped, an entry switched to edge loses its remote IRR (Linux
+ * clears a stuck remote IRR that way: io_apic.c __eoi_ioapic_pin), and the
+ * polarity bit is kept but not applied: a pin's level is whether its
+ * device asserts it (QEMU and KVM do the same; ISA IRQs are active high,
+ * so a guest that asks for active low would only get an interrupt storm).
  */
 #include "guest/ioapic.h"
 
@@ -146,8 +149,6 @@ void ioapic_set_pin(struct ioapic *io, unsigned pin, bool level)
 	if (pin >= IOAPIC_PINS)
 		return;
 	rte = io->redirection[pin];
-	if (rte & IOAPIC_RTE_ACTIVE_LOW)
-		level = !level;
 	was = io->lines & pin_bit(pin);
 	if (level)
 		io->lines |= pin_bit(pin);

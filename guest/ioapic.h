@@ -73,7 +73,7 @@ typedef void (*ioapic_deliver_fn)(void *ctx, const struct ioapic_message *m);
 struct ioapic {
 	uint8_t id;
 	uint8_t ioregsel;
-	uint32_t lines;                 /* pin levels (after polarity) */
+	uint32_t lines;                 /* pins asserted */
 	uint32_t pending;               /* requests not yet delivered (IRR) */
 	uint64_t redirection[IOAPIC_PINS];
 	ioapic_deliver_fn deliver;
@@ -93,8 +93,8 @@ void ioapic_write(struct ioapic *io, uint64_t offset, unsigned size,
 		  uint32_t value);
 
 /*
- * Drives input pin (0-23) to level (the wire's electrical level; an
- * active-low entry inverts it). Edge-triggered entries deliver on a rising
+ * Drives input pin (0-23): level = the device asserts it (polarity is not
+ * applied, as in QEMU). Edge-triggered entries deliver on a rising
  * edge while unmasked; level-triggered ones deliver while asserted and
  * remote IRR is clear, and set remote IRR.
  */

@@ -224,6 +224,46 @@ static void uart_irq_reaches_the_named_vcpu_through_the_ioapic(void **state)
 	assert_int_equal(guest_poll_interrupts(&vm, 1, 0).vector, -1);
 }
 
+/* The UART's IRQ as a guest drives it: one interrupt per rising edge. */
+static void uart_edge_delivers_once(void **state)
+{
+	struct pending_interrupt p;
+	struct vlapic_ipi ipi;
+	unsigned taken = 0;
+
+	(void)state;
+	enable_lapic(0);
+	program_pics(0xff);
+	uart_write(&vm.uart, 4, 0x0b);
+	/* All ones first (level, active low, masked), as mbioapic does. */
+	ioapic_entry(4, 0xff000000ffffffffull);
+	guest_update_irq_lines(&vm);
+	ioapic_entry(4, IOAPIC_RTE_MASKED | 0x41);
+	uart_write(&vm.uart, 1, 0x02);          /* masked: dropped */
+	guest_update_irq_lines(&vm);
+	uart_write(&vm.uart, 1, 0x00);
+	guest_update_irq_lines(&vm);
+	uart_write(&vm.uart, 0, 'x');           /* THR written, IER off */
+	guest_update_irq_lines(&vm);
+	ioapic_entry(4, 0x41);
+	assert_int_equal(guest_poll_interrupts(&vm, 0, 0).vector, -1);
+	uart_write(&vm.uart, 1, 0x02);
+	guest_update_irq_lines(&vm);
+	for (unsigned i = 0; i < 4; i++) {
+		p = guest_poll_interrupts(&vm, 0, 0);
+		if (p.vector < 0)
+			continue;
+		assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x41);
+		taken++;
+		uart_read(&vm.uart, 2);         /* IIR: THR empty taken */
+		guest_update_irq_lines(&vm);
+		uart_write(&vm.uart, 1, 0x00);
+		guest_update_irq_lines(&vm);
+		vlapic_wrmsr(&vm.plat[0].lapic, VLAPIC_MSR_EOI, 0, 0, &ipi);
+	}
+	assert_int_equal(taken, 1);
+}
+
 static void isa_irq0_is_gsi2_and_level_eoi_redelivers(void **state)
 {
 	struct vlapic_ipi ipi;
@@ -267,6 +307,7 @@ int main(void)
 		T(poll_needed_only_when_something_may_have_changed),
 		T(uart_irq_reaches_the_named_vcpu_through_the_ioapic),
 		T(isa_irq0_is_gsi2_and_level_eoi_redelivers),
+		T(uart_edge_delivers_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
