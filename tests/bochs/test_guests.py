@@ -86,6 +86,24 @@ def test_unbacked(ctx, cpus):
     run.expect_status(1)        # an abnormal halt fails the run by contract
 
 
+def test_mmio(ctx):
+    """The I/O APIC page by emulated MMIO from 64-bit code, and an
+    instruction the decoder refuses there: the run ends with its bytes."""
+    run = ctx.boot_guest("mmio")
+    run.expect_line("guest: mmio: version register 0x0000000000170020")
+    run.expect_line("guest: mmio: entry 4 high 0x000000000a000000")
+    run.expect_line("guest: mmio: now a locked OR on IOWIN")
+    m = run.expect_regex(r"^apfvisor: guest halted: MMIO access at gpa "
+                         r"0xfec00010 by an instruction not emulated: "
+                         r"rip (0x[0-9a-f]+), "
+                         r"bytes f0 83 4b 10 01( [0-9a-f]{2})+$")
+    rip = int(m[1], 16)
+    expect(GUEST_BASE <= rip < GUEST_BASE + 0x1000,
+           f"expected the refused rip inside the guest binary, got {rip:#x}")
+    run.expect_absent(r"^guest: mmio: FAIL")
+    run.expect_status(1)        # an abnormal halt fails the run by contract
+
+
 def test_bad_config(ctx):
     run = ctx.boot_cfg(BAD_CONFIG)
     run.expect_regex(r"^apfvisor: error: apfvisor\.cfg:3: \S")
