@@ -16,6 +16,14 @@ no.such.key = 1
 """
 
 
+def expect_in_guest_binary(rip_hex, what):
+    """A guest rip printed by apfvisor lies in the test guest's first page."""
+    rip = int(rip_hex, 16)
+    expect(GUEST_BASE <= rip < GUEST_BASE + 0x1000,
+           f"expected {what} inside the guest binary at {GUEST_BASE:#x}, "
+           f"got {rip:#x}")
+
+
 def check_vcpu_placement(run, cpus):
     run.expect_regex(rf"^apfvisor: host cpus: {cpus}( |$)")
     run.expect_line(f"apfvisor: vcpu 0 runs on host cpu {1 if cpus > 1 else 0}")
@@ -77,10 +85,7 @@ def test_unbacked(ctx, cpus):
     m = run.expect_regex(r"^apfvisor: guest halted: access outside guest "
                          r"RAM: gpa 0x00000000c0000000 read, "
                          r"rip (0x[0-9a-f]+)$")
-    rip = int(m[1], 16)
-    expect(GUEST_BASE <= rip < GUEST_BASE + 0x1000,
-           f"expected the faulting rip inside the guest binary at "
-           f"{GUEST_BASE:#x}, got {rip:#x}")
+    expect_in_guest_binary(m[1], "the faulting rip")
     run.expect_absent(r"^guest: unbacked: FAIL")
     run.expect_line("apfvisor: done")
     run.expect_status(1)        # an abnormal halt fails the run by contract
@@ -97,9 +102,7 @@ def test_mmio(ctx):
                          r"0xfec00010 by an instruction not emulated: "
                          r"rip (0x[0-9a-f]+), "
                          r"bytes f0 83 4b 10 01( [0-9a-f]{2})+$")
-    rip = int(m[1], 16)
-    expect(GUEST_BASE <= rip < GUEST_BASE + 0x1000,
-           f"expected the refused rip inside the guest binary, got {rip:#x}")
+    expect_in_guest_binary(m[1], "the refused rip")
     run.expect_absent(r"^guest: mmio: FAIL")
     run.expect_status(1)        # an abnormal halt fails the run by contract
 
@@ -119,9 +122,7 @@ def test_unexpected_exit(ctx):
     m = run.expect_regex(r"^apfvisor: error: vcpu 0: unexpected VM exit invd "
                          r"\(reason 13\), qualification 0x0, guest rip "
                          r"(0x[0-9a-f]+)$")
-    rip = int(m[1], 16)
-    expect(GUEST_BASE <= rip < GUEST_BASE + 0x1000,
-           f"expected the INVD inside the guest binary, rip {rip:#x}")
+    expect_in_guest_binary(m[1], "the INVD")
     run.expect_regex(r"^apfvisor: vmcs: exit_reason +0xd$")
     run.expect_regex(rf"^apfvisor: vmcs: guest_rip +{m[1]}$")
     run.expect_regex(r"^apfvisor: vmcs: ept_pointer +0x[0-9a-f]+$")
@@ -154,9 +155,7 @@ def test_triple_fault(ctx):
     run.expect_line("guest: triplefault: loading an empty IDT, then int3")
     m = run.expect_regex(r"^apfvisor: vcpu 0: triple fault at rip "
                          r"(0x[0-9a-f]+)$")
-    rip = int(m[1], 16)
-    expect(GUEST_BASE <= rip < GUEST_BASE + 0x1000,
-           f"expected the faulting rip inside the guest binary, got {rip:#x}")
+    expect_in_guest_binary(m[1], "the faulting rip")
     run.expect_regex(r"^apfvisor: vmcs: exit_reason +0x2$")
     run.expect_regex(r"^apfvisor: vmcs: guest_cr0 +0x[0-9a-f]+$")
     run.expect_regex(r"^apfvisor: guest halted: triple fault at rip ")
