@@ -11,6 +11,7 @@
  */
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/ept_qualification.h"
 #include "arch/x86/cpu.h"
 #include "guest/guest_pagewalk.h"
 #include "guest/interrupts.h"
@@ -127,7 +128,14 @@ enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
 	unsigned n = fetch_instruction(v, la, bytes);
 	char shown[3 * MMIO_INSN_MAX + 1];
 
-	if (supported && mmio_decode(bytes, n, mode, &insn)) {
+	/*
+	 * The bytes are read after the fault: another vCPU may have changed
+	 * them. An instruction that does not make the access that faulted
+	 * is refused, not performed.
+	 */
+	if (supported && mmio_decode(bytes, n, mode, &insn) &&
+	    insn.write == !!(e->qualification & EPT_QUAL_WRITE)) {
+		v->stats.mmio_emulated++;
 		ioapic_access(v, &insn, gpa);
 		done.instruction_length = insn.length;
 		vcpu_skip_instruction(&done);

@@ -103,6 +103,7 @@ def test_mmio(ctx):
                          r"rip (0x[0-9a-f]+), "
                          r"bytes f0 83 4b 10 01( [0-9a-f]{2})+$")
     expect_in_guest_binary(m[1], "the refused rip")
+    run.expect_stat_at_least("mmio.emulated", 5)
     run.expect_absent(r"^guest: mmio: FAIL")
     run.expect_status(1)        # an abnormal halt fails the run by contract
 
