@@ -100,18 +100,36 @@ static void ioapic_access(struct vcpu *v, const struct mmio_insn *insn,
 					  insn->size));
 }
 
-static enum mmio_cpu_mode cpu_mode(bool *supported)
+/* 64-bit or 32-bit code; false for 16-bit code (not decoded). */
+static bool code_mode(enum mmio_cpu_mode *mode)
 {
 	uint32_t cs = vmcs_read32(VMCS_GUEST_CS_ACCESS_RIGHTS);
 	bool lma = vmcs_read(VMCS_GUEST_IA32_EFER) & EFER_LMA;
 
-	*supported = (lma && (cs & CS_AR_LONG)) || (cs & CS_AR_DEFAULT_32);
-	return lma && (cs & CS_AR_LONG) ? MMIO_MODE_64 : MMIO_MODE_32;
+	*mode = lma && (cs & CS_AR_LONG) ? MMIO_MODE_64 : MMIO_MODE_32;
+	return *mode == MMIO_MODE_64 || (cs & CS_AR_DEFAULT_32);
 }
 
 bool vmx_owns_mmio(uint64_t gpa)
 {
 	return ioapic_owns_address(gpa);
+}
+
+/* The one line that ends a guest whose MMIO instruction is refused. */
+static enum exit_action refuse(struct vcpu *v, const struct vmx_exit *e,
+			       uint64_t gpa, const uint8_t *bytes, unsigned n,
+			       bool code16)
+{
+	char shown[3 * MMIO_INSN_MAX + 1] = "";
+
+	for (unsigned i = 0; i < n; i++)
+		fmt_snprintf(shown + 3 * i, 4, " %02x", bytes[i]);
+	vm_end(v->guest, false,
+	       "MMIO access at gpa 0x%llx by an instruction not emulated: "
+	       "rip 0x%llx, bytes%s%s", (unsigned long long)gpa,
+	       (unsigned long long)e->guest_rip, n ? shown : " (none readable)",
+	       code16 ? " (16-bit code)" : "");
+	return EXIT_STOP;
 }
 
 enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
@@ -120,34 +138,24 @@ enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
 	uint8_t bytes[MMIO_INSN_MAX];
 	struct mmio_insn insn;
 	struct vmx_exit done = *e;
-	bool supported;
-	enum mmio_cpu_mode mode = cpu_mode(&supported);
+	enum mmio_cpu_mode mode;
+	bool decodable = code_mode(&mode);
 	uint64_t la = mode == MMIO_MODE_64 ? e->guest_rip
 		      : (vmcs_read(VMCS_GUEST_CS_BASE) + e->guest_rip) &
 				0xffffffffull;
 	unsigned n = fetch_instruction(v, la, bytes);
-	char shown[3 * MMIO_INSN_MAX + 1];
 
 	/*
 	 * The bytes are read after the fault: another vCPU may have changed
 	 * them. An instruction that does not make the access that faulted
 	 * is refused, not performed.
 	 */
-	if (supported && mmio_decode(bytes, n, mode, &insn) &&
-	    insn.write == !!(e->qualification & EPT_QUAL_WRITE)) {
-		v->stats.mmio_emulated++;
-		ioapic_access(v, &insn, gpa);
-		done.instruction_length = insn.length;
-		vcpu_skip_instruction(&done);
-		return EXIT_RESUME;
-	}
-	for (unsigned i = 0; i < n; i++)
-		fmt_snprintf(shown + 3 * i, 4, " %02x", bytes[i]);
-	shown[n ? 3 * n : 0] = 0;
-	vm_end(v->guest, false,
-	       "MMIO access at gpa 0x%llx by an instruction not emulated: "
-	       "rip 0x%llx, bytes%s%s", (unsigned long long)gpa,
-	       (unsigned long long)e->guest_rip, n ? shown : " (none readable)",
-	       supported ? "" : " (16-bit code)");
-	return EXIT_STOP;
+	if (!decodable || !mmio_decode(bytes, n, mode, &insn) ||
+	    insn.write != !!(e->qualification & EPT_QUAL_WRITE))
+		return refuse(v, e, gpa, bytes, n, !decodable);
+	v->stats.mmio_emulated++;
+	ioapic_access(v, &insn, gpa);
+	done.instruction_length = insn.length;
+	vcpu_skip_instruction(&done);
+	return EXIT_RESUME;
 }
