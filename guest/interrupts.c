@@ -52,7 +52,8 @@ static bool ioapic_message_targets(const struct vlapic *a,
 	struct vlapic_ipi as_ipi = {
 		.mode = VLAPIC_IPI_FIXED, .shorthand = VLAPIC_DEST_FIELD,
 		.vector = m->vector, .logical = m->logical,
-		.dest = m->dest == IOAPIC_BROADCAST_DEST ? 0xffffffffu : m->dest,
+		.dest = m->dest == IOAPIC_BROADCAST_DEST ? VLAPIC_BROADCAST_ID
+							 : m->dest,
 	};
 
 	return vlapic_ipi_targets(a, &as_ipi);

@@ -132,12 +132,14 @@ bool mmio_decode(const uint8_t *bytes, unsigned len, enum mmio_cpu_mode mode,
 		if (!take(&c, &b))
 			return false;
 		if (b == PREFIX_OPERAND_SIZE) {
+			/* REX counts only right before the opcode. */
 			operand16 = true;
-			rex = 0;        /* REX counts only right before the opcode */
+			rex = 0;
 		} else if (is_segment_override(b)) {
 			rex = 0;
 		} else if (b == PREFIX_ADDRESS_SIZE && mode == MMIO_MODE_64) {
-			addr32 = true;  /* 32-bit addressing: same ModRM layout */
+			/* 32-bit addressing: the same ModRM layout. */
+			addr32 = true;
 			rex = 0;
 		} else if (b >= REX_FIRST && b <= REX_LAST &&
 			   mode == MMIO_MODE_64) {

@@ -44,7 +44,6 @@ static const uint32_t lvt_writable[VLAPIC_LVT_COUNT] = {
 #define ICR_LEVEL_TRIGGER BIT(15)
 enum { DM_FIXED, DM_LOWEST, DM_SMI, DM_NMI = 4, DM_INIT, DM_SIPI };
 
-#define BROADCAST_ID 0xffffffffu
 
 /* IA32_APIC_BASE: bits 0-7, 9 and 52-63 are reserved (11.4.4). */
 #define BASE_RESERVED (0xffull | BIT(9) | (~0ull << 52))
@@ -482,7 +481,7 @@ bool vlapic_ipi_targets(const struct vlapic *a, const struct vlapic_ipi *ipi)
 	default:
 		break;
 	}
-	if (ipi->dest == BROADCAST_ID)
+	if (ipi->dest == VLAPIC_BROADCAST_ID)
 		return true;
 	if (!ipi->logical)
 		return ipi->dest == a->id;

@@ -98,6 +98,8 @@ enum vlapic_shorthand {
 	VLAPIC_DEST_ALL_BUT_SELF,
 };
 
+#define VLAPIC_BROADCAST_ID 0xffffffffu       /* every APIC, either mode */
+
 struct vlapic_ipi {
 	enum vlapic_ipi_mode mode;
 	enum vlapic_shorthand shorthand;

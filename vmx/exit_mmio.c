@@ -43,8 +43,11 @@ static unsigned fetch_instruction(struct vcpu *v, uint64_t la, uint8_t *bytes)
 		uint64_t gpa;
 		uint32_t pf_error;
 
-		if (guest_pagewalk(&paging, la + n, false, user, read_guest,
-				   v->guest, &gpa, &pf_error) != GUEST_WALK_OK ||
+		enum guest_walk w = guest_pagewalk(&paging, la + n, false, user,
+						   read_guest, v->guest, &gpa,
+						   &pf_error);
+
+		if (w != GUEST_WALK_OK ||
 		    vm_read_ram(v->guest, gpa, &bytes[n], 1))
 			break;
 	}

@@ -2,9 +2,9 @@
 ;
 ; mmio: the emulated MMIO page of the I/O APIC from 64-bit code: a store
 ; of an immediate, a REX-prefixed load, a store of a register read back
-; (the 32-bit load zero-extends the register); then an instruction the decoder refuses (LOCK
-; OR on IOWIN), which must end the guest with its bytes and address, never
-; be skipped.
+; (the 32-bit load zero-extends the register); then an instruction the
+; decoder refuses (LOCK OR on IOWIN), which must end the guest with its
+; bytes and address, never be skipped.
 
         bits 64
         org 0x200000

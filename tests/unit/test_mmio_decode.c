@@ -37,7 +37,7 @@ static void expect(unsigned length, unsigned size, bool write,
 static void loads(void **state)
 {
 	(void)state;
-	assert_true(DECODE(MMIO_MODE_64, 0x8b, 0x00));          /* (%rax),%eax */
+	assert_true(DECODE(MMIO_MODE_64, 0x8b, 0x00));  /* mov (%rax),%eax */
 	expect(2, 4, false, MMIO_RAX);
 	assert_true(DECODE(MMIO_MODE_64, 0x8b, 0x47, 0x10));    /* 0x10(%rdi) */
 	expect(3, 4, false, MMIO_RAX);
@@ -74,7 +74,7 @@ static void loads(void **state)
 static void stores(void **state)
 {
 	(void)state;
-	assert_true(DECODE(MMIO_MODE_64, 0x89, 0x10));          /* %edx,(%rax) */
+	assert_true(DECODE(MMIO_MODE_64, 0x89, 0x10));  /* mov %edx,(%rax) */
 	expect(2, 4, true, MMIO_RDX);
 	assert_true(DECODE(MMIO_MODE_64, 0x44, 0x89, 0x78, 0x10));
 	expect(4, 4, true, MMIO_R15);
