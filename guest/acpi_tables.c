@@ -19,12 +19,16 @@
  *    while type 9 entries also pass apic->apic_id_valid() (acpi_parse_x2apic).
  *  - One Local APIC NMI entry (type 4): LINT1 of every processor is NMI, the
  *    PC-AT wiring; Linux only prints it (acpi_parse_lapic_nmi).
- *  - No IOAPIC, hence no Interrupt Source Override: Linux reads overrides
- *    only after it found an IOAPIC (acpi_parse_madt_ioapic_entries). With
- *    LAPIC entries and no IOAPIC it picks APIC_VIRTUAL_WIRE
- *    (arch/x86/kernel/apic/apic.c: __apic_intr_mode_select): ISA IRQs,
- *    the SCI among them, come from the 8259s through LINT0, and SMP works.
- *    The MADT flag PCAT_COMPAT says the 8259s are there.
+ *  - One I/O APIC entry (type 1: ID 0, 0xFEC00000, GSI base 0) and the
+ *    Interrupt Source Overrides (type 2) QEMU's PC lists
+ *    (hw/i386/acpi-common.c: acpi_build_madt): ISA IRQ 0 on GSI 2, and
+ *    the SCI, IRQ 9, level-triggered and active high. QEMU also lists
+ *    IRQs 5, 10 and 11 so, for its PCI interrupt links; apfvisor has no
+ *    PCI devices and leaves them edge. A kernel booted with "noapic"
+ *    ignores the I/O APIC and keeps APIC_VIRTUAL_WIRE
+ *    (arch/x86/kernel/apic/apic.c: __apic_intr_mode_select): ISA IRQs come
+ *    from the 8259s through LINT0. The MADT flag PCAT_COMPAT says the
+ *    8259s are there.
  *  - FADT flag FORCE_APIC_PHYSICAL_DESTINATION_MODE: Linux then sends IPIs
  *    in physical destination mode, xAPIC or x2APIC
  *    (apic/apic_flat_64.c: physflat_acpi_madt_oem_check,
@@ -168,7 +172,7 @@ struct facs {
 
 #define FACS_ALIGN              64      /* 5.2.10 */
 
-/* Multiple APIC Description Table (5.2.12) and two of its entries. */
+/* Multiple APIC Description Table (5.2.12) and four of its entries. */
 struct madt {
 	struct sdt_header hdr;
 	uint32_t lapic_address;
@@ -179,6 +183,20 @@ struct madt_lapic {                     /* 5.2.12.2 */
 	uint8_t type, length, uid, apic_id;
 	uint32_t flags;
 } PACKED;
+
+struct madt_ioapic {                    /* 5.2.12.3 */
+	uint8_t type, length, ioapic_id, reserved;
+	uint32_t address;
+	uint32_t gsi_base;
+} PACKED;
+
+struct madt_override {                  /* 5.2.12.5 */
+	uint8_t type, length, bus, source;
+	uint32_t gsi;
+	uint16_t inti_flags;
+} PACKED;
+
+#define MADT_OVERRIDES 2
 
 struct madt_lapic_nmi {                 /* 5.2.12.7 */
 	uint8_t type, length, uid;
@@ -194,6 +212,15 @@ struct madt_lapic_nmi {                 /* 5.2.12.7 */
 #define MADT_ALL_PROCESSORS     0xff
 #define MADT_INTI_HIGH_EDGE     0x0005  /* polarity 01, trigger mode 01 */
 #define MADT_LINT1              1
+#define MADT_TYPE_IOAPIC        1
+#define MADT_TYPE_OVERRIDE      2
+#define MADT_IOAPIC_ID          0       /* QEMU's ACPI_BUILD_IOAPIC_ID */
+#define MADT_IOAPIC_ADDRESS     0xfec00000u
+#define MADT_ISA_BUS            0
+#define MADT_INTI_CONFORMS      0x0000  /* as the bus says: ISA, edge high */
+#define MADT_INTI_HIGH_LEVEL    0x000d  /* polarity 01, trigger mode 11 */
+#define MADT_TIMER_IRQ          0
+#define MADT_TIMER_GSI          2
 
 _Static_assert(sizeof(struct sdt_header) == 36, "ACPI header");
 _Static_assert(sizeof(struct rsdp) == 36, "RSDP");
@@ -208,6 +235,8 @@ _Static_assert(sizeof(struct facs) == 64, "FACS");
 _Static_assert(sizeof(struct madt) == 44, "MADT");
 _Static_assert(sizeof(struct madt_lapic) == 8, "MADT type 0");
 _Static_assert(sizeof(struct madt_lapic_nmi) == 6, "MADT type 4");
+_Static_assert(sizeof(struct madt_ioapic) == 12, "MADT type 1");
+_Static_assert(sizeof(struct madt_override) == 10, "MADT type 2");
 _Static_assert(ACPI_S5_SLP_TYP > 1 && ACPI_S5_SLP_TYP <= 7,
 	       "SLP_TYP is 3 bits; 0 and 1 would need ZeroOp/OneOp below");
 
@@ -246,6 +275,8 @@ struct layout {
 static size_t madt_length(unsigned nvcpus)
 {
 	return sizeof(struct madt) + nvcpus * sizeof(struct madt_lapic) +
+	       sizeof(struct madt_ioapic) +
+	       MADT_OVERRIDES * sizeof(struct madt_override) +
 	       sizeof(struct madt_lapic_nmi);
 }
 
@@ -419,7 +450,10 @@ static void write_madt(uint8_t *p, unsigned nvcpus)
 {
 	struct madt *m = (struct madt *)p;
 	struct madt_lapic *cpu = (struct madt_lapic *)(m + 1);
-	struct madt_lapic_nmi *nmi = (struct madt_lapic_nmi *)(cpu + nvcpus);
+	struct madt_ioapic *io = (struct madt_ioapic *)(cpu + nvcpus);
+	struct madt_override *ovr = (struct madt_override *)(io + 1);
+	struct madt_lapic_nmi *nmi =
+		(struct madt_lapic_nmi *)(ovr + MADT_OVERRIDES);
 
 	header(&m->hdr, "APIC", madt_length(nvcpus), MADT_REVISION);
 	m->lapic_address = MADT_LAPIC_ADDRESS;
@@ -431,6 +465,20 @@ static void write_madt(uint8_t *p, unsigned nvcpus)
 		cpu[i].apic_id = (uint8_t)i;
 		cpu[i].flags = MADT_LAPIC_ENABLED;
 	}
+	*io = (struct madt_ioapic){
+		.type = MADT_TYPE_IOAPIC, .length = sizeof(*io),
+		.ioapic_id = MADT_IOAPIC_ID, .address = MADT_IOAPIC_ADDRESS,
+	};
+	ovr[0] = (struct madt_override){
+		.type = MADT_TYPE_OVERRIDE, .length = sizeof(ovr[0]),
+		.bus = MADT_ISA_BUS, .source = MADT_TIMER_IRQ,
+		.gsi = MADT_TIMER_GSI, .inti_flags = MADT_INTI_CONFORMS,
+	};
+	ovr[1] = (struct madt_override){
+		.type = MADT_TYPE_OVERRIDE, .length = sizeof(ovr[1]),
+		.bus = MADT_ISA_BUS, .source = ACPI_SCI_IRQ,
+		.gsi = ACPI_SCI_IRQ, .inti_flags = MADT_INTI_HIGH_LEVEL,
+	};
 	nmi->type = MADT_TYPE_LAPIC_NMI;
 	nmi->length = sizeof(*nmi);
 	nmi->uid = MADT_ALL_PROCESSORS;

@@ -23,8 +23,9 @@
  *    which acpi_pm1_cnt_is_poweroff() is true is the guest's power-off.
  *  - ACPI_RESET_PORT: a byte write of ACPI_RESET_VALUE is the guest's
  *    reboot (drivers/acpi/acpica/hwxface.c: acpi_reset).
- *  - The SCI is ISA IRQ ACPI_SCI_IRQ on the 8259 pair (Linux runs in PIC
- *    interrupt mode without an IOAPIC); it is never raised.
+ *  - The SCI is ISA IRQ ACPI_SCI_IRQ: on the 8259 pair, and on the I/O
+ *    APIC's GSI 9, level-triggered and active high (the MADT's override);
+ *    it is never raised.
  * The guest's e820 map must report the table range as ACPI (or reserved)
  * memory, never as RAM (ACPI 6.4, 5.2.10: the FACS must not be RAM).
  */

@@ -5,6 +5,9 @@
 
 #define LVT_DELIVERY_NMI (4u << VLAPIC_LVT_DM_SHIFT)
 #define LVT_DELIVERY_EXTINT (VLAPIC_LVT_DM_EXTINT << VLAPIC_LVT_DM_SHIFT)
+#define IOAPIC_BROADCAST_DEST 0xff
+
+static void deliver_ioapic_message(void *ctx, const struct ioapic_message *m);
 
 void guest_interrupts_init(struct vm *g, uint64_t tsc_hz)
 {
@@ -20,11 +23,76 @@ void guest_interrupts_init(struct vm *g, uint64_t tsc_hz)
 	pic_init(&g->pic);
 	pit_init(&g->pit, tsc_hz);
 	port61_init(&g->port61);
+	ioapic_init(&g->ioapic, deliver_ioapic_message, g);
+}
+
+void guest_isa_irq_set(struct vm *g, unsigned irq, bool level)
+{
+	pic_set_irq(&g->pic, irq, level);
+	ioapic_set_pin(&g->ioapic, guest_isa_irq_to_gsi(irq), level);
 }
 
 void guest_update_irq_lines(struct vm *g)
 {
-	pic_set_irq(&g->pic, GUEST_COM1_IRQ, uart_irq_line(&g->uart));
+	guest_isa_irq_set(g, GUEST_COM1_IRQ, uart_irq_line(&g->uart));
+}
+
+void guest_level_eoi(struct vm *g, uint8_t vector)
+{
+	ioapic_eoi(&g->ioapic, vector);
+}
+
+/*
+ * The APICs an I/O APIC message names, as an interrupt message's
+ * destination (SDM Vol. 3A 11.6.2): an 8-bit physical ID (0xff: all), or
+ * in logical mode a member mask of x2APIC cluster 0 (KVM's kvm_apic_mda
+ * reads an x2APIC's 8-bit logical destination so).
+ */
+static bool ioapic_message_targets(const struct vlapic *a,
+				   const struct ioapic_message *m)
+{
+	struct vlapic_ipi as_ipi = {
+		.mode = VLAPIC_IPI_FIXED, .shorthand = VLAPIC_DEST_FIELD,
+		.vector = m->vector, .logical = m->logical,
+		.dest = m->dest == IOAPIC_BROADCAST_DEST ? VLAPIC_BROADCAST_ID
+							 : m->dest,
+	};
+
+	return vlapic_ipi_targets(a, &as_ipi);
+}
+
+/*
+ * Fixed messages go to every APIC named, lowest-priority ones to the
+ * first (a fixed choice is a valid arbitration), NMIs as NMIs. SMI, INIT
+ * and ExtINT entries are not modelled: they are dropped.
+ */
+static void deliver_ioapic_message(void *ctx, const struct ioapic_message *m)
+{
+	struct vm *g = ctx;
+
+	for (unsigned n = 0; n < g->nvcpus; n++) {
+		struct vlapic *a = &g->plat[n].lapic;
+
+		if (!ioapic_message_targets(a, m))
+			continue;
+		switch (m->delivery) {
+		case IOAPIC_DELIVERY_FIXED:
+		case IOAPIC_DELIVERY_LOWEST:
+			if (m->level)
+				vlapic_accept_level(a, m->vector);
+			else
+				vlapic_accept(a, m->vector);
+			vm_request(g, n, VCPU_REQ_EVENT);
+			break;
+		case IOAPIC_DELIVERY_NMI:
+			vm_request(g, n, VCPU_REQ_NMI);
+			break;
+		default:
+			return;
+		}
+		if (m->delivery == IOAPIC_DELIVERY_LOWEST)
+			return;
+	}
 }
 
 /*
@@ -42,10 +110,11 @@ static bool pic_reaches(struct vm *g, unsigned vcpu)
  * controller: ISA IRQ 0 of the 8259 pair (an edge-triggered input latches
  * the rising edge even though the line drops again at once).
  */
+/* A rising edge on ISA IRQ 0: the 8259's IRQ 0 and the I/O APIC's GSI 2. */
 static void pit_irq0_edge(struct vm *g)
 {
-	pic_set_irq(&g->pic, PIT_IRQ, true);
-	pic_set_irq(&g->pic, PIT_IRQ, false);
+	guest_isa_irq_set(g, PIT_IRQ, true);
+	guest_isa_irq_set(g, PIT_IRQ, false);
 }
 
 bool guest_pit_update(struct vm *g, uint64_t now)

@@ -3,7 +3,9 @@
  * Interrupt routing of the virtual platform: each vCPU's local APIC
  * (guest/vlapic.c, x2APIC mode, timer included), the legacy 8259 pair
  * (guest/pic8259.c) that carries the UART's IRQ 4 to the boot vCPU's LINT0
- * in virtual-wire mode, and IPIs between vCPUs. Pure C: vmx/ asks what to
+ * in virtual-wire mode, the I/O APIC (guest/ioapic.c) that carries the
+ * same ISA IRQs to the local APICs its redirection entries name, and IPIs
+ * between vCPUs. Pure C: vmx/ asks what to
  * inject and kicks the vCPUs this code names. The caller holds g->dev_lock.
  */
 #ifndef GUEST_INTERRUPTS_H
@@ -84,6 +86,22 @@ bool guest_pit_update(struct vm *g, uint64_t now);
  */
 struct vlapic_ipi;
 void guest_deliver_ipi(struct vm *g, const struct vlapic_ipi *ipi);
+
+/*
+ * ISA IRQ line irq (0-15) changed to level: to the 8259 pair, and to the
+ * I/O APIC's pin for it (ISA IRQ 0 to GSI 2, the others identity, as the
+ * MADT's Interrupt Source Override says).
+ */
+void guest_isa_irq_set(struct vm *g, unsigned irq, bool level);
+
+/* The GSI (I/O APIC pin) ISA IRQ irq reaches. */
+static inline unsigned guest_isa_irq_to_gsi(unsigned irq)
+{
+	return irq == 0 ? 2 : irq;
+}
+
+/* vcpu's APIC retired level-triggered vector: the EOI message. */
+void guest_level_eoi(struct vm *g, uint8_t vector);
 
 /* Reevaluates the device lines after a device register changed. */
 void guest_update_irq_lines(struct vm *g);

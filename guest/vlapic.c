@@ -44,7 +44,6 @@ static const uint32_t lvt_writable[VLAPIC_LVT_COUNT] = {
 #define ICR_LEVEL_TRIGGER BIT(15)
 enum { DM_FIXED, DM_LOWEST, DM_SMI, DM_NMI = 4, DM_INIT, DM_SIPI };
 
-#define BROADCAST_ID 0xffffffffu
 
 /* IA32_APIC_BASE: bits 0-7, 9 and 52-63 are reserved (11.4.4). */
 #define BASE_RESERVED (0xffull | BIT(9) | (~0ull << 52))
@@ -160,6 +159,15 @@ bool vlapic_accept(struct vlapic *a, uint8_t vector)
 	return true;
 }
 
+/* 11.8.4: the TMR remembers which vectors want an EOI message. */
+bool vlapic_accept_level(struct vlapic *a, uint8_t vector)
+{
+	if (!vlapic_accept(a, vector))
+		return false;
+	vec_set(a->tmr, vector);
+	return true;
+}
+
 /* 11.8.4: the highest IRR vector, if its class is above PPR[7:4]. */
 int vlapic_pending_vector(const struct vlapic *a)
 {
@@ -178,13 +186,24 @@ void vlapic_ack(struct vlapic *a, uint8_t vector)
 	vec_set(a->isr, vector);
 }
 
-/* 11.8.5: an EOI retires the highest-priority in-service vector. */
-static void eoi(struct vlapic *a)
+/*
+ * 11.8.5: an EOI retires the highest-priority in-service vector; for a
+ * level-triggered one (TMR set) the APIC sends an EOI message to the I/O
+ * APICs. Returns VLAPIC_WR_LEVEL_EOI then, with the vector in
+ * a->level_eoi_vector.
+ */
+static int eoi(struct vlapic *a)
 {
 	int v = vec_highest(a->isr);
 
-	if (v >= 0)
-		vec_clear(a->isr, (unsigned)v);
+	if (v < 0)
+		return 0;
+	vec_clear(a->isr, (unsigned)v);
+	if (!(a->tmr[v / 32] & (1u << (v % 32))))
+		return 0;
+	vec_clear(a->tmr, (unsigned)v);
+	a->level_eoi_vector = (uint8_t)v;
+	return VLAPIC_WR_LEVEL_EOI;
 }
 
 /* A locally generated interrupt (LVT entry); masked entries do nothing. */
@@ -462,7 +481,7 @@ bool vlapic_ipi_targets(const struct vlapic *a, const struct vlapic_ipi *ipi)
 	default:
 		break;
 	}
-	if (ipi->dest == BROADCAST_ID)
+	if (ipi->dest == VLAPIC_BROADCAST_ID)
 		return true;
 	if (!ipi->logical)
 		return ipi->dest == a->id;
@@ -481,8 +500,7 @@ static int write_simple(struct vlapic *a, uint32_t msr, uint64_t val,
 	case VLAPIC_MSR_EOI:    /* Table 11-6: non-zero writes fault */
 		if (val)
 			return VLAPIC_GP;
-		eoi(a);
-		return 0;
+		return eoi(a);
 	case VLAPIC_MSR_SVR:
 		return write_svr(a, val);
 	case VLAPIC_MSR_ESR:    /* 11.5.3: only 0 in x2APIC mode */

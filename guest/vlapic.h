@@ -82,6 +82,7 @@
 #define VLAPIC_GP (-1)
 #define VLAPIC_WR_IPI 1         /* *ipi_out holds an IPI to route */
 #define VLAPIC_WR_SW_ENABLED 2  /* SVR.8 went 0 -> 1: recheck held APF events */
+#define VLAPIC_WR_LEVEL_EOI 4   /* EOI of a level vector: level_eoi_vector */
 
 enum vlapic_ipi_mode {
 	VLAPIC_IPI_FIXED,
@@ -96,6 +97,8 @@ enum vlapic_shorthand {
 	VLAPIC_DEST_ALL,
 	VLAPIC_DEST_ALL_BUT_SELF,
 };
+
+#define VLAPIC_BROADCAST_ID 0xffffffffu       /* every APIC, either mode */
 
 struct vlapic_ipi {
 	enum vlapic_ipi_mode mode;
@@ -136,13 +139,14 @@ struct vlapic {
 	uint64_t icr;
 	uint32_t irr[VLAPIC_VEC_WORDS];
 	uint32_t isr[VLAPIC_VEC_WORDS];
-	uint32_t tmr[VLAPIC_VEC_WORDS]; /* always 0: every input is edge */
+	uint32_t tmr[VLAPIC_VEC_WORDS]; /* level-triggered (IOAPIC) vectors */
 	uint32_t dcr, initial_count;
 	/* one-shot/periodic: next expiry, and the reload for periodic */
 	bool timer_armed;
 	uint64_t timer_next, timer_period;
 	uint64_t periods_raised;        /* periodic timers below the minimum */
 	uint64_t tsc_deadline;          /* IA32_TSC_DEADLINE; 0 = disarmed */
+	uint8_t level_eoi_vector;       /* the last VLAPIC_WR_LEVEL_EOI's */
 };
 
 /* Power-up state (SDM Vol. 3A 11.4.7.1), x2APIC enabled as by firmware. */
@@ -182,6 +186,8 @@ bool vlapic_ipi_targets(const struct vlapic *a, const struct vlapic_ipi *ipi);
  * refused and logged as "received illegal vector" (11.5.3).
  */
 bool vlapic_accept(struct vlapic *a, uint8_t vector);
+/* As vlapic_accept, for a level-triggered interrupt (an I/O APIC pin). */
+bool vlapic_accept_level(struct vlapic *a, uint8_t vector);
 /*
  * The vector to inject next, or -1: the highest IRR vector whose priority
  * class is above PPR[7:4] (11.8.4). IRR bits latched before a software

@@ -39,6 +39,7 @@
 #include "guest/pic8259.h"
 #include "guest/pit8254.h"
 #include "guest/port61.h"
+#include "guest/ioapic.h"
 #include "guest/uart.h"
 #include "guest/vlapic.h"
 
@@ -138,6 +139,7 @@ struct vm {
 	struct port61 port61;
 	struct fw_cfg fw_cfg;            /* under fw_cfg_lock */
 	struct spinlock fw_cfg_lock;
+	struct ioapic ioapic;
 	/* Where the loader put the command line and the initrd (for fw_cfg). */
 	struct fw_cfg_platform loaded;
 	uint16_t pm1_status, pm1_enable, pm1_control;   /* ACPI PM1a */

@@ -23,6 +23,13 @@ enum exit_action handle_string_io(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_rdmsr(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_wrmsr(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e);
+/*
+ * Emulated MMIO pages outside guest RAM (vmx/exit_mmio.c): whether gpa
+ * lies on one, and the EPT violation there, decoded and performed.
+ */
+bool vmx_owns_mmio(uint64_t gpa);
+enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
+			     uint64_t gpa);
 enum exit_action handle_ept_misconfig(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_external_interrupt(struct vcpu *v,

@@ -21,6 +21,7 @@ struct guest_regs {
 	X(struct vcpu_stats, exits_total, "exits.total")                      \
 	X(struct vcpu_stats, io_unhandled, "io.unhandled")                    \
 	X(struct vcpu_stats, string_io, "io.string_exits")                    \
+	X(struct vcpu_stats, mmio_emulated, "mmio.emulated")                  \
 	X(struct vcpu_stats, msr_gp_injected, "msr.gp_injected")              \
 	X(struct vcpu_stats, irq_injected_lapic, "irq.injected_lapic")        \
 	X(struct vcpu_stats, irq_injected_pic, "irq.injected_pic")            \

@@ -120,6 +120,25 @@ def test_multiboot_pit(ctx):
                              f"expected 69 ((0x22 << 1) | 1)")
 
 
+def test_multiboot_ioapic(ctx):
+    """The I/O APIC at 0xFEC00000 (tests/guests/multiboot/mbioapic.c): its
+    registers, a redirection entry read back, masking, and COM1's IRQ 4
+    through it to the boot CPU, edge- and level-triggered (remote IRR and
+    the EOI), reached by emulated MMIO from 32-bit code. QEMU 7.2's TCG
+    has no x2APIC: the kernel uses the xAPIC page there, the x2APIC MSRs
+    under apfvisor (a "host: " line says which)."""
+    ref, run = run_both(ctx, "mbioapic", "ioapic")
+    run.expect_line("guest: mbioapic: version 0x20, 24 redirection entries")
+    run.expect_line("guest: mbioapic: edge: 1 interrupts on vector 0x41, "
+                    "in service 1")
+    run.expect_line("guest: mbioapic: level: 2 interrupts, remote IRR in "
+                    "service 1, after 0")
+    run.expect_line("apfvisor: guest halted: isa-debug-exit value 0x31, "
+                    "exit status 99")
+    expect(ref.status == 99, f"QEMU's exit status {ref.status}, "
+                             f"expected 99 ((0x31 << 1) | 1)")
+
+
 # ---- a multiboot kernel nobody here wrote: the specification's example
 
 EXAMPLE = "multiboot-spec-example.elf"

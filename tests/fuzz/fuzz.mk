@@ -23,7 +23,7 @@ FUZZ_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. -g -O1 \
 
 FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_virtio_blk_queue fuzz_bzimage fuzz_ata_identify fuzz_image_format \
-	fuzz_multiboot fuzz_acpi_tables
+	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode
 fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 	guest/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_config := boot/config.c guest/image_format.c lib/format.c \
@@ -35,6 +35,7 @@ fuzz_srcs_fuzz_ata_identify := swap/ata_identify.c
 fuzz_srcs_fuzz_image_format := guest/image_format.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_multiboot := guest/multiboot.c guest/elf_kernel.c \
 	guest/linux_boot.c lib/format.c lib/string.c
+fuzz_srcs_fuzz_mmio_decode := guest/mmio_decode.c
 fuzz_srcs_fuzz_acpi_tables := arch/x86/acpi.c arch/x86/acpi_fadt.c \
 	arch/x86/acpi_mcfg.c lib/string.c
 

@@ -163,7 +163,7 @@ static void check_tables(unsigned nvcpus)
 	assert_header(t.xsdt, "XSDT", HDR + 16, 1);
 	assert_header(t.fadt, "FACP", 276, 6);
 	assert_header(t.dsdt, "DSDT", HDR + 14, 2);
-	assert_header(t.madt, "APIC", 44 + 8 * nvcpus + 6, 5);
+	assert_header(t.madt, "APIC", 44 + 8 * nvcpus + 12 + 2 * 10 + 6, 5);
 	all[0] = t.rsdp, len[0] = 36;
 	all[1] = t.xsdt, len[1] = rd32(t.xsdt, 4);
 	all[2] = t.fadt, len[2] = rd32(t.fadt, 4);
@@ -211,7 +211,25 @@ static void check_madt(unsigned nvcpus)
 		assert_int_equal(rd8(e, 3), i);         /* APIC ID */
 		assert_int_equal(rd32(e, 4), 1);        /* enabled */
 	}
-	nmi = t.madt + 44 + 8 * nvcpus;                 /* Local APIC NMI */
+	e = t.madt + 44 + 8 * nvcpus;                   /* I/O APIC */
+	assert_int_equal(rd8(e, 0), 1);
+	assert_int_equal(rd8(e, 1), 12);
+	assert_int_equal(rd8(e, 2), 0);                 /* ID, as QEMU's */
+	assert_int_equal(rd32(e, 4), 0xfec00000);
+	assert_int_equal(rd32(e, 8), 0);                /* GSI base */
+	e += 12;                /* Interrupt Source Overrides, as QEMU's */
+	assert_int_equal(rd8(e, 0), 2);
+	assert_int_equal(rd8(e, 1), 10);
+	assert_int_equal(rd8(e, 2), 0);                 /* ISA */
+	assert_int_equal(rd8(e, 3), 0);                 /* IRQ 0 */
+	assert_int_equal(rd32(e, 4), 2);                /* on GSI 2 */
+	assert_int_equal(rd16(e, 8), 0);                /* conforms */
+	e += 10;
+	assert_int_equal(rd8(e, 0), 2);
+	assert_int_equal(rd8(e, 3), 9);                 /* the SCI */
+	assert_int_equal(rd32(e, 4), 9);
+	assert_int_equal(rd16(e, 8), 0x000d);           /* level, high */
+	nmi = e + 10;                                   /* Local APIC NMI */
 	assert_int_equal(rd8(nmi, 0), 4);
 	assert_int_equal(rd8(nmi, 1), 6);
 	assert_int_equal(rd8(nmi, 2), 0xff);            /* all processors */

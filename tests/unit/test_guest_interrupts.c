@@ -5,6 +5,8 @@
  * the PIC, and IPIs to their destinations (fixed, NMI, INIT ignored by the
  * BSP, SIPI with its vector), each announced through the request word;
  * PIT counter 0's edges as IRQ 0 and its deadline on vCPU 0 only.
+ * ISA IRQs through the I/O APIC to the vCPU an entry names, IRQ 0 on
+ * GSI 2, level entries and the EOI that reaches the I/O APIC.
  * vm_request is faked.
  */
 #include <setjmp.h>
@@ -230,6 +232,106 @@ static void pit_irq0_reaches_the_bsp_at_its_deadline(void **state)
 		    deadline + 1000 * period);
 }
 
+static void ioapic_entry(unsigned pin, uint64_t rte)
+{
+	ioapic_write(&vm.ioapic, IOAPIC_IOREGSEL, 4, 0x11 + 2 * pin);
+	ioapic_write(&vm.ioapic, IOAPIC_IOWIN, 4, (uint32_t)(rte >> 32));
+	ioapic_write(&vm.ioapic, IOAPIC_IOREGSEL, 4, 0x10 + 2 * pin);
+	ioapic_write(&vm.ioapic, IOAPIC_IOWIN, 4, (uint32_t)rte);
+}
+
+static void uart_irq_reaches_the_named_vcpu_through_the_ioapic(void **state)
+{
+	struct pending_interrupt p;
+
+	(void)state;
+	enable_lapic(0);
+	enable_lapic(1);
+	program_pics(0xff);             /* the 8259s masked */
+	ioapic_entry(4, 1ull << IOAPIC_RTE_DEST_SHIFT | 0x41);
+	uart_interrupt_on();
+	guest_update_irq_lines(&vm);
+	assert_true(requests[1] & BIT(VCPU_REQ_EVENT));
+	assert_false(requests[0] & BIT(VCPU_REQ_EVENT));
+	p = guest_poll_interrupts(&vm, 1, 0);
+	assert_int_equal(p.vector, 0x41);
+	assert_int_equal(p.source, INTERRUPT_FROM_LAPIC);
+	assert_int_equal(guest_ack_interrupt(&vm, 1, p), 0x41);
+	assert_int_equal(guest_poll_interrupts(&vm, 0, 0).vector, -1);
+	/* The line stays high: an edge entry does not deliver again. */
+	assert_int_equal(guest_poll_interrupts(&vm, 1, 0).vector, -1);
+}
+
+/* The UART's IRQ as a guest drives it: one interrupt per rising edge. */
+static void uart_edge_delivers_once(void **state)
+{
+	struct pending_interrupt p;
+	struct vlapic_ipi ipi;
+	unsigned taken = 0;
+
+	(void)state;
+	enable_lapic(0);
+	program_pics(0xff);
+	uart_write(&vm.uart, 4, 0x0b);
+	/* All ones first (level, active low, masked), as mbioapic does. */
+	ioapic_entry(4, 0xff000000ffffffffull);
+	guest_update_irq_lines(&vm);
+	ioapic_entry(4, IOAPIC_RTE_MASKED | 0x41);
+	uart_write(&vm.uart, 1, 0x02);          /* masked: dropped */
+	guest_update_irq_lines(&vm);
+	uart_write(&vm.uart, 1, 0x00);
+	guest_update_irq_lines(&vm);
+	uart_write(&vm.uart, 0, 'x');           /* THR written, IER off */
+	guest_update_irq_lines(&vm);
+	ioapic_entry(4, 0x41);
+	assert_int_equal(guest_poll_interrupts(&vm, 0, 0).vector, -1);
+	uart_write(&vm.uart, 1, 0x02);
+	guest_update_irq_lines(&vm);
+	for (unsigned i = 0; i < 4; i++) {
+		p = guest_poll_interrupts(&vm, 0, 0);
+		if (p.vector < 0)
+			continue;
+		assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x41);
+		taken++;
+		uart_read(&vm.uart, 2);         /* IIR: THR empty taken */
+		guest_update_irq_lines(&vm);
+		uart_write(&vm.uart, 1, 0x00);
+		guest_update_irq_lines(&vm);
+		vlapic_wrmsr(&vm.plat[0].lapic, VLAPIC_MSR_EOI, 0, 0, &ipi);
+	}
+	assert_int_equal(taken, 1);
+}
+
+static void isa_irq0_is_gsi2_and_level_eoi_redelivers(void **state)
+{
+	struct vlapic_ipi ipi;
+	struct pending_interrupt p;
+	int rc;
+
+	(void)state;
+	enable_lapic(0);
+	assert_int_equal(guest_isa_irq_to_gsi(0), 2);
+	assert_int_equal(guest_isa_irq_to_gsi(9), 9);
+	ioapic_entry(2, 0x30);
+	guest_isa_irq_set(&vm, 0, true);
+	assert_int_equal(vlapic_pending_vector(&vm.plat[0].lapic), 0x30);
+	vlapic_ack(&vm.plat[0].lapic, 0x30);
+	/* Level, active high, on pin 9; held high over the EOI. */
+	ioapic_entry(9, IOAPIC_RTE_LEVEL | 0x59);
+	guest_isa_irq_set(&vm, 9, true);
+	p = guest_poll_interrupts(&vm, 0, 0);
+	assert_int_equal(p.vector, 0x59);
+	guest_ack_interrupt(&vm, 0, p);
+	rc = vlapic_wrmsr(&vm.plat[0].lapic, VLAPIC_MSR_EOI, 0, 0, &ipi);
+	assert_true(rc & VLAPIC_WR_LEVEL_EOI);
+	assert_int_equal(vm.plat[0].lapic.level_eoi_vector, 0x59);
+	guest_level_eoi(&vm, 0x59);
+	assert_int_equal(vlapic_pending_vector(&vm.plat[0].lapic), 0x59);
+	/* An edge vector's EOI sends no message. */
+	rc = vlapic_wrmsr(&vm.plat[0].lapic, VLAPIC_MSR_EOI, 0, 0, &ipi);
+	assert_false(rc & VLAPIC_WR_LEVEL_EOI);
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -242,6 +344,9 @@ int main(void)
 		T(init_and_sipi),
 		T(poll_needed_only_when_something_may_have_changed),
 		T(pit_irq0_reaches_the_bsp_at_its_deadline),
+		T(uart_irq_reaches_the_named_vcpu_through_the_ioapic),
+		T(isa_irq0_is_gsi2_and_level_eoi_redelivers),
+		T(uart_edge_delivers_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,7 +37,14 @@ unit_srcs_test_io_ports := guest/io_ports.c guest/uart.c guest/pic8259.c \
 # LAPIC, 8259 and UART; vm_request is faked.
 UNIT_TESTS += test_guest_interrupts
 unit_srcs_test_guest_interrupts := guest/interrupts.c guest/vlapic.c \
-	guest/pic8259.c guest/uart.c guest/pit8254.c guest/port61.c
+	guest/pic8259.c guest/uart.c guest/pit8254.c guest/port61.c \
+	guest/ioapic.c
+
+# The I/O APIC (guest/ioapic.c) and the MMIO instruction decoder
+# (guest/mmio_decode.c) that reaches it.
+UNIT_TESTS += test_ioapic test_mmio_decode
+unit_srcs_test_ioapic := guest/ioapic.c
+unit_srcs_test_mmio_decode := guest/mmio_decode.c
 
 # QEMU's fw_cfg device as the guest reads it (guest/fw_cfg.c).
 UNIT_TESTS += test_fw_cfg

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Emulated MMIO: an EPT violation on a device page outside guest RAM (the
+ * I/O APIC's, guest/ioapic.h). The VM exit gives the guest-physical
+ * address but not the instruction (SDM Vol. 3C 28.2.1: no instruction
+ * length for EPT violations), so its bytes are fetched at CS:RIP through
+ * the guest's page tables and decoded (guest/mmio_decode.h); the access is
+ * performed on the device and RIP moves past the instruction. What cannot
+ * be decoded ends the guest with the bytes and the address: skipping it
+ * would run the guest on a value it never read.
+ */
+#include "vmx/exit_handlers.h"
+#include "vmx/vmx_ops.h"
+#include "vmx/ept_qualification.h"
+#include "arch/x86/cpu.h"
+#include "guest/guest_pagewalk.h"
+#include "guest/interrupts.h"
+#include "guest/ioapic.h"
+#include "guest/mmio_decode.h"
+#include "guest/vm.h"
+#include "lib/format.h"
+
+#define CS_AR_LONG BIT(13)      /* SDM Vol. 3C 24.4.1, Table 24-2 */
+#define CS_AR_DEFAULT_32 BIT(14)
+#define AR_DPL(ar) (((ar) >> 5) & 3)
+
+static int read_guest(void *ctx, uint64_t gpa, void *buf, unsigned len)
+{
+	return vm_read_ram(ctx, gpa, buf, len);
+}
+
+/* The bytes at CS:RIP, up to the first that cannot be read. */
+static unsigned fetch_instruction(struct vcpu *v, uint64_t la, uint8_t *bytes)
+{
+	struct guest_paging paging = {
+		vmcs_read(VMCS_GUEST_CR0), vmcs_read(VMCS_GUEST_CR3),
+		vmcs_read(VMCS_GUEST_CR4), vmcs_read(VMCS_GUEST_IA32_EFER),
+	};
+	bool user = AR_DPL(vmcs_read32(VMCS_GUEST_SS_ACCESS_RIGHTS)) == 3;
+	unsigned n;
+
+	for (n = 0; n < MMIO_INSN_MAX; n++) {
+		uint64_t gpa;
+		uint32_t pf_error;
+
+		enum guest_walk w = guest_pagewalk(&paging, la + n, false, user,
+						   read_guest, v->guest, &gpa,
+						   &pf_error);
+
+		if (w != GUEST_WALK_OK ||
+		    vm_read_ram(v->guest, gpa, &bytes[n], 1))
+			break;
+	}
+	return n;
+}
+
+/* The register ModRM names; RSP lives in the VMCS. */
+static uint64_t *gpr_slot(struct vcpu *v, enum mmio_gpr r)
+{
+	struct guest_regs *g = &v->regs;
+	uint64_t *slots[MMIO_GPR_COUNT] = {
+		&g->rax, &g->rcx, &g->rdx, &g->rbx, NULL, &g->rbp, &g->rsi,
+		&g->rdi, &g->r8, &g->r9, &g->r10, &g->r11, &g->r12, &g->r13,
+		&g->r14, &g->r15,
+	};
+
+	return slots[r];
+}
+
+static uint64_t read_gpr(struct vcpu *v, enum mmio_gpr r)
+{
+	return r == MMIO_RSP ? vmcs_read(VMCS_GUEST_RSP) : *gpr_slot(v, r);
+}
+
+static void write_gpr(struct vcpu *v, enum mmio_gpr r, uint64_t value)
+{
+	if (r == MMIO_RSP)
+		vmcs_write(VMCS_GUEST_RSP, value);
+	else
+		*gpr_slot(v, r) = value;
+}
+
+/* One access to the I/O APIC page; the device lock around it. */
+static void ioapic_access(struct vcpu *v, const struct mmio_insn *insn,
+			  uint64_t gpa)
+{
+	struct vm *g = v->guest;
+	uint64_t offset = gpa - IOAPIC_BASE;
+	uint64_t value;
+
+	vm_devices_lock(g);
+	if (insn->write) {
+		value = insn->has_immediate ? insn->immediate
+					    : read_gpr(v, insn->reg);
+		ioapic_write(&g->ioapic, offset, insn->size, (uint32_t)value);
+	} else {
+		value = ioapic_read(&g->ioapic, offset, insn->size);
+	}
+	vm_devices_unlock(g, insn->write);
+	if (!insn->write)
+		write_gpr(v, insn->reg,
+			  mmio_merge_load(read_gpr(v, insn->reg), value,
+					  insn->size));
+}
+
+/* 64-bit or 32-bit code; false for 16-bit code (not decoded). */
+static bool code_mode(enum mmio_cpu_mode *mode)
+{
+	uint32_t cs = vmcs_read32(VMCS_GUEST_CS_ACCESS_RIGHTS);
+	bool lma = vmcs_read(VMCS_GUEST_IA32_EFER) & EFER_LMA;
+
+	*mode = lma && (cs & CS_AR_LONG) ? MMIO_MODE_64 : MMIO_MODE_32;
+	return *mode == MMIO_MODE_64 || (cs & CS_AR_DEFAULT_32);
+}
+
+bool vmx_owns_mmio(uint64_t gpa)
+{
+	return ioapic_owns_address(gpa);
+}
+
+/* The one line that ends a guest whose MMIO instruction is refused. */
+static enum exit_action refuse(struct vcpu *v, const struct vmx_exit *e,
+			       uint64_t gpa, const uint8_t *bytes, unsigned n,
+			       bool code16)
+{
+	char shown[3 * MMIO_INSN_MAX + 1] = "";
+
+	for (unsigned i = 0; i < n; i++)
+		fmt_snprintf(shown + 3 * i, 4, " %02x", bytes[i]);
+	vm_end(v->guest, false,
+	       "MMIO access at gpa 0x%llx by an instruction not emulated: "
+	       "rip 0x%llx, bytes%s%s", (unsigned long long)gpa,
+	       (unsigned long long)e->guest_rip, n ? shown : " (none readable)",
+	       code16 ? " (16-bit code)" : "");
+	return EXIT_STOP;
+}
+
+enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
+			     uint64_t gpa)
+{
+	uint8_t bytes[MMIO_INSN_MAX];
+	struct mmio_insn insn;
+	struct vmx_exit done = *e;
+	enum mmio_cpu_mode mode;
+	bool decodable = code_mode(&mode);
+	uint64_t la = mode == MMIO_MODE_64 ? e->guest_rip
+		      : (vmcs_read(VMCS_GUEST_CS_BASE) + e->guest_rip) &
+				0xffffffffull;
+	unsigned n = fetch_instruction(v, la, bytes);
+
+	/*
+	 * The bytes are read after the fault: another vCPU may have changed
+	 * them. An instruction that does not make the access that faulted
+	 * is refused, not performed.
+	 */
+	if (!decodable || !mmio_decode(bytes, n, mode, &insn) ||
+	    insn.write != !!(e->qualification & EPT_QUAL_WRITE))
+		return refuse(v, e, gpa, bytes, n, !decodable);
+	v->stats.mmio_emulated++;
+	ioapic_access(v, &insn, gpa);
+	done.instruction_length = insn.length;
+	vcpu_skip_instruction(&done);
+	return EXIT_RESUME;
+}
