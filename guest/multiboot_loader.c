@@ -114,11 +114,10 @@ bool multiboot_loader_load(struct vm *g, const struct vm_spec *spec)
 	if (spec->initrd_size) {
 		g->loaded.initrd_addr = (uint32_t)mod.start;
 		g->loaded.initrd_size = (uint32_t)(mod.end - mod.start);
-	}
-	if (spec->initrd_size)
 		hv_info("multiboot: module 0 '%s' at 0x%llx-0x%llx",
 			spec->initrd_name, (unsigned long long)mod.start,
 			(unsigned long long)mod.end);
+	}
 	boot_state_protected_mode_entry(&g->entry, k.image.entry,
 					MB_ENTRY_STACK);
 	g->entry.rax = MULTIBOOT_BOOTLOADER_MAGIC;

@@ -6,6 +6,7 @@ be the same in both, line for line, apart from the ones it marks "host: ",
 and so must the exit status it asks for through port 0xf4 (QEMU's
 isa-debug-exit: (value << 1) | 1)."""
 
+import difflib
 import re
 import secrets
 import shutil
@@ -61,7 +62,6 @@ def compare(name, reference, ours):
     """Raises with a unified diff when the two line lists differ."""
     if reference == ours:
         return
-    import difflib
     diff = "\n".join(difflib.unified_diff(reference, ours, "QEMU -kernel",
                                           "apfvisor", lineterm="", n=1))
     raise AssertionError(f"{name}: apfvisor's output differs from QEMU's:"
