@@ -168,6 +168,7 @@ static void deliver_to(struct vm *g, unsigned n, const struct vlapic_ipi *ipi)
 
 	switch (ipi->mode) {
 	case VLAPIC_IPI_FIXED:
+	case VLAPIC_IPI_LOWEST:
 		vlapic_accept(&p->lapic, ipi->vector);
 		vm_request(g, n, VCPU_REQ_EVENT);
 		break;
@@ -193,9 +194,15 @@ static void deliver_to(struct vm *g, unsigned n, const struct vlapic_ipi *ipi)
 	}
 }
 
+/* A lowest-priority IPI goes to the first destination, as I/O APIC
+ * messages do (deliver_ioapic_message). */
 void guest_deliver_ipi(struct vm *g, const struct vlapic_ipi *ipi)
 {
-	for (unsigned n = 0; n < g->nvcpus; n++)
-		if (vlapic_ipi_targets(&g->plat[n].lapic, ipi))
-			deliver_to(g, n, ipi);
+	for (unsigned n = 0; n < g->nvcpus; n++) {
+		if (!vlapic_ipi_targets(&g->plat[n].lapic, ipi))
+			continue;
+		deliver_to(g, n, ipi);
+		if (ipi->mode == VLAPIC_IPI_LOWEST)
+			return;
+	}
 }

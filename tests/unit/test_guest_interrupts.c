@@ -38,6 +38,11 @@ static int setup(void **state)
 	memset(requests, 0, sizeof(requests));
 	vm.nvcpus = 2;
 	guest_interrupts_init(&vm, TSC_HZ);
+	/* x2APIC mode, as Linux under apfvisor turns it on. */
+	for (unsigned n = 0; n < vm.nvcpus; n++)
+		vlapic_wrmsr(&vm.plat[n].lapic, VLAPIC_MSR_APIC_BASE,
+			     vm.plat[n].lapic.apic_base | VLAPIC_BASE_EXTD, 0,
+			     NULL);
 	return 0;
 }
 
