@@ -464,7 +464,9 @@ static int write_simple(struct vlapic *a, unsigned reg, uint64_t val,
 		vlapic_accept(a, (uint8_t)val);
 		return 0;
 	default:        /* read-only (Table 11-6 note 1) or reserved */
-		return x2apic ? VLAPIC_GP : write_xapic_only(a, reg, (uint32_t)val);
+		if (x2apic)
+			return VLAPIC_GP;
+		return write_xapic_only(a, reg, (uint32_t)val);
 	}
 }
 

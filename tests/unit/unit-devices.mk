@@ -40,8 +40,8 @@ unit_srcs_test_io_ports := guest/io_ports.c guest/uart.c guest/pic8259.c \
 # The platform's interrupt routing (guest/interrupts.c) with its real
 # LAPIC, 8259 and UART; vm_request is faked.
 UNIT_TESTS += test_guest_interrupts
-unit_srcs_test_guest_interrupts := guest/interrupts.c guest/vlapic.c guest/vlapic_timer.c \
-	guest/pic8259.c guest/uart.c guest/pit8254.c guest/port61.c \
+unit_srcs_test_guest_interrupts := guest/interrupts.c guest/vlapic.c \
+	guest/vlapic_timer.c guest/pic8259.c guest/uart.c guest/pit8254.c guest/port61.c \
 	guest/ioapic.c
 
 # The I/O APIC (guest/ioapic.c) and the MMIO instruction decoder
