@@ -8,11 +8,11 @@
  * guest's current TSC value.
  */
 #include "guest/vlapic.h"
+#include "guest/vlapic_ipi.h"
 #include "guest/vlapic_timer.h"
 #include "lib/string.h"
 
 #define VEC_CLASS(v) ((uint32_t)(v) & 0xf0)
-#define FIRST_LEGAL_VECTOR 16   /* 0-15 are not valid interrupts (11.5.2) */
 
 /*
  * Writable bits of each LVT (11.5.1, Figure 11-8). Delivery status (12) and
@@ -39,20 +39,9 @@ static const uint32_t lvt_writable[VLAPIC_LVT_COUNT] = {
 #define DCR_WRITABLE 0xbull     /* bit 2 is reserved (11.5.4, Figure 11-10) */
 #define SELF_IPI_WRITABLE 0xffull
 
-/* ICR in x2APIC mode (11.12.9): no delivery status; 63:32 destination. */
-#define ICR_WRITABLE 0xffffffff000ccfffull
-#define ICR_LOW_WRITABLE 0x000ccfffull
-#define ICR_DEST_SHIFT 32
-/* xAPIC mode (11.6.1): an 8-bit destination in ICR high bits 31:24. */
-#define XAPIC_DEST_SHIFT 24
-#define XAPIC_BROADCAST 0xffu
+#define XAPIC_ID_SHIFT 24       /* xAPIC ID and LDR: bits 31:24 */
 #define LDR_XAPIC_WRITABLE 0xff000000u
 #define DFR_RESERVED_ONES 0x0fffffffu  /* 11.6.2.2, Figure 11-14 */
-#define DFR_MODEL_FLAT 0xfu             /* DFR bits 31:28; cluster is 0 */
-#define ICR_LOGICAL BIT(11)
-#define ICR_ASSERT BIT(14)
-#define ICR_LEVEL_TRIGGER BIT(15)
-enum { DM_FIXED, DM_LOWEST, DM_SMI, DM_NMI = 4, DM_INIT, DM_SIPI };
 
 /* IA32_APIC_BASE: bits 0-7, 9 and 52-63 are reserved (11.4.4). */
 #define BASE_RESERVED (0xffull | BIT(9) | (~0ull << 52))
@@ -111,12 +100,6 @@ void vlapic_init_signal(struct vlapic *a)
 	reset_registers(a);
 }
 
-/* 11.12.10.2: cluster = ID[19:4] in LDR[31:16], bit ID[3:0] in LDR[15:0]. */
-static uint32_t logical_id(const struct vlapic *a)
-{
-	return ((a->id >> 4) << 16) | (1u << (a->id & 0xf));
-}
-
 /* 11.8.3.1: PPR = TPR if TPR[7:4] >= ISRV[7:4], else ISRV[7:4] << 4. */
 uint32_t vlapic_ppr(const struct vlapic *a)
 {
@@ -133,14 +116,14 @@ uint32_t vlapic_ppr(const struct vlapic *a)
  * readable, and each one raises the LVT error interrupt. An illegal vector
  * in the LVT error entry itself is only logged, not signalled again.
  */
-static void report_error(struct vlapic *a, uint32_t bit)
+void vlapic_report_error(struct vlapic *a, uint32_t bit)
 {
 	uint32_t lvt = a->lvt[VLAPIC_LVT_ERROR];
 
 	a->esr_pending |= bit;
 	if (lvt & VLAPIC_LVT_MASKED)
 		return;
-	if ((lvt & 0xff) < FIRST_LEGAL_VECTOR)
+	if ((lvt & 0xff) < VLAPIC_FIRST_LEGAL_VECTOR)
 		a->esr_pending |= VLAPIC_ESR_RECV_ILLEGAL;
 	else
 		vec_set(a->irr, lvt & 0xff);
@@ -151,8 +134,8 @@ bool vlapic_accept(struct vlapic *a, uint8_t vector)
 {
 	if (!vlapic_sw_enabled(a))
 		return false;
-	if (vector < FIRST_LEGAL_VECTOR) {
-		report_error(a, VLAPIC_ESR_RECV_ILLEGAL);
+	if (vector < VLAPIC_FIRST_LEGAL_VECTOR) {
+		vlapic_report_error(a, VLAPIC_ESR_RECV_ILLEGAL);
 		return false;
 	}
 	vec_set(a->irr, vector);
@@ -280,132 +263,6 @@ static int write_svr(struct vlapic *a, uint64_t val)
 	return was_enabled ? 0 : VLAPIC_WR_SW_ENABLED;
 }
 
-/* A fixed or lowest-priority IPI needs a vector of 16 or more (11.5.3). */
-static int vectored_mode(struct vlapic *a, uint64_t icr, int mode)
-{
-	if ((icr & 0xff) >= FIRST_LEGAL_VECTOR)
-		return mode;
-	report_error(a, VLAPIC_ESR_SEND_ILLEGAL);
-	return -1;
-}
-
-/* The delivery mode, or -1 when the write sends nothing. */
-static int icr_mode(struct vlapic *a, uint64_t icr)
-{
-	switch ((icr >> 8) & 7) {
-	case DM_FIXED:
-		return vectored_mode(a, icr, VLAPIC_IPI_FIXED);
-	case DM_LOWEST:
-		if (!vlapic_x2apic_mode(a))
-			return vectored_mode(a, icr, VLAPIC_IPI_LOWEST);
-		/* 11.5.3: not processed in x2APIC mode, and no illegal-
-		 * vector check either; only "redirectable IPI" is logged. */
-		report_error(a, VLAPIC_ESR_REDIRECTABLE_IPI);
-		return -1;
-	case DM_NMI:
-		return VLAPIC_IPI_NMI;
-	case DM_INIT:
-		/* INIT level de-assert synchronizes arbitration IDs on old
-		 * buses (11.6.1); Linux still sends it after each INIT
-		 * (smpboot.c: wakeup_secondary_cpu_via_init). Not an INIT. */
-		if ((icr & ICR_LEVEL_TRIGGER) && !(icr & ICR_ASSERT))
-			return -1;
-		return VLAPIC_IPI_INIT;
-	case DM_SIPI:
-		return VLAPIC_IPI_SIPI;
-	default:
-		return -1;      /* SMI is not modelled; 011b, 111b reserved */
-	}
-}
-
-/* The destination field of the ICR; xAPIC's 0xff broadcasts (11.6.2). */
-static uint32_t icr_dest(const struct vlapic *a)
-{
-	uint32_t dest = (uint32_t)(a->icr >> ICR_DEST_SHIFT);
-
-	if (!vlapic_x2apic_mode(a) && dest == XAPIC_BROADCAST)
-		return VLAPIC_BROADCAST_ID;
-	return dest;
-}
-
-/*
- * Sends what a->icr holds. The self and all-including-self shorthands are
- * valid only with fixed delivery (11.6.1, valid ICR combinations); other
- * combinations are dropped.
- */
-static int send_icr(struct vlapic *a, struct vlapic_ipi *out)
-{
-	uint64_t icr = a->icr;
-	struct vlapic_ipi ipi;
-	int mode = icr_mode(a, icr);
-
-	if (mode < 0)
-		return 0;
-	ipi = (struct vlapic_ipi){
-		.mode = (enum vlapic_ipi_mode)mode,
-		.shorthand = (enum vlapic_shorthand)(icr >> 18 & 3),
-		.vector = icr & 0xff, .logical = icr & ICR_LOGICAL,
-		.dest = icr_dest(a), .source = a->id,
-	};
-	if (mode != VLAPIC_IPI_FIXED && (ipi.shorthand == VLAPIC_DEST_SELF ||
-					 ipi.shorthand == VLAPIC_DEST_ALL))
-		return 0;
-	if (out)
-		*out = ipi;
-	return VLAPIC_WR_IPI;
-}
-
-/*
- * x2APIC (11.12.9): one 64-bit write sends. xAPIC (11.6.1): the write of
- * the low half sends, to the destination ICR high holds; the delivery
- * status bit reads 0 (idle) since the IPI is routed at once.
- */
-static int write_icr(struct vlapic *a, uint64_t val, struct vlapic_ipi *out)
-{
-	if (vlapic_x2apic_mode(a)) {
-		if (val & ~ICR_WRITABLE)
-			return VLAPIC_GP;
-		a->icr = val;
-	} else {
-		a->icr = (a->icr & ~0xffffffffull) | (val & ICR_LOW_WRITABLE);
-	}
-	return send_icr(a, out);
-}
-
-/* 11.6.2.2: the flat and cluster models of an xAPIC's LDR and DFR. */
-static bool xapic_logical_match(const struct vlapic *a, uint32_t mda)
-{
-	uint32_t ldr = a->ldr >> XAPIC_DEST_SHIFT;
-
-	if ((a->dfr >> 28) == DFR_MODEL_FLAT)
-		return mda & ldr;
-	return (mda >> 4) == (ldr >> 4) && (mda & ldr & 0xf);
-}
-
-/* 11.12.9, 11.12.10: shorthands, broadcast, physical and logical IDs. */
-bool vlapic_ipi_targets(const struct vlapic *a, const struct vlapic_ipi *ipi)
-{
-	uint32_t ldr = logical_id(a);
-
-	switch (ipi->shorthand) {
-	case VLAPIC_DEST_SELF:
-		return a->id == ipi->source;
-	case VLAPIC_DEST_ALL:
-		return true;
-	case VLAPIC_DEST_ALL_BUT_SELF:
-		return a->id != ipi->source;
-	default:
-		break;
-	}
-	if (ipi->dest == VLAPIC_BROADCAST_ID)
-		return true;
-	if (!ipi->logical)
-		return ipi->dest == a->id;
-	if (!vlapic_x2apic_mode(a))
-		return xapic_logical_match(a, ipi->dest & 0xff);
-	return (ipi->dest >> 16) == (ldr >> 16) && (ipi->dest & ldr & 0xffff);
-}
-
 /* Registers whose layout only xAPIC mode has (11.4.6, 11.6.2.2, 11.6.1). */
 static int write_xapic_only(struct vlapic *a, unsigned reg, uint32_t val)
 {
@@ -419,8 +276,7 @@ static int write_xapic_only(struct vlapic *a, unsigned reg, uint32_t val)
 		a->dfr = val | DFR_RESERVED_ONES;
 		return 0;
 	case VLAPIC_REG_ICR_HIGH:
-		a->icr = (uint64_t)(val >> XAPIC_DEST_SHIFT) << ICR_DEST_SHIFT |
-			 (uint32_t)a->icr;
+		vlapic_icr_high_write(a, val);
 		return 0;
 	default:
 		return VLAPIC_GP;
@@ -475,7 +331,7 @@ int vlapic_reg_write(struct vlapic *a, unsigned reg, uint64_t val,
 {
 	vlapic_timer_check(a, now_tsc);
 	if (reg == VLAPIC_REG(ICR))
-		return write_icr(a, val, ipi_out);
+		return vlapic_icr_write(a, val, ipi_out);
 	/* 11.12.1.2: bits 63:32 of all registers but the ICR are reserved. */
 	if (val >> 32)
 		return VLAPIC_GP;
@@ -568,19 +424,19 @@ static bool read_addressing(const struct vlapic *a, unsigned reg,
 
 	switch (reg) {
 	case VLAPIC_REG(ID):
-		*val = x2apic ? a->id : a->id << XAPIC_DEST_SHIFT;
+		*val = x2apic ? a->id : a->id << XAPIC_ID_SHIFT;
 		return true;
 	case VLAPIC_REG(LDR):
-		*val = x2apic ? logical_id(a) : a->ldr;
+		*val = x2apic ? vlapic_x2apic_ldr(a) : a->ldr;
 		return true;
 	case VLAPIC_REG(ICR):
-		*val = x2apic ? a->icr : (uint32_t)a->icr;
+		*val = vlapic_icr_read(a);
 		return true;
 	case VLAPIC_REG_DFR:
 		*val = a->dfr;
 		return !x2apic;
 	case VLAPIC_REG_ICR_HIGH:
-		*val = (uint32_t)(a->icr >> ICR_DEST_SHIFT) << XAPIC_DEST_SHIFT;
+		*val = vlapic_icr_high_read(a);
 		return !x2apic;
 	default:
 		return false;

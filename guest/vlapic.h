@@ -129,6 +129,7 @@ struct vlapic_ipi {
 
 /* The 256-bit IRR/ISR/TMR as their eight 32-bit registers. */
 #define VLAPIC_VEC_WORDS 8
+#define VLAPIC_FIRST_LEGAL_VECTOR 16    /* 0-15 are not interrupts (11.5.2) */
 
 enum vlapic_lvt {
 	VLAPIC_LVT_CMCI,
