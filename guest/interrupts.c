@@ -26,6 +26,16 @@ void guest_interrupts_init(struct vm *g, uint64_t tsc_hz)
 	ioapic_init(&g->ioapic, deliver_ioapic_message, g);
 }
 
+void guest_lapics_enter_x2apic(struct vm *g)
+{
+	for (unsigned i = 0; i < VM_MAX_VCPUS; i++) {
+		struct vlapic *a = &g->plat[i].lapic;
+
+		vlapic_wrmsr(a, VLAPIC_MSR_APIC_BASE,
+			     a->apic_base | VLAPIC_BASE_EXTD, 0, NULL);
+	}
+}
+
 void guest_isa_irq_set(struct vm *g, unsigned irq, bool level)
 {
 	pic_set_irq(&g->pic, irq, level);

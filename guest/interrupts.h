@@ -55,6 +55,16 @@ static inline bool irq_poll_needed(const struct irq_poll_memo *m,
 void guest_interrupts_init(struct vm *g, uint64_t tsc_hz);
 
 /*
+ * Every vCPU's APIC from its reset state (xAPIC) to x2APIC mode, as the
+ * firmware of a machine that needs x2APIC leaves it. The Linux boot
+ * protocol stands in for firmware: Linux then keeps x2APIC ("x2apic:
+ * enabled by BIOS") even with `noapic`, which stops it from turning
+ * x2APIC on itself (arch/x86/kernel/apic/apic.c: enable_IR_x2apic), and
+ * its APIC accesses stay WRMSRs instead of emulated MMIO.
+ */
+void guest_lapics_enter_x2apic(struct vm *g);
+
+/*
  * Brings device inputs up to date at time now: the APIC timer of vcpu,
  * the UART's IRQ line into the PIC. Returns what vcpu should take next.
  */
