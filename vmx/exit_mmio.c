@@ -31,7 +31,11 @@ static int read_guest(void *ctx, uint64_t gpa, void *buf, unsigned len)
 	return vm_read_ram(ctx, gpa, buf, len);
 }
 
-/* The bytes at CS:RIP, up to the first that cannot be read. */
+/*
+ * The bytes at CS:RIP, up to the first that cannot be read: one page walk
+ * per page the instruction touches (a walk per byte made an xAPIC EOI
+ * cost ~20,000 cycles under Bochs), byte by byte only where a read fails.
+ */
 static unsigned fetch_instruction(struct vcpu *v, uint64_t la, uint8_t *bytes)
 {
 	struct guest_paging paging = {
@@ -39,19 +43,24 @@ static unsigned fetch_instruction(struct vcpu *v, uint64_t la, uint8_t *bytes)
 		vmcs_read(VMCS_GUEST_CR4), vmcs_read(VMCS_GUEST_IA32_EFER),
 	};
 	bool user = AR_DPL(vmcs_read32(VMCS_GUEST_SS_ACCESS_RIGHTS)) == 3;
-	unsigned n;
+	unsigned n = 0;
 
-	for (n = 0; n < MMIO_INSN_MAX; n++) {
-		uint64_t gpa;
+	while (n < MMIO_INSN_MAX) {
+		uint64_t gpa, in_page = PAGE_SIZE - ((la + n) & (PAGE_SIZE - 1));
+		unsigned chunk = (unsigned)MIN((uint64_t)(MMIO_INSN_MAX - n),
+					       in_page);
 		uint32_t pf_error;
 
-		enum guest_walk w = guest_pagewalk(&paging, la + n, false, user,
-						   read_guest, v->guest, &gpa,
-						   &pf_error);
-
-		if (w != GUEST_WALK_OK ||
-		    vm_read_ram(v->guest, gpa, &bytes[n], 1))
+		if (guest_pagewalk(&paging, la + n, false, user, read_guest,
+				   v->guest, &gpa, &pf_error) != GUEST_WALK_OK)
 			break;
+		if (vm_read_ram(v->guest, gpa, &bytes[n], chunk)) {
+			while (chunk-- && !vm_read_ram(v->guest, gpa++,
+						       &bytes[n], 1))
+				n++;
+			break;
+		}
+		n += chunk;
 	}
 	return n;
 }
