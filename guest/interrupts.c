@@ -26,6 +26,16 @@ void guest_interrupts_init(struct vm *g, uint64_t tsc_hz)
 	ioapic_init(&g->ioapic, deliver_ioapic_message, g);
 }
 
+void guest_lapics_enter_x2apic(struct vm *g)
+{
+	for (unsigned i = 0; i < VM_MAX_VCPUS; i++) {
+		struct vlapic *a = &g->plat[i].lapic;
+
+		vlapic_wrmsr(a, VLAPIC_MSR_APIC_BASE,
+			     a->apic_base | VLAPIC_BASE_EXTD, 0, NULL);
+	}
+}
+
 void guest_isa_irq_set(struct vm *g, unsigned irq, bool level)
 {
 	pic_set_irq(&g->pic, irq, level);
@@ -168,6 +178,7 @@ static void deliver_to(struct vm *g, unsigned n, const struct vlapic_ipi *ipi)
 
 	switch (ipi->mode) {
 	case VLAPIC_IPI_FIXED:
+	case VLAPIC_IPI_LOWEST:
 		vlapic_accept(&p->lapic, ipi->vector);
 		vm_request(g, n, VCPU_REQ_EVENT);
 		break;
@@ -193,9 +204,15 @@ static void deliver_to(struct vm *g, unsigned n, const struct vlapic_ipi *ipi)
 	}
 }
 
+/* A lowest-priority IPI goes to the first destination, as I/O APIC
+ * messages do (deliver_ioapic_message). */
 void guest_deliver_ipi(struct vm *g, const struct vlapic_ipi *ipi)
 {
-	for (unsigned n = 0; n < g->nvcpus; n++)
-		if (vlapic_ipi_targets(&g->plat[n].lapic, ipi))
-			deliver_to(g, n, ipi);
+	for (unsigned n = 0; n < g->nvcpus; n++) {
+		if (!vlapic_ipi_targets(&g->plat[n].lapic, ipi))
+			continue;
+		deliver_to(g, n, ipi);
+		if (ipi->mode == VLAPIC_IPI_LOWEST)
+			return;
+	}
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Interrupt routing of the virtual platform: each vCPU's local APIC
- * (guest/vlapic.c, x2APIC mode, timer included), the legacy 8259 pair
+ * (guest/vlapic.c, xAPIC or x2APIC mode, timer included), the legacy 8259 pair
  * (guest/pic8259.c) that carries the UART's IRQ 4 to the boot vCPU's LINT0
  * in virtual-wire mode, the I/O APIC (guest/ioapic.c) that carries the
  * same ISA IRQs to the local APICs its redirection entries name, and IPIs
@@ -11,6 +11,7 @@
 #ifndef GUEST_INTERRUPTS_H
 #define GUEST_INTERRUPTS_H
 
+#include "guest/vlapic.h"
 #include "lib/types.h"
 
 struct vm;
@@ -54,6 +55,16 @@ static inline bool irq_poll_needed(const struct irq_poll_memo *m,
 void guest_interrupts_init(struct vm *g, uint64_t tsc_hz);
 
 /*
+ * Every vCPU's APIC from its reset state (xAPIC) to x2APIC mode, as the
+ * firmware of a machine that needs x2APIC leaves it. The Linux boot
+ * protocol stands in for firmware: Linux then keeps x2APIC ("x2apic:
+ * enabled by BIOS") even with `noapic`, which stops it from turning
+ * x2APIC on itself (arch/x86/kernel/apic/apic.c: enable_IR_x2apic), and
+ * its APIC accesses stay WRMSRs instead of emulated MMIO.
+ */
+void guest_lapics_enter_x2apic(struct vm *g);
+
+/*
  * Brings device inputs up to date at time now: the APIC timer of vcpu,
  * the UART's IRQ line into the PIC. Returns what vcpu should take next.
  */
@@ -84,7 +95,6 @@ bool guest_pit_update(struct vm *g, uint64_t now);
  * interrupts into their APIC, NMI, INIT and SIPI into their run state.
  * Each destination hears of it through its request word (vm_request).
  */
-struct vlapic_ipi;
 void guest_deliver_ipi(struct vm *g, const struct vlapic_ipi *ipi);
 
 /*
@@ -102,6 +112,22 @@ static inline unsigned guest_isa_irq_to_gsi(unsigned irq)
 
 /* vcpu's APIC retired level-triggered vector: the EOI message. */
 void guest_level_eoi(struct vm *g, uint8_t vector);
+
+/*
+ * What a write to a local APIC register (an x2APIC WRMSR or a store in the
+ * xAPIC page) returned asks of the platform: to route its IPI, to send
+ * the EOI message of a level-triggered vector.
+ */
+static inline void guest_lapic_written(struct vm *g, const struct vlapic *a,
+				       int rc, const struct vlapic_ipi *ipi)
+{
+	if (rc == VLAPIC_GP)
+		return;
+	if (rc & VLAPIC_WR_IPI)
+		guest_deliver_ipi(g, ipi);
+	if (rc & VLAPIC_WR_LEVEL_EOI)
+		guest_level_eoi(g, a->level_eoi_vector);
+}
 
 /* Reevaluates the device lines after a device register changed. */
 void guest_update_irq_lines(struct vm *g);

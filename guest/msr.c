@@ -138,10 +138,7 @@ static enum msr_result lapic_wrmsr(struct vm *g, unsigned vcpu,
 
 	vm_devices_lock(g);
 	rc = vlapic_wrmsr(&g->plat[vcpu].lapic, msr, value, rdtsc(), &ipi);
-	if (rc != VLAPIC_GP && (rc & VLAPIC_WR_IPI))
-		guest_deliver_ipi(g, &ipi);
-	if (rc != VLAPIC_GP && (rc & VLAPIC_WR_LEVEL_EOI))
-		guest_level_eoi(g, g->plat[vcpu].lapic.level_eoi_vector);
+	guest_lapic_written(g, &g->plat[vcpu].lapic, rc, &ipi);
 	vm_devices_unlock(g, true);
 	return rc == VLAPIC_GP ? MSR_RAISE_GP : MSR_HANDLED;
 }

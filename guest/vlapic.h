@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The guest's local APIC, in x2APIC mode (SDM Vol. 3A 11.12). Pure C: the
- * hypervisor intercepts every guest RDMSR/WRMSR (no APIC virtualization
- * hardware), passes the ones vlapic_owns_msr() names here with the current
- * TSC, routes the IPIs an ICR write reports, and injects what
- * vlapic_pending_vector() returns (then calls vlapic_ack()).
+ * The guest's local APIC, in xAPIC mode (its registers in a 4 KiB page,
+ * guest/vlapic_mmio.h) or x2APIC mode (MSRs, SDM Vol. 3A 11.12). Pure C:
+ * the hypervisor intercepts every guest RDMSR/WRMSR and every access to
+ * the xAPIC page (no APIC virtualization hardware), passes them here with
+ * the current TSC, routes the IPIs a write reports, and injects what
+ * vlapic_pending_vector() returns (then calls vlapic_ack()). Both access
+ * paths go through vlapic_reg_read()/vlapic_reg_write(), which apply the
+ * rules of the mode the APIC is in.
  *
  * Timer clock: the "bus" clock the divide configuration divides is a
  * crystal-like clock of about 25 MHz, exactly tsc_hz / tsc_per_tick with
@@ -52,11 +55,20 @@
 #define VLAPIC_MSR_TIMER_DCR 0x83e
 #define VLAPIC_MSR_SELF_IPI 0x83f
 
+/*
+ * A register's number: its xAPIC MMIO offset / 16, its x2APIC MSR - 0x800
+ * (11.12.1.2). Two registers exist in xAPIC mode only (Table 11-1).
+ */
+#define VLAPIC_REG(msr_name) (VLAPIC_MSR_##msr_name - VLAPIC_MSR_X2APIC_FIRST)
+#define VLAPIC_REG_DFR 0x0e
+#define VLAPIC_REG_ICR_HIGH 0x31
+
 /* IA32_APIC_BASE (SDM Vol. 3A 11.4.4, Figure 11-5) */
 #define VLAPIC_BASE_BSP BIT(8)
 #define VLAPIC_BASE_EXTD BIT(10)
 #define VLAPIC_BASE_EN BIT(11)
 #define VLAPIC_DEFAULT_BASE 0xfee00000ull
+#define VLAPIC_BASE_ADDR_MASK 0x000ffffffffff000ull  /* 52 address bits */
 
 /* Version register: xAPIC/x2APIC version 0x14, 7 LVTs (CMCI included). */
 #define VLAPIC_VERSION 0x14
@@ -89,6 +101,7 @@ enum vlapic_ipi_mode {
 	VLAPIC_IPI_NMI,
 	VLAPIC_IPI_INIT,
 	VLAPIC_IPI_SIPI,        /* vector = start page (CS = vector << 8) */
+	VLAPIC_IPI_LOWEST,      /* fixed, to one of the destinations (xAPIC) */
 };
 
 enum vlapic_shorthand {
@@ -104,13 +117,19 @@ struct vlapic_ipi {
 	enum vlapic_ipi_mode mode;
 	enum vlapic_shorthand shorthand;
 	uint8_t vector;
-	bool logical;           /* dest = cluster << 16 | 16-bit member mask */
+	/*
+	 * Logical destination: an x2APIC target reads dest as cluster << 16
+	 * | 16-bit member mask, an xAPIC target as the 8-bit MDA its LDR and
+	 * DFR match (11.6.2.2). Physical: an APIC ID.
+	 */
+	bool logical;
 	uint32_t dest;          /* 0xffffffff: broadcast in either mode */
 	uint32_t source;        /* the sender's x2APIC ID */
 };
 
 /* The 256-bit IRR/ISR/TMR as their eight 32-bit registers. */
 #define VLAPIC_VEC_WORDS 8
+#define VLAPIC_FIRST_LEGAL_VECTOR 16    /* 0-15 are not interrupts (11.5.2) */
 
 enum vlapic_lvt {
 	VLAPIC_LVT_CMCI,
@@ -133,10 +152,11 @@ struct vlapic {
 	uint64_t tsc_per_tick;          /* TSC cycles per timer-clock tick */
 	/* From tpr on: register state, zero after reset but for svr, lvt. */
 	uint32_t tpr, svr;
+	uint32_t ldr, dfr;              /* xAPIC mode's; x2APIC derives LDR */
 	uint32_t esr;                   /* what reads return */
 	uint32_t esr_pending;           /* errors since the last ESR write */
 	uint32_t lvt[VLAPIC_LVT_COUNT];
-	uint64_t icr;
+	uint64_t icr;                   /* xAPIC: ICR high's 31:24 in 39:32 */
 	uint32_t irr[VLAPIC_VEC_WORDS];
 	uint32_t isr[VLAPIC_VEC_WORDS];
 	uint32_t tmr[VLAPIC_VEC_WORDS]; /* level-triggered (IOAPIC) vectors */
@@ -149,7 +169,10 @@ struct vlapic {
 	uint8_t level_eoi_vector;       /* the last VLAPIC_WR_LEVEL_EOI's */
 };
 
-/* Power-up state (SDM Vol. 3A 11.4.7.1), x2APIC enabled as by firmware. */
+/*
+ * Power-up state (SDM Vol. 3A 11.4.7.1): xAPIC mode at 0xfee00000, as a PC
+ * (and QEMU) starts; the guest turns x2APIC on itself (11.12.1).
+ */
 void vlapic_init(struct vlapic *a, uint32_t apic_id, bool bsp,
 		 uint64_t tsc_hz);
 /* An INIT signal: as power-up, but ID and IA32_APIC_BASE kept (11.4.7.3). */
@@ -161,6 +184,17 @@ static inline bool vlapic_owns_msr(uint32_t msr)
 	       (msr >= VLAPIC_MSR_X2APIC_FIRST &&
 		msr <= VLAPIC_MSR_X2APIC_LAST);
 }
+
+/*
+ * The register logic both access paths share; reg is VLAPIC_REG(...).
+ * VLAPIC_GP means #GP(0) for an MSR access; the xAPIC page drops the write
+ * (or reads 0) instead. In xAPIC mode reserved bits of a written value are
+ * ignored, in x2APIC mode they fault (11.12.1.3).
+ */
+int vlapic_reg_read(const struct vlapic *a, unsigned reg, uint64_t now_tsc,
+		    uint64_t *val);
+int vlapic_reg_write(struct vlapic *a, unsigned reg, uint64_t val,
+		     uint64_t now_tsc, struct vlapic_ipi *ipi_out);
 
 /* 0, or VLAPIC_GP: inject #GP(0). now_tsc serves the current count. */
 int vlapic_rdmsr(const struct vlapic *a, uint32_t msr, uint64_t now_tsc,
@@ -204,6 +238,17 @@ uint32_t vlapic_ppr(const struct vlapic *a);
 static inline bool vlapic_hw_enabled(const struct vlapic *a)
 {
 	return a->apic_base & VLAPIC_BASE_EN;
+}
+
+/* IA32_APIC_BASE.EN and EXTD (11.12.1, Figure 11-27). */
+static inline bool vlapic_x2apic_mode(const struct vlapic *a)
+{
+	return vlapic_hw_enabled(a) && (a->apic_base & VLAPIC_BASE_EXTD);
+}
+
+static inline bool vlapic_xapic_mode(const struct vlapic *a)
+{
+	return vlapic_hw_enabled(a) && !(a->apic_base & VLAPIC_BASE_EXTD);
 }
 
 /* SVR.8 of a hardware-enabled APIC (11.4.7.2): the APF delivery gate. */

@@ -230,6 +230,8 @@ struct vm *vm_create(const struct vm_spec *spec)
 	init_platform(vm, spec);
 	vm->is_linux = format == GUEST_FORMAT_BZIMAGE ||
 		       format == GUEST_FORMAT_ELF;
+	if (vm->is_linux)
+		guest_lapics_enter_x2apic(vm);
 	/* The APs wait for the guest's INIT and SIPI, Linux or not. */
 	vm->nvcpus = spec->vcpus;
 	ept_shootdown_init(&vm->tlb, vm->nvcpus, kick_for_flush, vm);

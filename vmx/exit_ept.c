@@ -86,7 +86,7 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 
 	reblock_nmi_if_needed(v, e);
 	/* A device page counts only where guest RAM does not reach. */
-	if (gpa >= g->mem.ram_size && vmx_owns_mmio(gpa))
+	if (gpa >= g->mem.ram_size && vmx_owns_mmio(v, gpa))
 		return handle_mmio(v, e, gpa);
 	r = swap_fault_begin(g->swap, gpa, v->id);
 	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) {

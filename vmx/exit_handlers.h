@@ -27,7 +27,7 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e);
  * Emulated MMIO pages outside guest RAM (vmx/exit_mmio.c): whether gpa
  * lies on one, and the EPT violation there, decoded and performed.
  */
-bool vmx_owns_mmio(uint64_t gpa);
+bool vmx_owns_mmio(struct vcpu *v, uint64_t gpa);
 enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
 			     uint64_t gpa);
 enum exit_action handle_ept_misconfig(struct vcpu *v, const struct vmx_exit *e);

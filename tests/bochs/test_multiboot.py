@@ -139,6 +139,28 @@ def test_multiboot_ioapic(ctx):
                              f"expected 99 ((0x31 << 1) | 1)")
 
 
+def test_multiboot_xapic(ctx):
+    """The local APIC in xAPIC mode at 0xFEE00000, through its page only
+    (tests/guests/multiboot/mbxapic.c): IA32_APIC_BASE's reset value, ID
+    and version, the timer in periodic mode, fixed IPIs to itself (ICR high
+    destination and self shorthand), and vCPU 1 started with INIT/SIPI at
+    a real-mode trampoline that prints its own line. Two CPUs in both."""
+    ref, run = run_both(ctx, "mbxapic", "xapic", cpus=2)
+    run.expect_line("guest: mbxapic: IA32_APIC_BASE 0xfee00000, enabled 1, "
+                    "x2APIC 0, BSP 1")
+    run.expect_line("guest: mbxapic: ID 0, version 0x14")
+    run.expect_line("guest: mbxapic: timer periodic: 5 ticks, count within "
+                    "the initial count 1, stopped count 0")
+    run.expect_line("guest: mbxapic: fixed IPI to my ID on vector 0x41: 1, "
+                    "self shorthand on vector 0x42: 1")
+    run.expect_line("guest: mbxapic: AP up")
+    run.expect_line("guest: mbxapic: AP 1 started with INIT/SIPI: yes")
+    run.expect_line("apfvisor: guest halted: isa-debug-exit value 0x35, "
+                    "exit status 107")
+    expect(ref.status == 107, f"QEMU's exit status {ref.status}, "
+                              f"expected 107 ((0x35 << 1) | 1)")
+
+
 # ---- a multiboot kernel nobody here wrote: the specification's example
 
 EXAMPLE = "multiboot-spec-example.elf"

@@ -169,6 +169,9 @@ static int setup(void **state)
 	memset(ram, 0, sizeof(ram));
 	vm.nvcpus = 1;
 	vlapic_init(&vm.plat[0].lapic, 0, true, 2500000000ull);
+	vlapic_wrmsr(&vm.plat[0].lapic, VLAPIC_MSR_APIC_BASE,
+		     VLAPIC_DEFAULT_BASE | VLAPIC_BASE_EN | VLAPIC_BASE_EXTD |
+			     VLAPIC_BASE_BSP, 0, NULL);
 	v.guest = &vm;
 	v.plat = &vm.plat[0];
 	ex = (struct vmx_exit){ .guest_rip = 0x1000, .instruction_length = 3 };

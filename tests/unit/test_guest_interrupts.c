@@ -38,6 +38,11 @@ static int setup(void **state)
 	memset(requests, 0, sizeof(requests));
 	vm.nvcpus = 2;
 	guest_interrupts_init(&vm, TSC_HZ);
+	/* x2APIC mode, as Linux under apfvisor turns it on. */
+	for (unsigned n = 0; n < vm.nvcpus; n++)
+		vlapic_wrmsr(&vm.plat[n].lapic, VLAPIC_MSR_APIC_BASE,
+			     vm.plat[n].lapic.apic_base | VLAPIC_BASE_EXTD, 0,
+			     NULL);
 	return 0;
 }
 
@@ -171,6 +176,44 @@ static void init_and_sipi(void **state)
 	guest_deliver_ipi(&vm, &i);
 	assert_true(requests[1] & BIT(VCPU_REQ_SIPI));
 	assert_int_equal(vm.plat[1].sipi_vector, 0x08);
+}
+
+/*
+ * Guests that stay in xAPIC mode (the reset state): an INIT/SIPI through
+ * the xAPIC ICR reaches the AP, lowest priority goes to one APIC only,
+ * and a logical IPI matches the targets' flat-model LDRs.
+ */
+static void xapic_icr_ipis(void **state)
+{
+	struct vlapic *bsp = &vm.plat[0].lapic, *ap = &vm.plat[1].lapic;
+	struct vlapic_ipi i;
+	int rc;
+
+	(void)state;
+	guest_interrupts_init(&vm, TSC_HZ);     /* back to xAPIC mode */
+	vlapic_reg_write(bsp, VLAPIC_REG(SVR), 0x1ff, 0, NULL);
+	vlapic_reg_write(bsp, VLAPIC_REG_ICR_HIGH, 1u << 24, 0, NULL);
+	rc = vlapic_reg_write(bsp, VLAPIC_REG(ICR), 0x4500, 0, &i);
+	guest_lapic_written(&vm, bsp, rc, &i);
+	assert_int_equal(requests[1], BIT(VCPU_REQ_INIT));
+	rc = vlapic_reg_write(bsp, VLAPIC_REG(ICR), 0x4608, 0, &i);
+	guest_lapic_written(&vm, bsp, rc, &i);
+	assert_true(requests[1] & BIT(VCPU_REQ_SIPI));
+	assert_int_equal(vm.plat[1].sipi_vector, 0x08);
+	memset(requests, 0, sizeof(requests));
+	/* The INIT reset the AP's APIC: software-enable it again. */
+	vlapic_reg_write(ap, VLAPIC_REG(SVR), 0x1ff, 0, NULL);
+	/* Both in logical flat group 1: lowest priority reaches one. */
+	vlapic_reg_write(bsp, VLAPIC_REG(LDR), 1u << 24, 0, NULL);
+	vlapic_reg_write(ap, VLAPIC_REG(LDR), 1u << 24, 0, NULL);
+	rc = vlapic_reg_write(bsp, VLAPIC_REG(ICR), 0x4961, 0, &i);
+	guest_lapic_written(&vm, bsp, rc, &i);
+	assert_int_equal(requests[0], BIT(VCPU_REQ_EVENT));
+	assert_int_equal(requests[1], 0);
+	rc = vlapic_reg_write(bsp, VLAPIC_REG(ICR), 0x4862, 0, &i); /* fixed */
+	guest_lapic_written(&vm, bsp, rc, &i);
+	assert_int_equal(requests[1], BIT(VCPU_REQ_EVENT));
+	assert_int_equal(guest_poll_interrupts(&vm, 1, 0).vector, 0x62);
 }
 
 /*
@@ -342,6 +385,7 @@ int main(void)
 		T(lapic_goes_before_the_pic),
 		T(ipis_reach_their_destinations),
 		T(init_and_sipi),
+		T(xapic_icr_ipis),
 		T(poll_needed_only_when_something_may_have_changed),
 		T(pit_irq0_reaches_the_bsp_at_its_deadline),
 		T(uart_irq_reaches_the_named_vcpu_through_the_ioapic),

@@ -99,8 +99,13 @@ static int setup(void **state)
 	vm.clock.scale = pvclock_scale_for(TSC_HZ);
 	vm.clock.start_epoch_sec = 1700000000;
 	for (unsigned n = 0; n < vm.nvcpus; n++) {
+		struct vlapic *a = &vm.plat[n].lapic;
+
 		vcpu_msrs_init(&vm.plat[n].msrs);
-		vlapic_init(&vm.plat[n].lapic, n, n == 0, TSC_HZ);
+		vlapic_init(a, n, n == 0, TSC_HZ);
+		/* x2APIC mode, as a guest turns it on first */
+		vlapic_wrmsr(a, VLAPIC_MSR_APIC_BASE,
+			     a->apic_base | VLAPIC_BASE_EXTD, 0, NULL);
 	}
 	return 0;
 }
@@ -244,7 +249,7 @@ static void lapic_and_async_pf_msrs_go_to_their_owners(void **state)
 	uint64_t v;
 
 	(void)state;
-	/* x2APIC: enable it, read the ID, send a fixed IPI to vCPU 1. */
+	/* x2APIC: (re)enable it, read the ID, send a fixed IPI to vCPU 1. */
 	wr(VLAPIC_MSR_APIC_BASE, rd(VLAPIC_MSR_APIC_BASE) | BIT(10));
 	assert_int_equal(rd(VLAPIC_MSR_ID), 0);
 	assert_int_equal(guest_rdmsr(&vm, 1, VLAPIC_MSR_ID, &v), MSR_HANDLED);

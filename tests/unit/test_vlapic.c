@@ -23,6 +23,14 @@
 
 static uint64_t now;
 
+/* What a guest does first to use the MSRs: xAPIC -> x2APIC (11.12.1). */
+static void x2apic_on(struct vlapic *a)
+{
+	assert_int_equal(vlapic_wrmsr(a, M(APIC_BASE), a->apic_base |
+				      VLAPIC_BASE_EXTD, now, NULL), 0);
+}
+
+/* These tests are of x2APIC mode; test_vlapic_xapic.c has xAPIC mode's. */
 static int setup(void **state)
 {
 	struct vlapic *a = malloc(sizeof(*a));
@@ -33,6 +41,7 @@ static int setup(void **state)
 	memset(a, 0xa5, sizeof(*a));
 	vlapic_init(a, ID, true, TSC_HZ);
 	now = 1000000;
+	x2apic_on(a);
 	*state = a;
 	return 0;
 }
@@ -113,7 +122,8 @@ static void test_reset_state(void **state)
 	assert_true(vlapic_timer_deadline(a) == UINT64_MAX);
 	assert_int_equal(vlapic_pending_vector(a), -1);
 	vlapic_init(&b, 0x23, false, TSC_HZ);
-	assert_int_equal(rd(&b, M(APIC_BASE)), 0xfee00c00);
+	assert_int_equal(rd(&b, M(APIC_BASE)), 0xfee00800);     /* xAPIC */
+	x2apic_on(&b);
 	assert_int_equal(rd(&b, M(LDR)), 0x20008);
 	assert_true(vlapic_owns_msr(0x1b) && vlapic_owns_msr(0x6e0));
 	assert_true(vlapic_owns_msr(0x800) && vlapic_owns_msr(0xbff));
@@ -373,8 +383,10 @@ static void test_icr_destinations(void **state)
 	const uint32_t ids[4] = { 1, 0x10, 0x11, 0x12 };
 	struct vlapic_ipi ipi;
 
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < 4; i++) {
 		vlapic_init(&b[i], ids[i], false, TSC_HZ);
+		x2apic_on(&b[i]);
+	}
 	assert_true(send(a, (1ull << 32) | 0x40, &ipi));
 	assert_int_equal(ipi.mode, VLAPIC_IPI_FIXED);
 	assert_int_equal(ipi.vector, 0x40);

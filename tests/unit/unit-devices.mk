@@ -3,9 +3,13 @@
 # Host unit tests of the guest's interrupt controllers (tests/unit/unit.mk
 # includes every tests/unit/unit-*.mk).
 
-UNIT_TESTS += test_vlapic test_pic8259
+UNIT_TESTS += test_vlapic test_vlapic_xapic test_pic8259
 
-unit_srcs_test_vlapic := guest/vlapic.c
+unit_srcs_test_vlapic := guest/vlapic.c guest/vlapic_ipi.c \
+	guest/vlapic_timer.c
+# xAPIC mode: the register page (guest/vlapic_mmio.c) and mode changes.
+unit_srcs_test_vlapic_xapic := guest/vlapic.c guest/vlapic_ipi.c \
+	guest/vlapic_timer.c guest/vlapic_mmio.c
 unit_srcs_test_pic8259 := guest/pic8259.c
 
 # The guest's 8254 PIT and port 0x61 (counter 2's gate and OUT).
@@ -23,7 +27,8 @@ unit_srcs_test_guest_pagewalk := guest/guest_pagewalk.c
 # The guest's platform MSRs (guest/msr.c) over a fake guest RAM; the
 # test fakes the VM's RAM access, IPI delivery and async-PF owner.
 UNIT_TESTS += test_guest_msr
-unit_srcs_test_guest_msr := guest/msr.c guest/vlapic.c guest/kvmclock.c \
+unit_srcs_test_guest_msr := guest/msr.c guest/vlapic.c guest/vlapic_ipi.c \
+	guest/vlapic_timer.c guest/kvmclock.c \
 	$(UNIT_APF_SRCS)
 
 # The guest's port I/O (guest/io_ports.c) with its real devices and a
@@ -37,8 +42,8 @@ unit_srcs_test_io_ports := guest/io_ports.c guest/uart.c guest/pic8259.c \
 # LAPIC, 8259 and UART; vm_request is faked.
 UNIT_TESTS += test_guest_interrupts
 unit_srcs_test_guest_interrupts := guest/interrupts.c guest/vlapic.c \
-	guest/pic8259.c guest/uart.c guest/pit8254.c guest/port61.c \
-	guest/ioapic.c
+	guest/vlapic_ipi.c guest/vlapic_timer.c guest/pic8259.c guest/uart.c \
+	guest/pit8254.c guest/port61.c guest/ioapic.c
 
 # The I/O APIC (guest/ioapic.c) and the MMIO instruction decoder
 # (guest/mmio_decode.c) that reaches it.

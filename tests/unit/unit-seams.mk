@@ -37,7 +37,8 @@ unit_srcs_test_swap_thrash := swap/swap_thrash.c
 # the include path: a VMCS of plain words and fake instructions.
 UNIT_TESTS += test_exit_handlers
 UNIT_EXIT_FAKES := exit_cr exit_msr exit_vmx_insn exit_string_io
-unit_srcs_test_exit_handlers := guest/vlapic.c guest/guest_pagewalk.c
+unit_srcs_test_exit_handlers := guest/vlapic.c guest/vlapic_ipi.c \
+	guest/vlapic_timer.c guest/guest_pagewalk.c
 unit_objs_test_exit_handlers := \
 	$(patsubst %,$(UNIT_OUT)/obj/vmx/%_fake_exits.o,$(UNIT_EXIT_FAKES))
 

@@ -17,6 +17,34 @@ void serial_init(void)
 	outb(COM1 + 4, 0x03);           /* DTR, RTS */
 }
 
+struct idt_gate {
+	u16 offset_low, selector;
+	u8 zero, type;
+	u16 offset_high;
+} __attribute__((packed));
+
+static struct idt_gate idt[256] __attribute__((aligned(8)));
+
+void idt_set_gate(unsigned vector, const void *stub)
+{
+	u32 at = (u32)stub;
+	u16 cs;
+
+	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
+	idt[vector] = (struct idt_gate){ (u16)at, cs, 0, 0x8e,
+					 (u16)(at >> 16) };
+}
+
+void idt_load(void)
+{
+	struct {
+		u16 limit;
+		u32 base;
+	} __attribute__((packed)) idtr = { sizeof(idt) - 1, (u32)idt };
+
+	__asm__ volatile("lidt %0" : : "m"(idtr));
+}
+
 static void putc(char c)
 {
 	if (c == '\n')

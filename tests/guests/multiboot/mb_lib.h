@@ -39,7 +39,33 @@ static inline u8 inb(u16 port)
 	return v;
 }
 
+static inline void wrmsr(u32 msr, u64 v)
+{
+	__asm__ volatile("wrmsr" : : "c"(msr), "a"((u32)v),
+			 "d"((u32)(v >> 32)));
+}
+
+static inline u64 rdmsr(u32 msr)
+{
+	u32 lo, hi;
+
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return lo | (u64)hi << 32;
+}
+
 void serial_init(void);
+/*
+ * The interrupt descriptor table: idt_set_gate() points a vector at a stub
+ * (32-bit interrupt gate, the current CS), idt_load() installs the table.
+ * MB_INTERRUPT_STUB(stub, handler) defines a stub that saves the general
+ * registers, calls void handler(void) and returns from the interrupt.
+ */
+void idt_set_gate(unsigned vector, const void *stub);
+void idt_load(void);
+#define MB_INTERRUPT_STUB(stub, handler)                                     \
+	__asm__(".text\n.globl " #stub "\n" #stub ":\n\tpushal\n\tcld\n"     \
+		"\tcall " #handler "\n\tpopal\n\tiretl\n");                  \
+	extern char stub[]
 void print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int str_eq(const char *a, const char *b);
 

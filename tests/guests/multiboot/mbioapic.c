@@ -59,20 +59,6 @@ static int x2apic;
 static volatile u32 interrupts, isr_seen, remote_irr_seen;
 static volatile int level_phase;
 
-static inline void wrmsr(u32 msr, u64 v)
-{
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((u32)v),
-			 "d"((u32)(v >> 32)));
-}
-
-static inline u64 rdmsr(u32 msr)
-{
-	u32 lo, hi;
-
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-	return lo | (u64)hi << 32;
-}
-
 static u32 ioapic_read(u32 reg)
 {
 	*(volatile u32 *)(IOAPIC_BASE + IOREGSEL) = reg;
@@ -152,51 +138,14 @@ void spurious_interrupt(void)
 {
 }
 
-__asm__(".text\n"
-	".globl com1_stub\n"
-	"com1_stub:\n"
-	"	pushal\n"
-	"	cld\n"
-	"	call com1_interrupt\n"
-	"	popal\n"
-	"	iretl\n"
-	".globl spurious_stub\n"
-	"spurious_stub:\n"
-	"	pushal\n"
-	"	cld\n"
-	"	call spurious_interrupt\n"
-	"	popal\n"
-	"	iretl\n");
-extern char com1_stub[], spurious_stub[];
-
-struct idt_gate {
-	u16 offset_low, selector;
-	u8 zero, type;
-	u16 offset_high;
-} __attribute__((packed));
-
-static struct idt_gate idt[256] __attribute__((aligned(8)));
-
-static void set_gate(unsigned vector, void *handler, u16 cs)
-{
-	u32 at = (u32)handler;
-
-	idt[vector] = (struct idt_gate){ (u16)at, cs, 0, 0x8e,
-					 (u16)(at >> 16) };
-}
+MB_INTERRUPT_STUB(com1_stub, com1_interrupt);
+MB_INTERRUPT_STUB(spurious_stub, spurious_interrupt);
 
 static void idt_install(void)
 {
-	struct {
-		u16 limit;
-		u32 base;
-	} __attribute__((packed)) idtr = { sizeof(idt) - 1, (u32)idt };
-	u16 cs;
-
-	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
-	set_gate(COM1_VECTOR, com1_stub, cs);
-	set_gate(SPURIOUS_VECTOR, spurious_stub, cs);
-	__asm__ volatile("lidt %0" : : "m"(idtr));
+	idt_set_gate(COM1_VECTOR, com1_stub);
+	idt_set_gate(SPURIOUS_VECTOR, spurious_stub);
+	idt_load();
 }
 
 static void show_registers(void)
