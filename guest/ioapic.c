@@ -41,11 +41,13 @@ static struct ioapic_message message_of(uint64_t rte, unsigned pin)
 /* Sends what the pending pins ask for (QEMU: ioapic_service). */
 static void service(struct ioapic *io)
 {
-	for (unsigned pin = 0; pin < IOAPIC_PINS; pin++) {
+	/* Only the pending pins: this runs on every UART register access. */
+	for (uint32_t todo = io->pending; todo; todo &= todo - 1) {
+		unsigned pin = (unsigned)__builtin_ctz(todo);
 		uint64_t *rte = &io->redirection[pin];
 		struct ioapic_message m;
 
-		if (!(io->pending & pin_bit(pin)) || (*rte & IOAPIC_RTE_MASKED))
+		if (*rte & IOAPIC_RTE_MASKED)
 			continue;
 		if (*rte & IOAPIC_RTE_LEVEL) {
 			if (*rte & IOAPIC_RTE_REMOTE_IRR)
@@ -150,6 +152,8 @@ void ioapic_set_pin(struct ioapic *io, unsigned pin, bool level)
 		return;
 	rte = io->redirection[pin];
 	was = io->lines & pin_bit(pin);
+	if (level == was)
+		return;         /* a line held where it was changes nothing */
 	if (level)
 		io->lines |= pin_bit(pin);
 	else

@@ -86,8 +86,11 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 
 	reblock_nmi_if_needed(v, e);
 	/* A device page counts only where guest RAM does not reach. */
-	if (gpa >= g->mem.ram_size && vmx_owns_mmio(v, gpa))
+	if (gpa >= g->mem.ram_size && vmx_owns_mmio(v, gpa)) {
+		exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MMIO);
 		return handle_mmio(v, e, gpa);
+	}
+	exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MEMORY);
 	r = swap_fault_begin(g->swap, gpa, v->id);
 	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) {
 		/* Stamped before the attempt, as the 2010 tracepoint is. */

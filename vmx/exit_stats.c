@@ -31,6 +31,10 @@ static const struct {
 } exit_details[EXIT_DETAILS] = {
 	[EXIT_DETAIL_IO_IN] = { VMX_EXIT_IO, "io.in" },
 	[EXIT_DETAIL_IO_OUT] = { VMX_EXIT_IO, "io.out" },
+	[EXIT_DETAIL_EPT_MMIO] = { VMX_EXIT_EPT_VIOLATION,
+				   "ept_violation.mmio" },
+	[EXIT_DETAIL_EPT_MEMORY] = { VMX_EXIT_EPT_VIOLATION,
+				     "ept_violation.memory" },
 };
 
 struct exit_walk {

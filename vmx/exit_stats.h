@@ -18,11 +18,14 @@
 /*
  * Details a handler may add to its exit's reason, counted and timed as
  * well: port I/O by direction (a console write costs far more than reading
- * a device register, and a mean over both would describe neither).
+ * a device register, and a mean over both would describe neither), and the
+ * EPT violations that are emulated MMIO rather than guest memory.
  */
 enum exit_detail {
 	EXIT_DETAIL_IO_IN,
 	EXIT_DETAIL_IO_OUT,
+	EXIT_DETAIL_EPT_MMIO,           /* an emulated device's page */
+	EXIT_DETAIL_EPT_MEMORY,         /* guest RAM: zero-fill, swap-in */
 	EXIT_DETAILS,
 	EXIT_DETAIL_NONE = EXIT_DETAILS,
 };

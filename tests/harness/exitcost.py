@@ -12,10 +12,10 @@ OPERATIONS = (
     ("wrmsr", "wrmsr", "WRMSR IA32_TSC_DEADLINE"),
     ("io_unclaimed", "io.in", "IN from an unclaimed port (0x2fd)"),
     ("io_uart_lsr", "io.in", "IN from COM1's LSR (0x3fd)"),
-    ("xapic_eoi", "ept_violation", "MOV to the xAPIC EOI register"),
+    ("xapic_eoi", "ept_violation.mmio", "MOV to the xAPIC EOI register"),
     ("x2apic_eoi", "wrmsr", "WRMSR x2APIC EOI"),
     ("self_ipi", "wrmsr", "x2APIC self-IPI: WRMSR, injection, handler, EOI"),
-    ("ept_zero_fill", "ept_violation", "first write to a fresh page"),
+    ("ept_zero_fill", "ept_violation.memory", "first write to a fresh page"),
     ("page_clear", None, "REP STOSB over 4 KiB in the guest (no exit)"),
     ("hlt_timer", "hlt", "HLT until the TSC deadline: deadline to handler"),
 )

@@ -97,7 +97,13 @@ static void walker_sums_vcpus_and_names_reasons(void **state)
 			    "exit.wrmsr.handler_tsc=0;"
 			    "exit.ept_violation=0;"
 			    "exit.ept_violation.root_tsc=0;"
-			    "exit.ept_violation.handler_tsc=0;");
+			    "exit.ept_violation.handler_tsc=0;"
+			    "exit.ept_violation.mmio=0;"
+			    "exit.ept_violation.mmio.root_tsc=0;"
+			    "exit.ept_violation.mmio.handler_tsc=0;"
+			    "exit.ept_violation.memory=0;"
+			    "exit.ept_violation.memory.root_tsc=0;"
+			    "exit.ept_violation.memory.handler_tsc=0;");
 }
 
 static void io_direction_is_a_detail_of_io(void **state)
