@@ -159,11 +159,13 @@ static void fw_cfg_io(struct vm *g, uint16_t port, unsigned size, bool in,
 	spin_unlock(&g->fw_cfg_lock);
 }
 
-static bool platform_port(struct vm *g, uint16_t port, bool in,
-			  uint32_t *value, bool *irq_changed)
+static bool platform_port(struct vm *g, uint16_t port, unsigned size,
+			  bool in, uint32_t *value, bool *irq_changed)
 {
 	*irq_changed = false;
-	if (is_com1(port))
+	if (pci_host_owns_port(port, size))
+		pci_host_io(&g->pci_host, port, size, in, value);
+	else if (is_com1(port))
 		*irq_changed = com1_io(g, port, in, value);
 	else if (pic_owns_port(port))
 		*irq_changed = pic_io(g, port, in, value);
@@ -197,7 +199,7 @@ bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		return true;
 	}
 	vm_devices_lock(g);
-	handled = platform_port(g, port, in, value, &irq_changed);
+	handled = platform_port(g, port, size, in, value, &irq_changed);
 	vm_devices_unlock(g, irq_changed);
 	guest_console_drain(&g->console);
 	if (!handled && in)

@@ -57,6 +57,7 @@ static void service(struct ioapic *io)
 			io->pending &= ~pin_bit(pin);
 		}
 		m = message_of(*rte, pin);
+		io->messages++;
 		if (io->deliver)
 			io->deliver(io->deliver_ctx, &m);
 	}

@@ -77,6 +77,7 @@ struct ioapic {
 	uint32_t lines;                 /* pins asserted */
 	uint32_t pending;               /* requests not yet delivered (IRR) */
 	uint64_t redirection[IOAPIC_PINS];
+	uint64_t messages;              /* interrupt messages sent */
 	ioapic_deliver_fn deliver;
 	void *deliver_ctx;
 };

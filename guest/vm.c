@@ -145,6 +145,7 @@ static void each_vm_counter(const void *obj, counter_fn fn, void *ctx)
 	fn(ctx, "uart.bytes_in", vm->uart.bytes_in);
 	fn(ctx, "pit.irq0_edges", vm->pit.irq0_edges);
 	fn(ctx, "pit.irq0_edges_merged", vm->pit.ch[0].edges_merged);
+	fn(ctx, "ioapic.messages", vm->ioapic.messages);
 	fn(ctx, "console.guest_lines", vm->console.lines);
 	fn(ctx, "console.printed_in_place", vm->console.printed_in_place);
 	/*
@@ -246,6 +247,7 @@ struct vm *vm_create(const struct vm_spec *spec)
 	vm->loaded.ram_size = spec->memory;
 	vm->loaded.cpus = (uint16_t)vm->nvcpus;
 	vm->loaded.cmdline = spec->cmdline;
+	pci_host_init(&vm->pci_host);
 	fw_cfg_init(&vm->fw_cfg, &vm->loaded);
 	vm->counters = (struct counter_source){
 		.each = each_vm_counter, .obj = vm,

@@ -39,6 +39,7 @@
 #include "guest/pic8259.h"
 #include "guest/pit8254.h"
 #include "guest/port61.h"
+#include "guest/pci_host.h"
 #include "guest/ioapic.h"
 #include "guest/uart.h"
 #include "guest/vlapic.h"
@@ -137,6 +138,7 @@ struct vm {
 	struct pic pic;
 	struct pit pit;
 	struct port61 port61;
+	struct pci_host pci_host;
 	struct fw_cfg fw_cfg;            /* under fw_cfg_lock */
 	struct spinlock fw_cfg_lock;
 	struct ioapic ioapic;

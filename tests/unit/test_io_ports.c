@@ -107,6 +107,7 @@ static int setup(void **state)
 	memset(ram, 0, sizeof(ram));
 	pit_init(&vm.pit, 3000000000ull);
 	port61_init(&vm.port61);
+	pci_host_init(&vm.pci_host);
 	ended[0] = 0;
 	nprinted = irq_updates = 0;
 	return 0;
@@ -134,7 +135,7 @@ static void unclaimed_ports_read_all_ones(void **state)
 	assert_false(handled);
 	assert_int_equal(in(0x2f8, 2, &handled), 0xffff);
 	assert_false(handled);
-	assert_int_equal(in(0xcfc, 4, &handled), 0xffffffff);
+	assert_int_equal(in(0xcf8, 1, &handled), 0xff);  /* not CONFIG_ADDRESS */
 	assert_false(handled);
 	assert_false(out(0xe0, 1, 0x12));
 	/* Port 0x80: io_delay()'s writes are taken, reads are not. */
@@ -221,6 +222,30 @@ static void fw_cfg_through_ports_and_dma(void **state)
 	put_be(rec, 4, FW_CFG_DMA_WRITE);
 	assert_true(out(FW_CFG_DMA_LOW_PORT, 4, __builtin_bswap32(0x100)));
 	assert_int_equal(rec[3], FW_CFG_DMA_ERROR);
+}
+
+/*
+ * Configuration mechanism #1 reaches the host bridge; a byte written to
+ * 0xcf9 between the two is still the reset register.
+ */
+static void pci_config_ports_reach_the_host_bridge(void **state)
+{
+	bool handled;
+
+	(void)state;
+	assert_true(out(0xcf8, 4, 0x80000000));
+	assert_int_equal(in(0xcf8, 4, &handled), 0x80000000);
+	assert_true(handled);
+	assert_int_equal(in(0xcfc, 4, &handled), 0x12378086);
+	assert_true(handled);
+	assert_true(out(0xcf8, 4, 0x80000008));
+	assert_int_equal(in(0xcfe, 2, &handled), 0x0600);
+	assert_false(out(ACPI_RESET_PORT, 1, 0x02));
+	assert_int_equal(in(0xcf8, 4, &handled), 0x80000008);
+	assert_true(out(0xcf8, 4, 0x80000800));         /* device 1 */
+	assert_int_equal(in(0xcfc, 4, &handled), 0xffffffff);
+	assert_true(handled);
+	assert_int_equal(ended[0], 0);
 }
 
 static void resets_and_power_off(void **state)
@@ -343,6 +368,7 @@ int main(void)
 		T(test_exit_port_ends_the_guest),
 		T(isa_debug_exit_for_multiboot_guests),
 		T(fw_cfg_through_ports_and_dma),
+		T(pci_config_ports_reach_the_host_bridge),
 		T(resets_and_power_off),
 		T(pm1_status_and_enable),
 		T(pic_ports_reach_the_8259),

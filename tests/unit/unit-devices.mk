@@ -35,7 +35,7 @@ unit_srcs_test_guest_msr := guest/msr.c guest/vlapic.c guest/vlapic_ipi.c \
 # faked VM end and IRQ routing.
 UNIT_TESTS += test_io_ports
 unit_srcs_test_io_ports := guest/io_ports.c guest/uart.c guest/pic8259.c \
-	guest/pit8254.c guest/port61.c \
+	guest/pit8254.c guest/port61.c guest/pci_host.c \
 	guest/guest_console.c guest/acpi_tables.c guest/fw_cfg.c lib/string.c
 
 # The platform's interrupt routing (guest/interrupts.c) with its real
@@ -50,6 +50,10 @@ unit_srcs_test_guest_interrupts := guest/interrupts.c guest/vlapic.c \
 UNIT_TESTS += test_ioapic test_mmio_decode
 unit_srcs_test_ioapic := guest/ioapic.c
 unit_srcs_test_mmio_decode := guest/mmio_decode.c
+
+# The PCI host bridge and configuration mechanism #1 (guest/pci_host.c).
+UNIT_TESTS += test_pci_host
+unit_srcs_test_pci_host := guest/pci_host.c
 
 # QEMU's fw_cfg device as the guest reads it (guest/fw_cfg.c).
 UNIT_TESTS += test_fw_cfg
