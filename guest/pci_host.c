@@ -6,7 +6,6 @@
 #define CFG_VENDOR_ID 0x00
 #define CFG_DEVICE_ID 0x02
 #define CFG_REVISION 0x08
-#define CFG_CLASS_PROG 0x09
 #define CFG_SUBCLASS 0x0a
 #define CFG_CLASS 0x0b
 #define CFG_SUBSYSTEM_VENDOR_ID 0x2c
@@ -31,35 +30,28 @@ bool pci_host_owns_port(uint16_t port, unsigned size)
 	return port >= PCI_CONFIG_DATA_PORT && port < PCI_CONFIG_DATA_PORT + 4;
 }
 
-/* One byte of 00:00.0's configuration space. */
+#define LOW(v) ((uint8_t)((v) & 0xff))
+#define HIGH(v) ((uint8_t)((v) >> 8))
+
+/* 00:00.0's configuration space up to the subsystem IDs; zero past it. */
+static const uint8_t host_bridge_header[CFG_SUBSYSTEM_ID + 2] = {
+	[CFG_VENDOR_ID] = LOW(PCI_HOST_VENDOR_ID),
+	[CFG_VENDOR_ID + 1] = HIGH(PCI_HOST_VENDOR_ID),
+	[CFG_DEVICE_ID] = LOW(PCI_HOST_DEVICE_ID),
+	[CFG_DEVICE_ID + 1] = HIGH(PCI_HOST_DEVICE_ID),
+	[CFG_REVISION] = PCI_HOST_REVISION,
+	[CFG_SUBCLASS] = SUBCLASS_HOST_BRIDGE,
+	[CFG_CLASS] = CLASS_BRIDGE,
+	[CFG_SUBSYSTEM_VENDOR_ID] = LOW(PCI_HOST_SUBSYSTEM_VENDOR_ID),
+	[CFG_SUBSYSTEM_VENDOR_ID + 1] = HIGH(PCI_HOST_SUBSYSTEM_VENDOR_ID),
+	[CFG_SUBSYSTEM_ID] = LOW(PCI_HOST_SUBSYSTEM_ID),
+	[CFG_SUBSYSTEM_ID + 1] = HIGH(PCI_HOST_SUBSYSTEM_ID),
+};
+
 static uint8_t host_bridge_byte(unsigned offset)
 {
-	switch (offset) {
-	case CFG_VENDOR_ID:
-		return PCI_HOST_VENDOR_ID & 0xff;
-	case CFG_VENDOR_ID + 1:
-		return PCI_HOST_VENDOR_ID >> 8;
-	case CFG_DEVICE_ID:
-		return PCI_HOST_DEVICE_ID & 0xff;
-	case CFG_DEVICE_ID + 1:
-		return PCI_HOST_DEVICE_ID >> 8;
-	case CFG_REVISION:
-		return PCI_HOST_REVISION;
-	case CFG_SUBCLASS:
-		return SUBCLASS_HOST_BRIDGE;
-	case CFG_CLASS:
-		return CLASS_BRIDGE;
-	case CFG_SUBSYSTEM_VENDOR_ID:
-		return PCI_HOST_SUBSYSTEM_VENDOR_ID & 0xff;
-	case CFG_SUBSYSTEM_VENDOR_ID + 1:
-		return PCI_HOST_SUBSYSTEM_VENDOR_ID >> 8;
-	case CFG_SUBSYSTEM_ID:
-		return PCI_HOST_SUBSYSTEM_ID & 0xff;
-	case CFG_SUBSYSTEM_ID + 1:
-		return PCI_HOST_SUBSYSTEM_ID >> 8;
-	default:
-		return 0;       /* prog-if, command, status, ...: zero */
-	}
+	return offset < sizeof(host_bridge_header) ? host_bridge_header[offset]
+						   : 0;
 }
 
 static uint32_t config_read(const struct pci_host *h, unsigned offset,
