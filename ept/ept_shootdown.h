@@ -56,30 +56,35 @@ uint64_t ept_shootdown_begin(struct ept_shootdown *s);
 void ept_shootdown_wait(struct ept_shootdown *s, uint64_t gen);
 
 /*
- * The client side runs around every VM entry and exit: inline.
- *
- * Client n enters guest mode: true when it must flush (INVEPT) first and
- * then call ept_client_flushed with *gen.
+ * The client side runs around every VM entry and exit: inline, and on the
+ * client's own slot (found once, ept_shootdown_client).
  */
-static inline bool ept_client_enter(struct ept_shootdown *s, unsigned n,
-				    uint64_t *gen)
+static inline struct ept_client *ept_shootdown_client(struct ept_shootdown *s,
+						      unsigned n)
 {
-	struct ept_client *c = &s->client[n];
+	return &s->client[n];
+}
 
+/*
+ * Client c of s enters guest mode: true when it must flush (INVEPT) first
+ * and then call ept_client_flushed with *gen.
+ */
+static inline bool ept_client_enter(struct ept_shootdown *s,
+				    struct ept_client *c, uint64_t *gen)
+{
 	__atomic_store_n(&c->in_guest, true, __ATOMIC_SEQ_CST);
 	*gen = __atomic_load_n(&s->generation, __ATOMIC_SEQ_CST);
 	return c->flushed != *gen;
 }
 
-static inline void ept_client_flushed(struct ept_shootdown *s, unsigned n,
-				      uint64_t gen)
+static inline void ept_client_flushed(struct ept_client *c, uint64_t gen)
 {
-	__atomic_store_n(&s->client[n].flushed, gen, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->flushed, gen, __ATOMIC_RELEASE);
 }
 
-static inline void ept_client_exit(struct ept_shootdown *s, unsigned n)
+static inline void ept_client_exit(struct ept_client *c)
 {
-	__atomic_store_n(&s->client[n].in_guest, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->in_guest, false, __ATOMIC_RELEASE);
 }
 
 /*
@@ -89,20 +94,20 @@ static inline void ept_client_exit(struct ept_shootdown *s, unsigned n)
  * must not enter the guest (stale translations could survive).
  */
 static inline bool ept_client_enter_flushed(struct ept_shootdown *s,
-					    unsigned n,
+					    struct ept_client *c,
 					    bool (*flush)(void *ctx),
 					    void *ctx, bool *flushed)
 {
 	uint64_t gen;
 
 	*flushed = false;
-	if (!ept_client_enter(s, n, &gen))
+	if (!ept_client_enter(s, c, &gen))
 		return true;
 	if (!flush(ctx)) {
-		ept_client_exit(s, n);
+		ept_client_exit(c);
 		return false;
 	}
-	ept_client_flushed(s, n, gen);
+	ept_client_flushed(c, gen);
 	*flushed = true;
 	return true;
 }

@@ -51,7 +51,7 @@ struct cpuid_cache {
 		uint32_t leaf, subleaf;
 		bool valid;
 		struct cpuid_regs regs;
-	} slot[CPUID_CACHE_SLOTS];
+	} __attribute__((aligned(32))) slot[CPUID_CACHE_SLOTS]; /* index << 5 */
 };
 
 static inline bool cpuid_cacheable(uint32_t leaf)
@@ -64,18 +64,16 @@ static inline unsigned cpuid_cache_index(uint32_t leaf, uint32_t subleaf)
 	return (leaf ^ (leaf >> 28) ^ subleaf) % CPUID_CACHE_SLOTS;
 }
 
-/* True, with *out, if (leaf, subleaf) was stored. */
-static inline bool cpuid_cache_find(const struct cpuid_cache *c,
-				    uint32_t leaf, uint32_t subleaf,
-				    struct cpuid_regs *out)
+/* The stored answer for (leaf, subleaf), or NULL. */
+static inline const struct cpuid_regs *
+cpuid_cache_find(const struct cpuid_cache *c, uint32_t leaf, uint32_t subleaf)
 {
 	unsigned i = cpuid_cache_index(leaf, subleaf);
 
 	if (!c->slot[i].valid || c->slot[i].leaf != leaf ||
 	    c->slot[i].subleaf != subleaf)
-		return false;
-	*out = c->slot[i].regs;
-	return true;
+		return NULL;
+	return &c->slot[i].regs;
 }
 
 /* Keeps the answer for (leaf, subleaf) if its leaf may be kept. */

@@ -48,8 +48,8 @@ static uint32_t xsave_compacted_size(void)
 }
 
 /* The guest's answer, from the host's and the policy (guest/cpuid.c). */
-static NOINLINE void compute_cpuid(struct vcpu *v, uint32_t leaf,
-				   uint32_t subleaf, struct cpuid_regs *out)
+static void compute_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf,
+			  struct cpuid_regs *out)
 {
 	struct cpuid_regs host;
 	struct vm *g = v->guest;
@@ -69,19 +69,37 @@ static NOINLINE void compute_cpuid(struct vcpu *v, uint32_t leaf,
 	cpuid_cache_store(&v->cpuid_cache, leaf, subleaf, out);
 }
 
-enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
+static inline enum exit_action answer_cpuid(struct vcpu *v,
+					    const struct vmx_exit *e,
+					    const struct cpuid_regs *answer)
 {
-	uint32_t leaf = (uint32_t)v->regs.rax, subleaf = (uint32_t)v->regs.rcx;
-	struct cpuid_regs out;
-
-	if (!cpuid_cache_find(&v->cpuid_cache, leaf, subleaf, &out))
-		compute_cpuid(v, leaf, subleaf, &out);
-	v->regs.rax = out.eax;
-	v->regs.rbx = out.ebx;
-	v->regs.rcx = out.ecx;
-	v->regs.rdx = out.edx;
+	v->regs.rax = answer->eax;
+	v->regs.rbx = answer->ebx;
+	v->regs.rcx = answer->ecx;
+	v->regs.rdx = answer->edx;
 	vcpu_skip_instruction(e);
 	return EXIT_RESUME;
+}
+
+static NOINLINE enum exit_action handle_uncached_cpuid(struct vcpu *v,
+						       const struct vmx_exit *e)
+{
+	struct cpuid_regs out;
+
+	compute_cpuid(v, (uint32_t)v->regs.rax, (uint32_t)v->regs.rcx, &out);
+	return answer_cpuid(v, e, &out);
+}
+
+/* Most CPUIDs ask again what was asked before: the cache answers them. */
+enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
+{
+	const struct cpuid_regs *answer =
+		cpuid_cache_find(&v->cpuid_cache, (uint32_t)v->regs.rax,
+				 (uint32_t)v->regs.rcx);
+
+	if (!answer)
+		return handle_uncached_cpuid(v, e);
+	return answer_cpuid(v, e, answer);
 }
 
 /*
@@ -97,7 +115,11 @@ enum exit_action handle_hlt(struct vcpu *v, const struct vmx_exit *e)
 		vcpu_block_until_event(v);
 	else
 		vcpu_park(v);
-	return v->guest->ended ? EXIT_STOP : EXIT_RESUME;
+	if (v->guest->ended)
+		return EXIT_STOP;
+	/* The wait takes requests: an INIT among them sends an AP back. */
+	return v->plat->run_state == VCPU_WAIT_FOR_SIPI ? EXIT_WAIT_FOR_SIPI
+							: EXIT_RESUME;
 }
 
 /*

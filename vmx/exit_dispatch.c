@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The exit dispatch: a table indexed by the basic exit reason. */
-#include "vmx/exit_handlers.h"
+/* The exit dispatch table, indexed by the basic exit reason. */
+#include "vmx/exit_dispatch.h"
 #include "vmx/vmx_ops.h"
-#include "vmx/vcpu_events.h"
 #include "guest/vm.h"
 #include "lib/console.h"
 #include "lib/trace.h"
 
-static const exit_handler_fn exit_handlers[VMX_EXIT_REASON_MAX] = {
+const exit_handler_fn vmx_exit_handlers[VMX_EXIT_REASON_MAX] = {
 	[VMX_EXIT_EXCEPTION_NMI] = handle_exception_nmi,
 	[VMX_EXIT_EXTERNAL_INTERRUPT] = handle_external_interrupt,
 	[VMX_EXIT_TRIPLE_FAULT] = handle_triple_fault,
@@ -38,32 +37,6 @@ static const exit_handler_fn exit_handlers[VMX_EXIT_REASON_MAX] = {
 	[VMX_EXIT_INVEPT] = handle_invalid_opcode,
 	[VMX_EXIT_INVVPID] = handle_invalid_opcode,
 };
-
-enum exit_action vmx_dispatch_exit(struct vcpu *v)
-{
-	uint32_t raw = vmcs_read32(VMCS_EXIT_REASON);
-	struct vmx_exit e = {
-		.reason = raw & EXIT_REASON_BASIC_MASK,
-		.qualification = vmcs_read(VMCS_EXIT_QUALIFICATION),
-		.guest_rip = vmcs_read(VMCS_GUEST_RIP),
-		.instruction_length = vmcs_read32(VMCS_EXIT_INSTRUCTION_LENGTH),
-	};
-	exit_handler_fn fn = NULL;
-
-	v->stats.exits_total++;
-	vcpu_requeue_interrupted_event(&e);
-	exit_stats_reason(&v->stats.exit, e.reason);
-	if (trace_on) {
-		v->traced_exit.qualification = e.qualification;
-		v->traced_exit.rip = e.guest_rip;
-	}
-	if (e.reason < VMX_EXIT_REASON_MAX)
-		fn = exit_handlers[e.reason];
-	/* 28.2.1: bit 31 = the VM entry failed after loading guest state. */
-	if ((raw & EXIT_REASON_ENTRY_FAILURE) || !fn)
-		return handle_unexpected(v, &e);
-	return fn(v, &e);
-}
 
 enum exit_action handle_unexpected(struct vcpu *v, const struct vmx_exit *e)
 {

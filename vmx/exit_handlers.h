@@ -4,16 +4,16 @@
 #define VMX_EXIT_HANDLERS_H
 
 #include "vmx/vcpu.h"
+#include "vmx/vmx_ops.h"
 
 enum exit_action {
 	EXIT_RESUME,            /* enter the guest again */
 	EXIT_STOP,              /* the guest has ended (guest_end was called) */
+	EXIT_WAIT_FOR_SIPI,     /* the handler took an INIT: wait for a SIPI */
 };
 
 typedef enum exit_action (*exit_handler_fn)(struct vcpu *v,
 					    const struct vmx_exit *e);
-
-enum exit_action vmx_dispatch_exit(struct vcpu *v);
 
 enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_hlt(struct vcpu *v, const struct vmx_exit *e);
@@ -49,6 +49,22 @@ enum exit_action handle_vmcall(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_invalid_opcode(struct vcpu *v,
 				       const struct vmx_exit *e);
 enum exit_action handle_unexpected(struct vcpu *v, const struct vmx_exit *e);
+
+/*
+ * Moves the guest RIP past the exiting instruction. Inline: every
+ * instruction exit ends here.
+ */
+static inline void vcpu_skip_instruction(const struct vmx_exit *e)
+{
+	uint32_t blocking = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
+
+	vmcs_write(VMCS_GUEST_RIP, e->guest_rip + e->instruction_length);
+	/* STI/MOV SS blocking covers only the instruction just skipped. */
+	if (blocking & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
+		vmcs_write(VMCS_GUEST_INTERRUPTIBILITY,
+			   blocking & ~(INTERRUPTIBILITY_STI |
+					INTERRUPTIBILITY_MOV_SS));
+}
 
 /* Prints guest state, controls and host state, one "vmcs:" line each. */
 void vmcs_dump(void);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The vCPU loop: enter the guest, dispatch the exit, repeat. */
 #include "vmx/vcpu.h"
-#include "vmx/exit_handlers.h"
+#include "vmx/exit_dispatch.h"
 #include "vmx/vmcs_setup.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
@@ -34,18 +34,6 @@ NORETURN void vmcs_access_failed(const char *op, uint32_t field)
 	hv_error("%s of VMCS field 0x%04x failed (VM-instruction error %llu)",
 		 op, field, (unsigned long long)err);
 	platform_stop();
-}
-
-void vcpu_skip_instruction(const struct vmx_exit *e)
-{
-	uint32_t blocking = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
-
-	vmcs_write(VMCS_GUEST_RIP, e->guest_rip + e->instruction_length);
-	/* STI/MOV SS blocking covers only the instruction just skipped. */
-	if (blocking & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
-		vmcs_write(VMCS_GUEST_INTERRUPTIBILITY,
-			   blocking & ~(INTERRUPTIBILITY_STI |
-					INTERRUPTIBILITY_MOV_SS));
 }
 
 void vmx_inject_exception(uint8_t vector, bool has_error_code,
@@ -108,6 +96,8 @@ struct vcpu *vcpus_create(struct vm *vm)
 		v->vpid = (uint16_t)(id + 1);   /* VPID 0 is the host's */
 		v->guest = vm;
 		v->plat = &vm->plat[id];
+		v->timer_written = UINT64_MAX;
+		v->tlb_client = ept_shootdown_client(&vm->tlb, id);
 		exit_stats_init(&v->stats.exit);
 		vcpu_events_init(v);
 	}
@@ -205,7 +195,8 @@ static bool enter_guest_mode(struct vcpu *v)
 	struct ept_shootdown *tlb = &v->guest->tlb;
 	bool flushed;
 
-	if (!ept_client_enter_flushed(tlb, v->id, flush_ept, v, &flushed)) {
+	if (!ept_client_enter_flushed(tlb, v->tlb_client, flush_ept, v,
+				      &flushed)) {
 		hv_error("vcpu %u: INVEPT failed: stale guest translations "
 			 "could survive", v->id);
 		vm_end(v->guest, false, "INVEPT failed on vcpu %u", v->id);
@@ -214,7 +205,7 @@ static bool enter_guest_mode(struct vcpu *v)
 	if (flushed)
 		v->stats.invept++;
 	if (vcpu_platform_has_requests(v->plat)) {
-		ept_client_exit(tlb, v->id);
+		ept_client_exit(v->tlb_client);
 		v->stats.entries_retried++;
 		return false;
 	}
@@ -237,12 +228,20 @@ static void trace_closing_exit(const struct vcpu *v, uint64_t now)
 			 now - s->exit_tsc);
 }
 
-/* Most entries find no request: no atomic exchange for them. */
+/*
+ * Most entries find no request: no atomic exchange for them. The end of
+ * the guest need not be looked at apart: vm_end sets `ended`, then sends
+ * every vCPU a VCPU_REQ_STOP, and whoever takes that request returns
+ * false up to here.
+ */
 static bool take_requests(struct vcpu *v)
 {
-	if (!vcpu_platform_has_requests(v->plat) && !v->guest->ended)
+	if (!vcpu_platform_has_requests(v->plat))
 		return true;
-	return vcpu_take_requests(v);
+	if (!vcpu_take_requests(v))
+		return false;
+	return v->plat->run_state != VCPU_WAIT_FOR_SIPI ||
+	       restart_after_init(v);
 }
 
 static void run_loop(struct vcpu *v);
@@ -272,9 +271,6 @@ static void run_loop(struct vcpu *v)
 	for (;;) {
 		if (!take_requests(v))
 			return;
-		if (v->plat->run_state == VCPU_WAIT_FOR_SIPI &&
-		    !restart_after_init(v))
-			return;
 		vcpu_prepare_entry(v);
 		if (!enter_guest_mode(v))
 			continue;
@@ -285,7 +281,7 @@ static void run_loop(struct vcpu *v)
 		int rc = vmx_run(&v->regs, v->launched);
 
 		exit_stats_exited(&v->stats.exit, rdtsc());
-		ept_client_exit(&g->tlb, v->id);
+		ept_client_exit(v->tlb_client);
 		if (rc != VMX_RUN_EXITED) {
 			report_entry_failure(v, rc);
 			return;
@@ -294,7 +290,9 @@ static void run_loop(struct vcpu *v)
 		enum exit_action next = vmx_dispatch_exit(v);
 
 		exit_stats_handled(&v->stats.exit, rdtsc());
-		if (next == EXIT_STOP)
+		if (next == EXIT_RESUME)
+			continue;
+		if (next == EXIT_STOP || !restart_after_init(v))
 			return;
 	}
 }

@@ -6,6 +6,7 @@
 #include "lib/counters.h"
 #include "vmx/exit_stats.h"
 #include "guest/vm.h"
+#include "ept/ept_shootdown.h"
 #include "guest/cpuid.h"
 #include "guest/interrupts.h"
 
@@ -46,6 +47,7 @@ struct vcpu {
 	struct vm *guest;
 	struct vcpu_platform *plat;     /* guest->plat[id] */
 	struct percpu *host;
+	struct ept_client *tlb_client;  /* its slot in guest->tlb */
 	uint64_t vmcs_pa;
 	bool nmi_pending;               /* taken from VCPU_REQ_NMI */
 	bool sipi_pending;              /* taken from VCPU_REQ_SIPI */
@@ -56,7 +58,11 @@ struct vcpu {
 		uint64_t poll_ticks;    /* the longest stay in guest mode */
 		uint64_t apf_poll_ticks; /* that, with async PFs in flight */
 		unsigned rate;          /* preemption timer: TSC >> rate */
+		/* poll_ticks, apf_poll_ticks as preemption-timer values */
+		uint64_t poll_timer, apf_poll_timer;
 	} entry_cfg;
+	/* The preemption timer's VMCS value; UINT64_MAX: not written yet. */
+	uint64_t timer_written;
 	struct irq_poll_memo irq_memo;  /* the last interrupt poll */
 	struct cpuid_cache cpuid_cache;
 	struct vcpu_stats stats;
@@ -82,8 +88,5 @@ struct vcpu *vcpus_create(struct vm *vm);
 
 /* Starts VMX on this host CPU and runs v until the guest ends. */
 void vcpu_run(struct vcpu *v);
-
-/* Moves the guest RIP past the exiting instruction. */
-void vcpu_skip_instruction(const struct vmx_exit *e);
 
 #endif

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The work before every VM entry, inline in the vCPU loop (vmx/vcpu.c):
- * most entries follow an exit that changed nothing a poll would find, and
- * then only arm the preemption timer. The rarer parts are out of line in
- * vmx/vcpu_events.c.
+ * most entries follow an exit that changed nothing a poll would find and
+ * find the preemption timer's value already in the VMCS: then they only
+ * look. The rarer parts are out of line in vmx/vcpu_events.c.
  */
 #ifndef VMX_VCPU_ENTRY_H
 #define VMX_VCPU_ENTRY_H
@@ -15,21 +15,38 @@
 
 #define PREEMPTION_TIMER_MAX 0xffffffffull
 
+/* TSC ticks as a preemption-timer value (the field is 32 bits wide). */
+static inline uint64_t preemption_timer_value(const struct vcpu *v,
+					      uint64_t ticks)
+{
+	return MIN(ticks >> v->entry_cfg.rate, PREEMPTION_TIMER_MAX);
+}
+
 /*
  * The VMX preemption timer (SDM Vol. 3C, 26.5.1) brings the vCPU back for
- * its APIC timer deadline, and at least every poll interval.
+ * its APIC timer deadline, and at least every poll interval (a shorter
+ * one while apf says async page faults are in flight). The VMCS
+ * field keeps what was written last (the timer counts down a copy of it
+ * and nothing saves the copy back), so without a deadline, when the value
+ * would be the same as last time, the VMWRITE is left out.
  */
 static inline void vcpu_arm_preemption_timer(struct vcpu *v, uint64_t now,
-					     uint64_t deadline)
+					     uint64_t deadline, bool apf)
 {
-	uint64_t ticks = v->entry_cfg.poll_ticks;
+	uint64_t value = apf ? v->entry_cfg.apf_poll_timer
+			     : v->entry_cfg.poll_timer;
 
-	if (apf_outstanding(&v->plat->apf))
-		ticks = v->entry_cfg.apf_poll_ticks;
-	if (deadline != UINT64_MAX)
+	if (deadline != UINT64_MAX) {
+		uint64_t ticks = apf ? v->entry_cfg.apf_poll_ticks
+				     : v->entry_cfg.poll_ticks;
+
 		ticks = MIN(ticks, deadline > now ? deadline - now : 0);
-	vmcs_write(VMCS_PREEMPTION_TIMER_VALUE,
-		   MIN(ticks >> v->entry_cfg.rate, PREEMPTION_TIMER_MAX));
+		value = preemption_timer_value(v, ticks);
+	}
+	if (value == v->timer_written)
+		return;
+	vmcs_write(VMCS_PREEMPTION_TIMER_VALUE, value);
+	v->timer_written = value;
 }
 
 /* Injects what is pending (polling only when needed), arms the timer. */
@@ -37,14 +54,16 @@ static inline void vcpu_prepare_entry(struct vcpu *v)
 {
 	struct vm *g = v->guest;
 	uint64_t now = rdtsc();
+	/* Read once: if page-ready empties it, one more short poll is all. */
+	bool apf = apf_outstanding(&v->plat->apf);
 
 	if (vcpu_console_poll_due(v, now))
 		vcpu_poll_console(v, now);
-	if (apf_outstanding(&v->plat->apf))
+	if (apf)
 		vm_apf_page_ready(g, v->id);
 	if (irq_poll_needed(&v->irq_memo, vm_irq_gen(g), now))
 		vcpu_poll_and_inject(v, now);
-	vcpu_arm_preemption_timer(v, now, v->irq_memo.deadline);
+	vcpu_arm_preemption_timer(v, now, v->irq_memo.deadline, apf);
 }
 
 #endif

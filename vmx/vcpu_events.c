@@ -10,6 +10,7 @@
  * device.
  */
 #include "vmx/vcpu_events.h"
+#include "vmx/vcpu_entry.h"
 #include "lib/trace.h"
 #include "vmx/vmx_controls.h"
 #include "vmx/vmx_ops.h"
@@ -140,6 +141,10 @@ void vcpu_events_init(struct vcpu *v)
 	v->entry_cfg.apf_poll_ticks = service_cpu ? v->entry_cfg.poll_ticks
 					  : tsc_hz / APF_POLLS_PER_SECOND;
 	v->entry_cfg.rate = preemption_rate();
+	v->entry_cfg.poll_timer = preemption_timer_value(v,
+						v->entry_cfg.poll_ticks);
+	v->entry_cfg.apf_poll_timer = preemption_timer_value(v,
+						v->entry_cfg.apf_poll_ticks);
 	v->irq_memo.quiet = false;
 }
 

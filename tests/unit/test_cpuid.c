@@ -214,37 +214,42 @@ static void test_pass_through(void **state)
 static void test_cache(void **state)
 {
 	struct cpuid_cache c;
-	struct cpuid_regs out, a = { 1, 2, 3, 4 }, b = { 5, 6, 7, 8 };
+	const struct cpuid_regs *found;
+	struct cpuid_regs a = { 1, 2, 3, 4 }, b = { 5, 6, 7, 8 };
 
 	(void)state;
 	memset(&c, 0, sizeof(c));
-	assert_false(cpuid_cache_find(&c, 0, 0, &out));
+	assert_null(cpuid_cache_find(&c, 0, 0));
 	cpuid_cache_store(&c, 0, 0, &a);
-	assert_true(cpuid_cache_find(&c, 0, 0, &out));
-	assert_regs(&out, 1, 2, 3, 4);
+	found = cpuid_cache_find(&c, 0, 0);
+	assert_non_null(found);
+	assert_regs(found, 1, 2, 3, 4);
 	/* Another subleaf, or a leaf sharing the slot, is not that answer. */
-	assert_false(cpuid_cache_find(&c, 0, 1, &out));
-	assert_false(cpuid_cache_find(&c, CPUID_CACHE_SLOTS, 0, &out));
+	assert_null(cpuid_cache_find(&c, 0, 1));
+	assert_null(cpuid_cache_find(&c, CPUID_CACHE_SLOTS, 0));
 	cpuid_cache_store(&c, CPUID_CACHE_SLOTS, 0, &b);        /* evicts */
-	assert_true(cpuid_cache_find(&c, CPUID_CACHE_SLOTS, 0, &out));
-	assert_regs(&out, 5, 6, 7, 8);
-	assert_false(cpuid_cache_find(&c, 0, 0, &out));
+	found = cpuid_cache_find(&c, CPUID_CACHE_SLOTS, 0);
+	assert_non_null(found);
+	assert_regs(found, 5, 6, 7, 8);
+	assert_null(cpuid_cache_find(&c, 0, 0));
 	/* Subleaves of one leaf have slots of their own. */
 	cpuid_cache_store(&c, 0xb, 0, &a);
 	cpuid_cache_store(&c, 0xb, 1, &b);
-	assert_true(cpuid_cache_find(&c, 0xb, 0, &out));
-	assert_regs(&out, 1, 2, 3, 4);
-	assert_true(cpuid_cache_find(&c, 0xb, 1, &out));
-	assert_regs(&out, 5, 6, 7, 8);
+	found = cpuid_cache_find(&c, 0xb, 0);
+	assert_non_null(found);
+	assert_regs(found, 1, 2, 3, 4);
+	found = cpuid_cache_find(&c, 0xb, 1);
+	assert_non_null(found);
+	assert_regs(found, 5, 6, 7, 8);
 	/* The hypervisor leaves too. */
 	cpuid_cache_store(&c, CPUID_HYPERVISOR_BASE, 0, &a);
-	assert_true(cpuid_cache_find(&c, CPUID_HYPERVISOR_BASE, 0, &out));
+	assert_non_null(cpuid_cache_find(&c, CPUID_HYPERVISOR_BASE, 0));
 	/* Leaves 1 and 0xD follow CR4.OSXSAVE and XCR0: never kept. */
 	cpuid_cache_store(&c, 0x1, 0, &a);
-	assert_false(cpuid_cache_find(&c, 0x1, 0, &out));
+	assert_null(cpuid_cache_find(&c, 0x1, 0));
 	for (uint32_t sub = 0; sub < 3; sub++) {
 		cpuid_cache_store(&c, 0xd, sub, &a);
-		assert_false(cpuid_cache_find(&c, 0xd, sub, &out));
+		assert_null(cpuid_cache_find(&c, 0xd, sub));
 	}
 }
 

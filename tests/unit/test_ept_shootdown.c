@@ -28,7 +28,7 @@ static void kick(void *ctx, unsigned n)
 
 	k->kicks++;
 	if (k->exit_on_kick)
-		ept_client_exit(k->s, n);
+		ept_client_exit(&k->s->client[n]);
 }
 
 static void idle_clients_are_not_waited_for(void **state)
@@ -54,18 +54,19 @@ static void running_client_is_kicked_and_waited_for(void **state)
 
 	(void)state;
 	ept_shootdown_init(&s, 2, kick, &k);
-	assert_false(ept_client_enter(&s, 1, &seen));    /* gen 0: no flush */
+	/* gen 0: no flush */
+	assert_false(ept_client_enter(&s, &s.client[1], &seen));
 	gen = ept_shootdown_begin(&s);
 	ept_shootdown_wait(&s, gen);    /* returns: the kick made it exit */
 	assert_int_equal(k.kicks, 1);
 	assert_int_equal(s.kicks, 1);
 	assert_false(s.client[1].in_guest);
 	/* Its next entry must flush, and then not again. */
-	assert_true(ept_client_enter(&s, 1, &seen));
+	assert_true(ept_client_enter(&s, &s.client[1], &seen));
 	assert_int_equal(seen, gen);
-	ept_client_flushed(&s, 1, seen);
-	ept_client_exit(&s, 1);
-	assert_false(ept_client_enter(&s, 1, &seen));
+	ept_client_flushed(&s.client[1], seen);
+	ept_client_exit(&s.client[1]);
+	assert_false(ept_client_enter(&s, &s.client[1], &seen));
 }
 
 static void flushed_client_is_not_kicked(void **state)
@@ -77,8 +78,8 @@ static void flushed_client_is_not_kicked(void **state)
 	(void)state;
 	ept_shootdown_init(&s, 1, kick, &k);
 	gen = ept_shootdown_begin(&s);
-	assert_true(ept_client_enter(&s, 0, &seen));
-	ept_client_flushed(&s, 0, seen);
+	assert_true(ept_client_enter(&s, &s.client[0], &seen));
+	ept_client_flushed(&s.client[0], seen);
 	ept_shootdown_wait(&s, gen);    /* in guest, but up to date */
 	assert_int_equal(k.kicks, 0);
 }
@@ -105,20 +106,20 @@ static void failed_flush_keeps_client_out(void **state)
 	(void)state;
 	ept_shootdown_init(&s, 1, NULL, NULL);
 	ept_shootdown_begin(&s);
-	assert_false(ept_client_enter_flushed(&s, 0, flush_fails, &calls,
-					      &flushed));
+	assert_false(ept_client_enter_flushed(&s, &s.client[0],
+					      flush_fails, &calls, &flushed));
 	assert_false(flushed);
 	assert_false(s.client[0].in_guest);
 	assert_int_equal(s.client[0].flushed, 0);
-	assert_true(ept_client_enter_flushed(&s, 0, flush_ok, &calls,
-					     &flushed));
+	assert_true(ept_client_enter_flushed(&s, &s.client[0],
+					     flush_ok, &calls, &flushed));
 	assert_true(flushed);
 	assert_true(s.client[0].in_guest);
 	assert_int_equal(s.client[0].flushed, 1);
-	ept_client_exit(&s, 0);
+	ept_client_exit(&s.client[0]);
 	/* Up to date: no second flush. */
-	assert_true(ept_client_enter_flushed(&s, 0, flush_fails, &calls,
-					     &flushed));
+	assert_true(ept_client_enter_flushed(&s, &s.client[0],
+					     flush_fails, &calls, &flushed));
 	assert_false(flushed);
 	assert_int_equal(calls, 2);
 }
@@ -147,8 +148,8 @@ static void *vcpu_thread(void *arg)
 	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE)) {
 		uint64_t gen;
 
-		if (ept_client_enter(&r->s, 0, &gen))
-			ept_client_flushed(&r->s, 0, gen);
+		if (ept_client_enter(&r->s, &r->s.client[0], &gen))
+			ept_client_flushed(&r->s.client[0], gen);
 		/* "VM entry": the guest now runs with translations of gen. */
 		__atomic_store_n(&r->running_with, gen + 1, __ATOMIC_SEQ_CST);
 		for (unsigned spin = 0; spin < 50 &&
@@ -157,7 +158,7 @@ static void *vcpu_thread(void *arg)
 		__atomic_store_n(&r->kicked, false, __ATOMIC_SEQ_CST);
 		/* "VM exit" */
 		__atomic_store_n(&r->running_with, 0, __ATOMIC_SEQ_CST);
-		ept_client_exit(&r->s, 0);
+		ept_client_exit(&r->s.client[0]);
 	}
 	return NULL;
 }

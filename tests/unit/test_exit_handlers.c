@@ -31,7 +31,6 @@ uint64_t fake_vmcs[FAKE_VMCS_FIELDS];
 static struct vm vm;
 static struct vcpu v;
 static struct vmx_exit ex;
-static unsigned skips;
 static int injected;                    /* vector, -1: none */
 static uint32_t injected_error;
 static uint64_t xcr0_loaded;
@@ -71,12 +70,6 @@ void xsetbv(uint32_t xcr, uint64_t value)
 uint64_t rdtsc(void)
 {
 	return 1000;
-}
-
-void vcpu_skip_instruction(const struct vmx_exit *e)
-{
-	assert_ptr_equal(e, &ex);
-	skips++;
 }
 
 void vmx_inject_exception(uint8_t vector, bool has_error_code,
@@ -175,9 +168,10 @@ static int setup(void **state)
 	v.guest = &vm;
 	v.plat = &vm.plat[0];
 	ex = (struct vmx_exit){ .guest_rip = 0x1000, .instruction_length = 3 };
-	skips = nport_out = xsetbvs = 0;
+	nport_out = xsetbvs = 0;
 	injected = -1;
 	ended[0] = 0;
+	fake_vmcs[VMCS_GUEST_RIP] = ex.guest_rip;
 	fake_vmcs[VMCS_GUEST_CR0] = CR0_LINUX;
 	fake_vmcs[VMCS_CR0_READ_SHADOW] = CR0_LINUX;
 	fake_vmcs[VMCS_GUEST_CR4] = CR4_PAE | CR4_VMXE;
@@ -190,17 +184,28 @@ static int setup(void **state)
 	return 0;
 }
 
+/* How many instructions the handler skipped: none or the exiting one. */
+static unsigned skipped(void)
+{
+	uint64_t rip = fake_vmcs[VMCS_GUEST_RIP];
+
+	if (rip == ex.guest_rip)
+		return 0;
+	assert_int_equal(rip, ex.guest_rip + ex.instruction_length);
+	return 1;
+}
+
 static void expect_gp(void)
 {
 	assert_int_equal(injected, EXC_GENERAL_PROTECTION);
 	assert_int_equal(injected_error, 0);
-	assert_int_equal(skips, 0);
+	assert_int_equal(skipped(), 0);
 }
 
 static void expect_done(void)
 {
 	assert_int_equal(injected, -1);
-	assert_int_equal(skips, 1);
+	assert_int_equal(skipped(), 1);
 }
 
 /* MOV to CR<n> from RAX (qualification: CR number, type 0, GPR 0). */
@@ -368,6 +373,34 @@ static void msrs_accepted_values(void **state)
 	assert_int_equal(v.regs.rax, EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE);
 }
 
+/*
+ * A skipped instruction ends the STI or MOV SS shadow it ran in (it was
+ * the one instruction the shadow covered); NMI blocking stays.
+ */
+static void skip_ends_the_interrupt_shadow(void **state)
+{
+	(void)state;
+	fake_vmcs[VMCS_GUEST_INTERRUPTIBILITY] = INTERRUPTIBILITY_STI |
+						 INTERRUPTIBILITY_NMI;
+	v.regs.rcx = 0x17;
+	handle_rdmsr(&v, &ex);
+	expect_done();
+	assert_int_equal(fake_vmcs[VMCS_GUEST_INTERRUPTIBILITY],
+			 INTERRUPTIBILITY_NMI);
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_INTERRUPTIBILITY] = INTERRUPTIBILITY_MOV_SS;
+	v.regs.rcx = 0x123;                     /* refused: not skipped */
+	handle_rdmsr(&v, &ex);
+	expect_gp();
+	assert_int_equal(fake_vmcs[VMCS_GUEST_INTERRUPTIBILITY],
+			 INTERRUPTIBILITY_MOV_SS);
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_INTERRUPTIBILITY] = INTERRUPTIBILITY_MOV_SS;
+	handle_vmcall(&v, &ex);
+	expect_done();
+	assert_int_equal(fake_vmcs[VMCS_GUEST_INTERRUPTIBILITY], 0);
+}
+
 /* ---- VMCALL and the VMX instructions ---- */
 
 static void vmcall_and_vmx_instructions(void **state)
@@ -389,7 +422,7 @@ static void vmcall_and_vmx_instructions(void **state)
 	handle_invalid_opcode(&v, &ex);
 	assert_int_equal(injected, EXC_INVALID_OPCODE);
 	assert_int_equal(injected_error, 0xffffffff);
-	assert_int_equal(skips, 0);
+	assert_int_equal(skipped(), 0);
 }
 
 /* ---- INS and OUTS ---- */
@@ -457,7 +490,7 @@ static void string_io_faults_and_limits(void **state)
 	assert_int_equal(injected, EXC_PAGE_FAULT);
 	assert_int_equal(injected_error, 0);
 	assert_int_equal(v.regs.cr2, 0x400000);
-	assert_int_equal(skips, 0);
+	assert_int_equal(skipped(), 0);
 	/* Outside RAM with paging off: the guest is stopped, said why. */
 	setup(NULL);
 	v.regs.rsi = RAM_SIZE;
@@ -477,7 +510,7 @@ static void string_io_faults_and_limits(void **state)
 	handle_string_io(&v, &ex);
 	assert_int_equal(nport_out, 1024);
 	assert_int_equal(v.regs.rcx, 1500 - 1024);
-	assert_int_equal(skips, 0);
+	assert_int_equal(skipped(), 0);
 	handle_string_io(&v, &ex);
 	assert_int_equal(nport_out, 1500);
 	assert_int_equal(v.regs.rcx, 0);
@@ -498,6 +531,7 @@ int main(void)
 		T(xsetbv_rules),
 		T(msrs_refused_values),
 		T(msrs_accepted_values),
+		T(skip_ends_the_interrupt_shadow),
 		T(vmcall_and_vmx_instructions),
 		T(outs_and_ins),
 		T(string_io_faults_and_limits),
