@@ -283,7 +283,7 @@ class TextTest(ToolTest):
             "0.000100 cpu0 vcpu0 ept_violation gpa=0x12345000 "
             "state=swapped outcome=async",
             "0.000150 cpu0 vcpu0 try_async_get_page gpa=0x12345000 async=1",
-            "0.000200 cpu0 vcpu0 async_pf_not_present token=5 "
+            "0.000200 cpu0 vcpu0 async_pf_not_present token=0x5 "
             "gpa=0x12345000",
             "0.000300 cpu2 - swap_in_submit gpa=0x12345000 slot=3",
             "0.000400 cpu2 - evict_step scanned=64 chosen=4 written=2 "
@@ -299,7 +299,7 @@ class TextTest(ToolTest):
             "0.002100 cpu0 vcpu0 vcpu_halt",
             "0.002500 cpu1 vcpu1 vm_exit reason=io qualification=0x3f80040 "
             "rip=0x2010 cycles=50",
-            "0.003100 cpu1 vcpu1 async_pf_completed token=5 gpa=0x5000",
+            "0.003100 cpu1 vcpu1 async_pf_completed token=0x5 gpa=0x5000",
             "0.003850 cpu2 - shootdown generation=7 cpus=0x3",
             "0.003900 cpu0 vcpu0 vcpu_wake halted_cycles=1800",
             "0.004010 cpu0 vcpu0 irq_inject vector=32",
