@@ -196,13 +196,21 @@ bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 	}
 	if (is_fw_cfg(port)) {
 		fw_cfg_io(g, port, size, in, value);
-		return true;
+		handled = true;
+	} else {
+		vm_devices_lock(g);
+		handled = platform_port(g, port, size, in, value,
+					&irq_changed);
+		vm_devices_unlock(g, irq_changed);
+		guest_console_drain(&g->console);
+		if (!handled && in)
+			*value = 0xffffffffu;
 	}
-	vm_devices_lock(g);
-	handled = platform_port(g, port, size, in, value, &irq_changed);
-	vm_devices_unlock(g, irq_changed);
-	guest_console_drain(&g->console);
-	if (!handled && in)
-		*value = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
+	/*
+	 * A byte IN of a 16-bit register (the PM1a ones) must not hand the
+	 * high byte on: the caller merges the value into the guest's RAX.
+	 */
+	if (in && size < 4)
+		*value &= (1u << (size * 8)) - 1;
 	return handled;
 }

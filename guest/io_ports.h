@@ -27,7 +27,11 @@ static inline unsigned isa_debug_exit_status(uint32_t value)
 	return ((value << 1) | 1) & 0xff;
 }
 
-/* size is 1, 2 or 4 bytes; *value is read (OUT) or written (IN). */
+/*
+ * size is 1, 2 or 4 bytes; *value is read (OUT) or written (IN). What an
+ * IN writes has no bits above size bytes (a device register wider than
+ * the access gives its low bytes), so callers may merge it into RAX.
+ */
 bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		   uint32_t *value);
 
