@@ -23,7 +23,8 @@ FUZZ_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. -g -O1 \
 
 FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_virtio_blk_queue fuzz_bzimage fuzz_ata_identify fuzz_image_format \
-	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices
+	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices \
+	fuzz_apf_protocol
 fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 	guest/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_config := boot/config.c guest/image_format.c lib/format.c \
@@ -42,6 +43,9 @@ fuzz_srcs_fuzz_guest_devices := guest/interrupts.c guest/vlapic.c \
 	guest/pic8259.c guest/uart.c guest/pit8254.c guest/port61.c \
 	guest/ioapic.c guest/io_ports.c guest/pci_host.c guest/guest_console.c \
 	guest/acpi_tables.c guest/fw_cfg.c lib/string.c lib/format.c
+# The async page fault protocol's host side for two vCPUs, with a model.
+fuzz_srcs_fuzz_apf_protocol := apf/apf.c apf/apf_msr.c apf/apf_counters.c \
+	lib/counters.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_acpi_tables := arch/x86/acpi.c arch/x86/acpi_fadt.c \
 	arch/x86/acpi_mcfg.c lib/string.c
 

@@ -22,6 +22,7 @@
 #include "guest/vlapic_mmio.h"
 #include "guest/vm.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "tests/fuzz/fuzz_script.h"
 
 #define TSC_HZ 2000000000ull
 #define VCPUS 2
@@ -75,22 +76,6 @@ static void print(const char *escaped, size_t len)
 	CHECK(strlen(escaped) == len);
 }
 
-/* ---- the input: a byte stream read from the front ---- */
-
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint64_t take(struct input *in, unsigned bytes)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < bytes && in->left; i++, in->left--)
-		v |= (uint64_t)*in->p++ << (8 * i);
-	return v;
-}
-
 static void platform_reset(void)
 {
 	memset(&vm, 0, sizeof(vm));
@@ -108,13 +93,13 @@ static void platform_reset(void)
 static const unsigned port_sizes[4] = { 1, 2, 4, 1 };
 static const unsigned mmio_sizes[4] = { 2, 4, 8, 4 };
 
-static void port_access(struct input *in)
+static void port_access(struct fuzz_script *in)
 {
-	uint16_t port = (uint16_t)take(in, 2);
-	unsigned how = (unsigned)take(in, 1);
+	uint16_t port = (uint16_t)fuzz_take(in, 2);
+	unsigned how = (unsigned)fuzz_take(in, 1);
 	unsigned size = port_sizes[how & 3];
 	bool is_in = how & 4;
-	uint32_t value = (uint32_t)take(in, 4);
+	uint32_t value = (uint32_t)fuzz_take(in, 4);
 
 	if (is_in) {
 		value = 0;
@@ -127,14 +112,14 @@ static void port_access(struct input *in)
 	}
 }
 
-static void lapic_msr(struct input *in, uint64_t now)
+static void lapic_msr(struct fuzz_script *in, uint64_t now)
 {
-	unsigned vcpu = (unsigned)take(in, 1) % VCPUS;
-	unsigned which = (unsigned)take(in, 1);
+	unsigned vcpu = (unsigned)fuzz_take(in, 1) % VCPUS;
+	unsigned which = (unsigned)fuzz_take(in, 1);
 	uint32_t msr = which == 0xff ? VLAPIC_MSR_APIC_BASE : 0x800 + which;
-	bool write = take(in, 1) & 1;
+	bool write = fuzz_take(in, 1) & 1;
 	struct vlapic *a = &vm.plat[vcpu].lapic;
-	uint64_t value = take(in, 8);
+	uint64_t value = fuzz_take(in, 8);
 
 	if (write) {
 		struct vlapic_ipi ipi;
@@ -146,14 +131,14 @@ static void lapic_msr(struct input *in, uint64_t now)
 	}
 }
 
-static void mmio_access(struct input *in, uint64_t now)
+static void mmio_access(struct fuzz_script *in, uint64_t now)
 {
-	unsigned how = (unsigned)take(in, 1);
+	unsigned how = (unsigned)fuzz_take(in, 1);
 	unsigned vcpu = how & 1;
 	bool ioapic = how & 2, write = how & 4;
 	unsigned size = mmio_sizes[(how >> 3) & 3];
-	uint32_t offset = (uint32_t)take(in, 2) & 0xfff;
-	uint32_t value = (uint32_t)take(in, 4);
+	uint32_t offset = (uint32_t)fuzz_take(in, 2) & 0xfff;
+	uint32_t value = (uint32_t)fuzz_take(in, 4);
 	struct vlapic *a = &vm.plat[vcpu].lapic;
 
 	if (ioapic) {
@@ -177,9 +162,9 @@ static void mmio_access(struct input *in, uint64_t now)
 }
 
 /* The vCPU loop before an entry: the PIT, a poll and maybe an ack. */
-static void poll(struct input *in, uint64_t now)
+static void poll(struct fuzz_script *in, uint64_t now)
 {
-	unsigned vcpu = (unsigned)take(in, 1) % VCPUS;
+	unsigned vcpu = (unsigned)fuzz_take(in, 1) % VCPUS;
 	struct pending_interrupt p;
 
 	guest_pit_update(&vm, now);
@@ -196,19 +181,19 @@ static void poll(struct input *in, uint64_t now)
 		guest_timer_deadline(&vm, vcpu, now);
 		return;
 	}
-	if (take(in, 1) & 1)
+	if (fuzz_take(in, 1) & 1)
 		CHECK(guest_ack_interrupt(&vm, vcpu, p) == (uint8_t)p.vector ||
 		      p.source == INTERRUPT_FROM_PIC);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct input in = { data, size };
+	struct fuzz_script in = { data, size };
 	uint64_t now = 0;
 
 	platform_reset();
 	while (in.left) {
-		switch (take(&in, 1) % 5) {
+		switch (fuzz_take(&in, 1) % 5) {
 		case 0:
 			port_access(&in);
 			break;
@@ -222,7 +207,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			poll(&in, now);
 			break;
 		case 4:
-			now += take(&in, 3);    /* up to ~8 ms at 2 GHz */
+			now += fuzz_take(&in, 3);    /* up to ~8 ms at 2 GHz */
 			break;
 		}
 	}

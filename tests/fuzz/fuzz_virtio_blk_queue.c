@@ -19,6 +19,7 @@
 #include "lib/console.h"
 #include "swap/virtio_blk_queue.h"
 #include "tests/fuzz/fuzz_check.h"
+#include "tests/fuzz/fuzz_script.h"
 
 #define MAX_REQUESTS 512
 
@@ -46,26 +47,12 @@ static void stop(void *ctx)
 	stops++;
 }
 
-struct script {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint32_t take(struct script *s, unsigned bytes)
-{
-	uint32_t v = 0;
-
-	for (unsigned i = 0; i < bytes && s->left; i++, s->left--)
-		v |= (uint32_t)*s->p++ << (8 * i);
-	return v;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t page[PAGE_SIZE];
 	/* 0: never submitted, 1: on the way, 2: handed back. */
 	static uint8_t state[MAX_REQUESTS];
-	struct script s = { data, size };
+	struct fuzz_script s = { data, size };
 	struct blk_completion c[VBLK_MAX_SLOTS];
 	struct vblk_queue q;
 	unsigned submitted = 0, returned = 0;
@@ -78,10 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	stops = 0;
 	q.name = "virtio-blk 00:04.0";
 	q.stop_device = stop;
-	vblk_queue_init(&q, rings, (uint16_t)(4u << (take(&s, 1) % 6)),
+	vblk_queue_init(&q, rings, (uint16_t)(4u << (fuzz_take(&s, 1) % 6)),
 			64 * PAGE_SIZE, 1000);
 	while (s.left) {
-		unsigned step = take(&s, 1), n;
+		unsigned step = fuzz_take(&s, 1), n;
 
 		/* Broken: the device is stopped, the rings are off limits. */
 		if (q.broken && step % 5 >= 1 && step % 5 <= 3)
@@ -90,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 0: {               /* the driver submits */
 			struct blk_request r = {
 				.op = step & 0x80 ? BLK_WRITE : BLK_READ,
-				.offset = (uint64_t)take(&s, 1) * PAGE_SIZE,
+				.offset = (uint64_t)fuzz_take(&s, 1) * PAGE_SIZE,
 				.buffer_pa = (uintptr_t)page,
 				.cookie = (void *)(uintptr_t)(submitted + 1),
 			};
@@ -106,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		case 1: {               /* a used element, index bumped */
-			uint32_t id = take(&s, 4), len = take(&s, 4);
+			uint32_t id = fuzz_take(&s, 4), len = fuzz_take(&s, 4);
 
 			q.used->ring[q.used->idx & (q.qsize - 1)] =
 				(struct virtq_used_elem){ id, len };
@@ -114,14 +101,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		case 2:                 /* any used index */
-			q.used->idx = (uint16_t)take(&s, 2);
+			q.used->idx = (uint16_t)fuzz_take(&s, 2);
 			break;
 		case 3:                 /* any status byte */
-			q.dma->status[take(&s, 1) % VBLK_MAX_SLOTS] =
-				(uint8_t)take(&s, 1);
+			q.dma->status[fuzz_take(&s, 1) % VBLK_MAX_SLOTS] =
+				(uint8_t)fuzz_take(&s, 1);
 			break;
 		case 4:                 /* the driver polls, later */
-			now += take(&s, 2);
+			now += fuzz_take(&s, 2);
 			n = vblk_queue_poll(&q, c, 1 + step / 5 %
 					    VBLK_MAX_SLOTS, now);
 			for (unsigned i = 0; i < n; i++) {
