@@ -27,7 +27,6 @@ enum exit_detail {
 	EXIT_DETAIL_EPT_MMIO,           /* an emulated device's page */
 	EXIT_DETAIL_EPT_MEMORY,         /* guest RAM: zero-fill, swap-in */
 	EXIT_DETAILS,
-	EXIT_DETAIL_NONE = EXIT_DETAILS,
 };
 
 /*
@@ -53,13 +52,6 @@ static inline void exit_stats_init(struct exit_stats *s)
 {
 	s->open_reason = EXIT_STATS_NONE;
 	s->open_detail = EXIT_STATS_NONE;
-}
-
-/* The reason of the open exit, or VMX_EXIT_REASON_MAX when none is open. */
-static inline unsigned exit_stats_open_reason(const struct exit_stats *s)
-{
-	return s->open_reason < VMX_EXIT_REASON_MAX ? s->open_reason
-						     : VMX_EXIT_REASON_MAX;
 }
 
 /* A VM exit happened at TSC `now` (its reason is not read yet). */
