@@ -41,7 +41,8 @@ MB_CFLAGS  := -m32 -march=i686 -ffreestanding -fno-pic -fno-pie \
 	      -fno-stack-protector -fno-asynchronous-unwind-tables \
 	      -mgeneral-regs-only -nostdlib -O2 -Wall -Wextra -Werror
 
-.PHONY: all deps efi guests esp test test-unit test-qemu test-bochs run \
+.PHONY: all deps efi guests esp test test-unit test-quick test-qemu \
+	test-bochs run \
 	run-kvm usb-image clean bench bench-swap bench-apf
 
 all: deps efi guests unit-binaries fuzz-binaries host-tools
@@ -136,6 +137,12 @@ test: all guest $(MB_EXAMPLE)
 
 test-unit: all
 	tests/run-tests unit
+
+# The developer's loop (README.md, "Tests"): the unit level (cmocka, fuzz
+# smoke runs, the layer check, the tools' Python tests) and one short Bochs
+# boot of a test guest on two host CPUs, in about two minutes.
+test-quick: all guest
+	tests/run-tests unit 'tests/bochs/test_guests.py::test_hello[cpus2]'
 
 test-qemu: all guest
 	tests/run-tests qemu

@@ -18,7 +18,7 @@ ctx.boot_guest(NAME, ...) boots tests/guests/NAME.cfg, ctx.boot_cfg(TEXT, ...)
 boots a config given as text; both build the ESP with tools/mkesp, run
 tools/bochs-run or tools/qemu-run (by the test's level) and return a Run.
 A failed expectation raises TestFailure with what was expected and the
-relevant serial lines; tests/run-tests prints it as the reason.
+relevant serial lines; pytest (tests/conftest.py) prints it as the reason.
 """
 
 import difflib
@@ -51,19 +51,22 @@ CONTEXT_LINES = 12
 
 class TestFailure(Exception):
     """An expectation that did not hold; the message is the reason."""
+    __test__ = False            # not a pytest test class
 
 
 def cases(**params):
     """Runs a test once per value: @cases(cpus=(1, 2)) on test_hello gives
-    the cases hello_cpus1 and hello_cpus2, each called with cpus=..."""
+    the cases hello_cpus1 and hello_cpus2 (pytest ids test_hello[cpus1]
+    and test_hello[cpus2]), each called with cpus=... A single value is
+    refused: that is a plain test with the value written in it."""
+    import pytest
     if len(params) != 1:
         raise ValueError("cases() takes exactly one parameter")
     (key, values), = params.items()
-
-    def mark(fn):
-        fn.cases = [(f"{key}{v}", {key: v}) for v in values]
-        return fn
-    return mark
+    if len(values) < 2:
+        raise ValueError("cases() takes two values or more")
+    return pytest.mark.parametrize(key, values,
+                                   ids=[f"{key}{v}" for v in values])
 
 
 class Run:
