@@ -21,6 +21,7 @@
 #include "lib/civil_time.h"
 #include "lib/console.h"
 #include "lib/string.h"
+#include "guest/vm.h"
 #include "vmx/vmx_caps.h"
 
 #define APFVISOR_VERSION "0.1"
@@ -94,6 +95,23 @@ static EFI_STATUS load_guest_images(EFI_HANDLE image, struct boot_info *bi)
 	bi->initrd = f.data;
 	bi->initrd_size = f.size;
 	return EFI_SUCCESS;
+}
+
+static bool images_loadable(const struct boot_info *bi)
+{
+	const struct vm_spec spec = {
+		.kernel = bi->kernel,
+		.kernel_size = bi->kernel_size,
+		.kernel_name = bi->cfg.guest_kernel,
+		.format = bi->cfg.guest_format,
+		.initrd = bi->initrd,
+		.initrd_size = bi->initrd_size,
+		.initrd_name = bi->cfg.guest_initrd,
+		.cmdline = bi->cfg.guest_cmdline,
+		.memory = bi->cfg.guest_memory,
+	};
+
+	return vm_images_loadable(&spec);
 }
 
 static void print_config(const struct hv_config *cfg)
@@ -174,13 +192,19 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	st = check_memory_config(&bi->cfg);
 	if (EFI_ERROR(st))
 		return return_to_firmware(st);
+	/*
+	 * The images are read and judged before VT-x is checked: a kernel
+	 * that cannot be loaded is refused the same way on any machine.
+	 */
+	st = load_guest_images(image, bi);
+	if (EFI_ERROR(st))
+		return return_to_firmware(st);
+	if (!bi->cfg.debug_blockdev_selftest && !images_loadable(bi))
+		return return_to_firmware(EFI_LOAD_ERROR);
 	if (bi->cfg.debug_blockdev_selftest)
 		hv_info("debug.blockdev_selftest: no guest, VT-x not needed");
 	else if (!vmx_check_support())
 		return return_to_firmware(EFI_UNSUPPORTED);
-	st = load_guest_images(image, bi);
-	if (EFI_ERROR(st))
-		return return_to_firmware(st);
 	bi->acpi_rsdp = efi_find_acpi_rsdp(systab);
 	efi_find_boot_sata_port(image, &bi->boot_sata);
 	read_wall_clock(bi);

@@ -111,6 +111,16 @@ static bool write_kernel(struct vm *g, const struct vm_spec *spec,
 		     ki->k.kernel_size, "kernel");
 }
 
+bool linux_loader_check(const struct vm_spec *spec)
+{
+	static struct kernel_image ki; /* ~1.5 KiB: not on the stack */
+	struct linux_reserved reserved;
+	struct linux_layout l;
+
+	reserved_areas(&reserved);
+	return plan(spec, &reserved, &ki, &l);
+}
+
 bool linux_loader_load(struct vm *g, const struct vm_spec *spec)
 {
 	static struct kernel_image ki; /* ~1.5 KiB: not on the stack */

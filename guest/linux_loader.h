@@ -16,6 +16,11 @@
 #define LINUX_ACPI_TABLES_GPA LOADER_ACPI_TABLES_GPA
 
 /* Prints one "apfvisor: error:" line and returns false on failure. */
+/*
+ * The kernel's headers and its layout in spec->memory, without a VM:
+ * false (after one error line) when the kernel cannot be loaded.
+ */
+bool linux_loader_check(const struct vm_spec *spec);
 bool linux_loader_load(struct vm *g, const struct vm_spec *spec);
 
 #endif

@@ -214,6 +214,23 @@ static bool load_kernel(struct vm *vm, const struct vm_spec *spec,
 	}
 }
 
+bool vm_images_loadable(const struct vm_spec *spec)
+{
+	enum guest_format format;
+	char err[256];
+
+	format = image_format_choose(spec->format, spec->kernel,
+				     spec->kernel_size, spec->kernel_name, err,
+				     sizeof(err));
+	if (format == GUEST_FORMAT_UNKNOWN) {
+		hv_error("%s", err);
+		return false;
+	}
+	if (format == GUEST_FORMAT_BZIMAGE || format == GUEST_FORMAT_ELF)
+		return linux_loader_check(spec);
+	return true;
+}
+
 struct vm *vm_create(const struct vm_spec *spec)
 {
 	struct vm *vm = hv_alloc(sizeof(*vm));

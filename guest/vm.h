@@ -179,6 +179,14 @@ struct vm {
 	struct counter_source counters;
 };
 
+/*
+ * What can be refused about the guest's images before any hardware is
+ * touched (the format against guest.format; a Linux kernel's headers and
+ * its fit in guest.memory): false after one error line. Only the image
+ * fields, cmdline and memory of spec are read.
+ */
+bool vm_images_loadable(const struct vm_spec *spec);
+
 /* Builds the VM and loads its image; NULL after an error line. */
 struct vm *vm_create(const struct vm_spec *spec);
 

@@ -104,3 +104,7 @@ def test_linux_cfg_accepted(ctx):
     run.expect_regex(r"^apfvisor: config: guest\.kernel=vmlinux "
                      r"guest\.memory=256 MiB ")
     run.expect_absent(r"^apfvisor: error: apfvisor\.cfg")
+    # The kernel was judged loadable (test_refusals.py has the other
+    # side) before the VT-x check refused the CPU.
+    run.expect_absent(r"^apfvisor: error: guest\.kernel")
+    run.expect_regex(r"^apfvisor: error: VT-x is not supported")

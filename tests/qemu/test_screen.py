@@ -61,7 +61,8 @@ def test_screen_shows_console(ctx):
 def test_screen_off_with_console_serial(ctx):
     # console = serial: the firmware's text console as before, no screen
     # line, no hold.
-    run = ctx.boot_cfg("guest.kernel = hello.bin\nguest.memory = 32M\n"
+    run = ctx.boot_cfg("guest.kernel = hello.bin\nguest.format = flat\n"
+                       "guest.memory = 32M\n"
                        "console = serial\n", timeout=120,
                        extra=["--screen", str(ctx.workdir / "screen.ppm")])
     run.expect_line(VTX_ABSENT)
@@ -72,7 +73,8 @@ def test_screen_off_with_console_serial(ctx):
 def test_screen_without_display_falls_back_to_serial(ctx):
     # No display (no --screen): no GOP. console = screen says so in one
     # error line and the console stays on COM1.
-    run = ctx.boot_cfg("guest.kernel = hello.bin\nguest.memory = 32M\n"
+    run = ctx.boot_cfg("guest.kernel = hello.bin\nguest.format = flat\n"
+                       "guest.memory = 32M\n"
                        "console = screen\n", timeout=120)
     run.expect_line("apfvisor: error: apfvisor.cfg: console = screen, but "
                     "there is no framebuffer: using the serial console")
