@@ -67,6 +67,16 @@ struct boot_info {
 	uint64_t phys_top;              /* end of the highest map entry */
 };
 
+struct vm_spec;
+
+/*
+ * The guest's images and what they are loaded with (kernel, initrd, their
+ * names, guest.format, cmdline, memory) from bi into spec; the rest of
+ * spec is left as it is. (efi_main judges the images with them before the
+ * VT-x check; hv_main builds the VM.)
+ */
+void boot_info_image_spec(const struct boot_info *bi, struct vm_spec *spec);
+
 /* The core: never returns. */
 NORETURN void hv_main(struct boot_info *bi);
 

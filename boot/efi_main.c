@@ -99,18 +99,9 @@ static EFI_STATUS load_guest_images(EFI_HANDLE image, struct boot_info *bi)
 
 static bool images_loadable(const struct boot_info *bi)
 {
-	const struct vm_spec spec = {
-		.kernel = bi->kernel,
-		.kernel_size = bi->kernel_size,
-		.kernel_name = bi->cfg.guest_kernel,
-		.format = bi->cfg.guest_format,
-		.initrd = bi->initrd,
-		.initrd_size = bi->initrd_size,
-		.initrd_name = bi->cfg.guest_initrd,
-		.cmdline = bi->cfg.guest_cmdline,
-		.memory = bi->cfg.guest_memory,
-	};
+	struct vm_spec spec = { 0 };
 
+	boot_info_image_spec(bi, &spec);
 	return vm_images_loadable(&spec);
 }
 

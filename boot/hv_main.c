@@ -158,18 +158,22 @@ static int start_vcpu_cpus(const struct boot_info *bi, struct vm *vm)
 	return vcpu_cpu_base ? 0 : 1;
 }
 
+void boot_info_image_spec(const struct boot_info *bi, struct vm_spec *spec)
+{
+	spec->kernel = bi->kernel;
+	spec->kernel_size = bi->kernel_size;
+	spec->kernel_name = bi->cfg.guest_kernel;
+	spec->format = bi->cfg.guest_format;
+	spec->initrd = bi->initrd;
+	spec->initrd_size = bi->initrd_size;
+	spec->initrd_name = bi->cfg.guest_initrd;
+	spec->cmdline = bi->cfg.guest_cmdline;
+	spec->memory = bi->cfg.guest_memory;
+}
+
 static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 {
 	*spec = (struct vm_spec){
-		.kernel = bi->kernel,
-		.kernel_size = bi->kernel_size,
-		.kernel_name = bi->cfg.guest_kernel,
-		.format = bi->cfg.guest_format,
-		.initrd = bi->initrd,
-		.initrd_size = bi->initrd_size,
-		.initrd_name = bi->cfg.guest_initrd,
-		.cmdline = bi->cfg.guest_cmdline,
-		.memory = bi->cfg.guest_memory,
 		.vcpus = bi->cfg.guest_vcpus,
 		.frames = bi->guest_frames,
 		.nframe_ranges = bi->n_guest_frame_ranges,
@@ -186,6 +190,7 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 		.console_raw = bi->cfg.console_raw,
 		.hide_xsavec = host_xsavec_wrong,
 	};
+	boot_info_image_spec(bi, spec);
 }
 
 static NORETURN void run_guest(void *arg)
@@ -212,6 +217,7 @@ static NORETURN void run_guest(void *arg)
 		vm_end(vm, false, "a host cpu for a vcpu did not start");
 		platform_stop();
 	}
+	percpu_counters_register();
 	if (!on_boot_cpu)
 		service_loop(vm, bi);
 	vcpu_run(&the_vcpus[0]);
@@ -261,11 +267,21 @@ NORETURN void hv_main(struct boot_info *bi)
 	}
 	if (bi->cfg.bench_swap)
 		blockdev_selftest_run(bi->cfg.swap_device);  /* the device's own rate */
-	if (xsavec_probe() == XSAVEC_LAYOUT_WRONG) {
+	switch (xsavec_probe()) {
+	case XSAVEC_LAYOUT_WRONG:
 		host_xsavec_wrong = true;
 		hv_info("cpu: XSAVEC stores extended state at the wrong "
 			"offsets (Bochs 2.7 does); the guest is not offered "
 			"XSAVEC and saves in the standard format");
+		break;
+	case XSAVEC_LAYOUT_RIGHT:
+		hv_info("cpu: XSAVEC stores extended state at the right "
+			"offsets; the guest is offered XSAVEC");
+		break;
+	default:
+		hv_info("cpu: XSAVEC not tested (the CPU has no XSAVEC or no "
+			"AVX); the guest is offered what the CPU has");
+		break;
 	}
 	if (bi->cfg.debug_host_exception) {
 		/* Proves that a hypervisor bug ends in a dump, not a reset. */

@@ -214,7 +214,8 @@ static bool load_kernel(struct vm *vm, const struct vm_spec *spec,
 	}
 }
 
-bool vm_images_loadable(const struct vm_spec *spec)
+/* The kernel's format, or GUEST_FORMAT_UNKNOWN after an error line. */
+static enum guest_format kernel_format(const struct vm_spec *spec)
 {
 	enum guest_format format;
 	char err[256];
@@ -222,10 +223,17 @@ bool vm_images_loadable(const struct vm_spec *spec)
 	format = image_format_choose(spec->format, spec->kernel,
 				     spec->kernel_size, spec->kernel_name, err,
 				     sizeof(err));
-	if (format == GUEST_FORMAT_UNKNOWN) {
+	if (format == GUEST_FORMAT_UNKNOWN)
 		hv_error("%s", err);
+	return format;
+}
+
+bool vm_images_loadable(const struct vm_spec *spec)
+{
+	enum guest_format format = kernel_format(spec);
+
+	if (format == GUEST_FORMAT_UNKNOWN)
 		return false;
-	}
 	if (format == GUEST_FORMAT_BZIMAGE || format == GUEST_FORMAT_ELF)
 		return linux_loader_check(spec);
 	return true;
@@ -234,17 +242,10 @@ bool vm_images_loadable(const struct vm_spec *spec)
 struct vm *vm_create(const struct vm_spec *spec)
 {
 	struct vm *vm = hv_alloc(sizeof(*vm));
+	enum guest_format format = kernel_format(spec);
 
-	enum guest_format format;
-	char err[256];
-
-	format = image_format_choose(spec->format, spec->kernel,
-				     spec->kernel_size, spec->kernel_name, err,
-				     sizeof(err));
-	if (format == GUEST_FORMAT_UNKNOWN) {
-		hv_error("%s", err);
+	if (format == GUEST_FORMAT_UNKNOWN)
 		return NULL;
-	}
 	init_platform(vm, spec);
 	vm->is_linux = format == GUEST_FORMAT_BZIMAGE ||
 		       format == GUEST_FORMAT_ELF;

@@ -273,8 +273,10 @@ int guest_memory_pin(struct guest_memory *gm, uint64_t gpa)
 		return -1;
 	if (!gm->meta)
 		return 0;
-	if (gm->state[gfn] != PAGE_RESIDENT)
+	if (gm->state[gfn] != PAGE_RESIDENT) {
+		gm->stats.pins_not_resident++;
 		return -1;
+	}
 	pin = find_pin(gm, gfn);
 	for (unsigned i = 0; !pin && i < GUEST_MAX_PINS; i++)
 		if (!gm->pins[i].count)
@@ -442,6 +444,7 @@ static const struct {
 	STAT("swap.frame_free_errors", frame_free_errors),
 	STAT("swap.quarantine_changed", quarantine_changed),
 	STAT("swap.pins", pins),
+	STAT("swap.pins_not_resident", pins_not_resident),
 };
 
 void guest_memory_each_stat(const struct guest_memory *gm,

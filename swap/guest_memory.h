@@ -183,6 +183,7 @@ struct guest_memory_stats {
 	uint64_t frame_free_errors;     /* a frame freed twice (a bug) */
 	uint64_t quarantine_changed;    /* a dropped frame changed later */
 	uint64_t pins;                  /* guest_memory_pin calls that held */
+	uint64_t pins_not_resident;     /* ... that found the page away */
 	uint64_t transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
 };
 

@@ -278,6 +278,7 @@ static void run_loop(struct vcpu *v)
 
 		trace_closing_exit(v, now);
 		exit_stats_entering(&v->stats.exit, now);
+		v->host->vm_entries++;
 		int rc = vmx_run(&v->regs, v->launched);
 
 		exit_stats_exited(&v->stats.exit, rdtsc());

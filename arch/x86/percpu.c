@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "arch/x86/percpu.h"
 #include "arch/x86/cpu.h"
+#include "lib/counters.h"
+#include "lib/format.h"
 #include "lib/heap.h"
 
 struct percpu *host_cpus[MAX_HOST_CPUS];
@@ -33,4 +35,24 @@ void percpu_activate(struct percpu *cpu)
 	gdt_load(&cpu->gdt);
 	wrmsr(MSR_IA32_GS_BASE, (uint64_t)(uintptr_t)cpu);
 	idt_load();
+}
+
+static void each_percpu_counter(const void *obj, counter_fn fn, void *ctx)
+{
+	char name[40];
+
+	(void)obj;
+	for (unsigned i = 0; i < MAX_HOST_CPUS; i++) {
+		if (!host_cpus[i])
+			continue;
+		fmt_snprintf(name, sizeof(name), "host_cpu.%u.vm_entries", i);
+		fn(ctx, name, host_cpus[i]->vm_entries);
+	}
+}
+
+void percpu_counters_register(void)
+{
+	static struct counter_source src = { .each = each_percpu_counter };
+
+	counters_register(&src);
 }

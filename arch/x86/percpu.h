@@ -23,6 +23,7 @@ struct percpu {
 	struct host_tss tss;
 	uint64_t vmxon_pa;              /* VMXON region, 0 until VMX is on */
 	struct vcpu *vcpu;              /* the vCPU this CPU runs, if any */
+	uint64_t vm_entries;            /* VM entries made on this CPU */
 	volatile bool online;
 };
 
@@ -42,5 +43,12 @@ struct percpu *percpu_create(unsigned index, uint32_t apic_id);
 
 /* Loads GDT, TSS, IDT and GS.base on the calling CPU. */
 void percpu_activate(struct percpu *cpu);
+
+/*
+ * Registers the counters host_cpu.N.vm_entries of every host CPU created
+ * so far: where the vCPUs really ran, beside the placement apfvisor
+ * announces.
+ */
+void percpu_counters_register(void);
 
 #endif

@@ -175,8 +175,11 @@ static void test_pinned_page_stays(void **state)
 	assert_state(sf, 0, PAGE_RESIDENT);
 	assert_state(sf, 1, PAGE_WRITEBACK);
 	swap_fake_complete_all(sf);
+	assert_int_equal(sf->gm.stats.pins_not_resident, 0);
 	assert_int_equal(guest_memory_pin(&sf->gm, 1 * PAGE_SIZE), -1);
+	assert_int_equal(sf->gm.stats.pins_not_resident, 1);
 	assert_int_equal(guest_memory_pin(&sf->gm, sf->gm.ram_size), -1);
+	assert_int_equal(sf->gm.stats.pins_not_resident, 1);
 
 	guest_memory_unpin(&sf->gm, 0);
 	assert_true(page_flags(sf, 0) & GPM_PINNED);
