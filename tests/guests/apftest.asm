@@ -7,7 +7,7 @@
 ;     area outside RAM, a reserved EN bit, delivery by #PF VM exit that is
 ;     not offered); the guest counts the #GPs it expected.
 ;  2. It enables the protocol (x2APIC on, page-ready vector PAGE_READY_VEC,
-;     EN = area | ENABLED | SEND_ALWAYS | DELIVERY_AS_INT), fills 48 MiB
+;     EN = area | ENABLED | SEND_ALWAYS | DELIVERY_AS_INT), fills 24 MiB
 ;     with a pattern (more than host.guest_frames: most of it goes to swap),
 ;     then verifies it all with interrupts enabled.
 ;  3. Each "page not present" arrives as #PF with a token in CR2 and reason
@@ -34,7 +34,7 @@
 
 PAGE_SIZE               equ 4096
 REGION_START            equ 8 * MIB
-REGION_END              equ 56 * MIB
+REGION_END              equ 32 * MIB     ; = guest.memory (apftest.cfg)
 PATTERN                 equ 0x3c3c5a5a3c3c5a5a
 PAGE_READY_VEC          equ 0xec
 MSR_KVM_ASYNC_PF_EN     equ 0x4b564d02
