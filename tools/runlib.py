@@ -8,6 +8,7 @@ A library module, not a program: the run scripts import it from their own
 folder (tools/).
 """
 
+import argparse
 import atexit
 import codecs
 import fcntl
@@ -43,10 +44,6 @@ DEFAULT_TIMEOUT = 300.0
 FIRMWARE_GRACE = 2.0
 DONE_GRACE = 15.0
 QUIET_AFTER_FAILURE = 10.0
-
-
-class Usage(Exception):
-    pass
 
 
 def clean_line(raw):
@@ -491,49 +488,97 @@ def supervise(prog, cmd, workdir, serial_path, timeout, stdout_path,
     return status, wall
 
 
-def parse_args(argv, options, usage_text):
-    """Parses "--name VALUE" options (dict name -> (default, type)), one
-    positional ESPDIR, and flags (default False). Raises Usage."""
-    values = {k: v[0] for k, v in options.items()}
-    pos = []
-    it = iter(argv)
-    for a in it:
-        if a in ("-h", "--help"):
-            print(usage_text.strip())
-            sys.exit(0)
-        if a.startswith("--"):
-            name = a[2:]
-            if "=" in name:
-                name, inline = name.split("=", 1)
-            else:
-                inline = None
-            if name not in options:
-                raise Usage(f"unknown option --{name}")
-            default, kind = options[name]
-            if kind is bool:
-                values[name] = True
-                continue
-            raw = inline if inline is not None else next(it, None)
-            if raw is None:
-                raise Usage(f"--{name} needs a value")
-            try:
-                v = kind(raw)
-            except ValueError:
-                raise Usage(f"--{name}: bad value '{raw}'")
-            if kind in (int, float) and v <= 0:
-                raise Usage(f"--{name} must be positive")
-            values[name] = v
-        else:
-            pos.append(a)
-    if len(pos) != 1:
-        raise Usage("expected one ESPDIR")
-    return pos[0], values
+# The end of both scripts' --help: the exit status SerialVerdict decides.
+EXIT_STATUS_HELP = """\
+Exit status, decided from the serial text (not from the emulator's own):
+  0  "apfvisor: guest halted: test-exit code 0", "... hlt with interrupts
+     disabled", "apfvisor: guest powered off" or (debug.blockdev_selftest,
+     no guest) "apfvisor: blockdev selftest: PASS", then "apfvisor: done",
+     and no "apfvisor: error:" line
+  1  an "apfvisor: error:" line, "apfvisor: blockdev selftest: FAIL", any
+     other "apfvisor: guest halted: ...", "apfvisor: guest reset",
+     "apfvisor: exiting to firmware", or the emulator ended without
+     "apfvisor: done"
+  2  timeout (the emulator is killed)
+  N  a multiboot kernel wrote V to port 0xf4 ("apfvisor: guest halted:
+     isa-debug-exit value V, exit status N", N = (V << 1) | 1, as QEMU's
+     isa-debug-exit exits), then "apfvisor: done" and no error line
+  130  interrupted (a signal, or Ctrl-] with --interactive)"""
 
 
-def usage_line(doc):
-    """The "usage:" lines of a docstring (up to the first blank line)."""
-    body = doc.strip().split("\n\n")[1]
-    return body
+def positive(kind):
+    """An argparse type: a number of kind (int or float) above 0."""
+    def convert(raw):
+        try:
+            value = kind(raw)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"bad value '{raw}'") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError("must be positive")
+        return value
+    return convert
+
+
+def argument_parser(prog, doc, *, swap, trace_disk, workdir_holds):
+    """The command line both run scripts take: ESPDIR and the options they
+    share; the caller adds its own. doc, the script's docstring, is the
+    help: its first paragraph the description, the rest the epilog, which
+    ends with EXIT_STATUS_HELP.
+    swap: the help of --swap; trace_disk: how --trace attaches the disk;
+    workdir_holds: what goes into --workdir."""
+    summary, _, details = doc.strip().partition("\n\n")
+    p = argparse.ArgumentParser(
+        prog=prog, description=summary, allow_abbrev=False,
+        epilog=f"{details}\n\n{EXIT_STATUS_HELP}",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("esp", metavar="ESPDIR", help="the ESP folder "
+                   "(tools/mkesp), or a ready FAT image file")
+    p.add_argument("--cpus", metavar="N", type=positive(int), default=1,
+                   help="the machine's CPUs (default 1)")
+    p.add_argument("--megs", metavar="M", type=positive(int), default=512,
+                   help="the machine's RAM in MiB (default 512)")
+    p.add_argument("--timeout", metavar="S", type=positive(float),
+                   help=f"wall-clock limit in seconds (default "
+                   f"{DEFAULT_TIMEOUT:g}; none with --interactive)")
+    p.add_argument("--swap", metavar="IMAGE", help=swap)
+    p.add_argument("--trace", metavar="FILE", help="attach a fresh trace "
+                   "disk (DIR/trace.img, made with tools/apfswap-format "
+                   f"--trace) {trace_disk}; when the run is over, copy the "
+                   "trace apfvisor wrote there (needs trace = on in "
+                   "apfvisor.cfg) to FILE for tools/apftrace. No trace on "
+                   "the disk is an error (exit status 1)")
+    p.add_argument("--trace-size", metavar="SIZE", default="64M",
+                   help="the trace disk's size (default 64M)")
+    p.add_argument("--workdir", metavar="DIR", help=f"where {workdir_holds} "
+                   f"go (default build/{prog}; one run at a time per folder)")
+    p.add_argument("--serial-out", metavar="FILE",
+                   help="save the raw serial (COM1) output to FILE")
+    p.add_argument("--interactive", action="store_true",
+                   help="connect the serial port (COM1) to this terminal "
+                   "both ways (see --interactive below)")
+    return p
+
+
+def start_run(prog, args, emulator, files):
+    """What both scripts do before they build the emulator's command line:
+    checks that the emulator (a program on PATH) and its files are
+    installed and that the --swap image exists, and locks the work folder
+    (--workdir, default build/PROG) for the rest of the process.
+    Returns (work folder, --swap image or None), both resolved."""
+    if shutil.which(emulator) is None:
+        raise SystemExit(f"{prog}: error: {emulator} not found "
+                         "(run: make deps)")
+    for f in files:
+        if not f.is_file():
+            raise SystemExit(f"{prog}: error: {f} not found (run: make deps)")
+    workdir = Path(args.workdir or REPO / "build" / prog).resolve()
+    swap = None
+    if args.swap:
+        swap = Path(args.swap).resolve()
+        if not swap.is_file():
+            raise SystemExit(f"{prog}: error: swap image {swap} not found")
+    lock_workdir(prog, workdir)             # the lock lives as long as we do
+    return workdir, swap
 
 
 def lock_workdir(prog, workdir):
@@ -565,15 +610,24 @@ def prepare_image(prog, esp, workdir):
     return image
 
 
-def run_timeout(v):
+def run_timeout(args):
     """--timeout, else 300 s, or no limit for an interactive run."""
-    if v["timeout"] is not None:
-        return v["timeout"]
-    return math.inf if v["interactive"] else DEFAULT_TIMEOUT
+    if args.timeout is not None:
+        return args.timeout
+    return math.inf if args.interactive else DEFAULT_TIMEOUT
 
 
 def print_wall(prog, wall):
     print(f"{prog}: wall {wall:.1f} s", file=sys.stderr)
+
+
+def finish_run(prog, args, trace, status, wall):
+    """After the emulator: copies the trace off its disk (--trace; not
+    after a timeout) and prints the wall time. Returns the exit status."""
+    if trace and status != 2:
+        status = collect_trace(prog, trace, args.trace, status)
+    print_wall(prog, wall)
+    return status
 
 
 def prepare_trace_disk(prog, workdir, size):
