@@ -25,6 +25,10 @@
 
 #define PROG "apfswap-format"
 
+/*
+ * The tools/apfswap-format wrapper prints this same text for --help without
+ * building the program (tests/unit/test_tools_help.py compares the two).
+ */
 static const char usage[] =
 	"usage: tools/apfswap-format [--trace] IMAGE [SIZE]\n"
 	"  Writes an apfvisor swap header to IMAGE (a file, created if\n"
@@ -176,7 +180,8 @@ int main(int argc, char **argv)
 	bool is_file;
 	int fd, rc;
 
-	if (argc == 2 && !strcmp(argv[1], "--help"))
+	if (argc == 2 && (!strcmp(argv[1], "--help") ||
+			  !strcmp(argv[1], "-h")))
 		return usage_exit(true);
 	if (argc > 1 && !strcmp(argv[1], "--trace")) {
 		trace_disk = true;
