@@ -2,6 +2,11 @@
 # apfvisor: `make` builds build/apfvisor.efi and the test guests,
 # `make test` runs every test level and ends with "N passed, N failed".
 
+# Every core builds unless make is given -j itself (make -j1 for one).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 BUILD      := build
 CC         := gcc
 NASM       := nasm
@@ -87,6 +92,9 @@ $(BUILD)/guests/%.bin: tests/guests/%.asm $(wildcard tests/guests/*.inc) | deps
 
 include tests/unit/unit.mk
 include tests/fuzz/fuzz.mk
+# tools/tools.mk is also run alone (tools/apfswap-format builds with it);
+# here its program waits for the packages like everything else.
+TOOLS_AFTER := deps
 include tools/tools.mk
 include guest/guest.mk
 
@@ -140,8 +148,9 @@ test-unit: all
 
 # The developer's loop (README.md, "Tests"): the unit level (cmocka, fuzz
 # smoke runs, the layer check, the tools' Python tests) and one short Bochs
-# boot of a test guest on two host CPUs, in about two minutes.
-test-quick: all guest
+# boot of a test guest on two host CPUs, in about a minute. It needs no
+# Linux guest image.
+test-quick: all
 	tests/run-tests unit 'tests/bochs/test_guests.py::test_hello[cpus2]'
 
 test-qemu: all guest

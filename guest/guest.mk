@@ -28,7 +28,7 @@ guest: deps guest-bins
 
 # One rule per program: a pattern rule cannot say guest/%/%.c.
 define guest_prog_rule
-$(GUEST_BIN_DIR)/$(1): guest/$(1)/$(1).c
+$(GUEST_BIN_DIR)/$(1): guest/$(1)/$(1).c | deps
 	@mkdir -p $$(dir $$@)
 	@echo "  CC      $$@"
 	@$$(GUEST_CC) $$(GUEST_CFLAGS) $$< -o $$@

@@ -27,8 +27,11 @@ sys.dont_write_bytecode = True     # no __pycache__ in the source tree
 sys.path.insert(0, str(TESTS / "harness"))
 import lib  # noqa: E402
 
-RECORDED_DURATIONS = TESTS / "durations.json"
-FRESH_DURATIONS = REPO / "build" / "test-durations.json"
+# (The environment may name other files: tests/unit/test_runner_rules.py.)
+RECORDED_DURATIONS = Path(os.environ.get("APFVISOR_RECORDED_DURATIONS",
+                                         TESTS / "durations.json"))
+FRESH_DURATIONS = Path(os.environ.get("APFVISOR_FRESH_DURATIONS",
+                                      REPO / "build" / "test-durations.json"))
 # A test with no recorded duration is guessed at by its level.
 GUESSED_SECONDS = {"unit": 5.0, "qemu": 30.0, "bochs": 120.0}
 
@@ -101,7 +104,9 @@ class DurationRecorder:
         self.seen = {}
 
     def pytest_runtest_logreport(self, report):
-        if report.when == "call":
+        # Only a pass says how long a test takes: a failure may come at
+        # once (a missing file) and would send a long test to the back.
+        if report.when == "call" and report.passed:
             self.seen[report.nodeid] = round(report.duration, 1)
 
     def pytest_sessionfinish(self, session):

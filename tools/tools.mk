@@ -22,7 +22,7 @@ host-tools: $(TOOLS_OUT)/apfswap-format
 
 $(TOOLS_OUT)/apfswap-format: $(APFSWAP_FORMAT_SRC) swap/swap_format.h \
 		boot/config.h lib/format.h lib/string.h lib/types.h \
-		lib/trace_format.h
+		lib/trace_format.h | $(TOOLS_AFTER)
 	@mkdir -p $(@D)
 	@echo "  HOSTCC  $@"
 	@$(TOOLS_CC) $(TOOLS_CFLAGS) -o $@ $(APFSWAP_FORMAT_SRC)

@@ -80,7 +80,7 @@ $(UNIT_OUT)/obj/%.o: %.c | deps
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
 
-$(UNIT_OUT)/obj/lib/string_freestanding.o: lib/string.c
+$(UNIT_OUT)/obj/lib/string_freestanding.o: lib/string.c | deps
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) -UAPF_HOSTED -fno-builtin \
 		$(foreach f,$(UNIT_STRING_FUNCS),-D$(f)=fs_$(f)) \
