@@ -50,7 +50,7 @@ def ordinary_cfg(vcpus):
 # /proc/interrupts: the UART's IRQ 4 came through the I/O APIC; arithmetic
 # only the shell reading the typed line can have done.
 MEMCHECK_MIB = 32
-SESSION = ("hypercall; bm -f 1 -w 1 -t 2 -m 64M; "
+SESSION = ("hypercall; bm -f 1 -w 1 -t 1 -m 64M; "
            f"memcheck -m {MEMCHECK_MIB}M -p 1; "
            "cat /proc/interrupts; echo typed-$((6 * 7))\n")
 PAGE = 4096

@@ -51,7 +51,7 @@ MEMCHECK_PASSES = 2
 def test_memcheck_bzimage_injected_io_errors(ctx):
     # One host CPU: the vCPU's own exits run the paging daemon (2 host
     # CPUs, the boot CPU running the daemon: test_apf.py). memcheck, two
-    # passes of 96 MiB (the second reads back what the first left in
+    # passes of 80 MiB (the second reads back what the first left in
     # swap), while every 7th swap read and every 5th swap write fails in
     # the driver (debug.swap_fail_*): the daemon retries a failed I/O (3
     # attempts in all), and a read's retry is never the 7th read again, so
@@ -67,7 +67,7 @@ def test_memcheck_bzimage_injected_io_errors(ctx):
     # its decompressor at +0x200, which unpacks ~30 MiB on 64 MiB of
     # frames; earlyprintk and nokaslr make the decompressor print its one
     # line (Debian's has no CONFIG_X86_VERBOSE_BOOTUP), the proof it ran.
-    cfg = overcommitted_cfg(1, f"memcheck -m 96M -p {MEMCHECK_PASSES}",
+    cfg = overcommitted_cfg(1, f"memcheck -m 80M -p {MEMCHECK_PASSES}",
                             extra="debug.swap_verify = on\n"
                                   "debug.swap_fail_reads = 7\n"
                                   "debug.swap_fail_writes = 5\n")
@@ -133,17 +133,17 @@ def expect_swapped_cleanly(run, injected_errors=False):
     run.expect_status(0)
 
 
-# Three memcheck processes at once (test_apf.py's 2-vCPU run), 96 MiB in
-# all, beside the kernel's own pages (64 MiB of host frames hold about
-# half of that): a dense one,
+# Three memcheck processes at once (test_apf.py's 2-vCPU run), 72 MiB in
+# all, beside the kernel's own pages and ymmcheck's (64 MiB of host frames
+# hold well under all of it): a dense one,
 # one with zeroed pages (the "all-zero page is not written" path, read
 # back as zeroes) and one whose two threads write different words of the
 # same pages at once, sparsely (one word per page and thread each pass).
 # Each prints its label: memcheck[dense]: ..., memcheck[zero]: ...
 CONCURRENT = {
-    "dense": "memcheck -m 32M -p 2 -l dense",
-    "zero": "memcheck -m 32M -p 2 -z -l zero",
-    "threads": "memcheck -m 32M -p 2 -t 2 -s -l threads",
+    "dense": "memcheck -m 24M -p 2 -l dense",
+    "zero": "memcheck -m 24M -p 2 -z -l zero",
+    "threads": "memcheck -m 24M -p 2 -t 2 -s -l threads",
 }
 
 
