@@ -203,8 +203,19 @@ def qemu_vga_text(ctx, kernel, append, timeout=90):
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise TestFailure("QEMU did not open its monitor socket")
                 time.sleep(0.1)
+            # The socket file appears at bind(), a moment before QEMU
+            # listens: a connection refused then is tried again.
             mon = socket.socket(socket.AF_UNIX)
-            mon.connect(str(sock))
+            while True:
+                try:
+                    mon.connect(str(sock))
+                    break
+                except ConnectionRefusedError:
+                    if time.monotonic() > deadline or \
+                            proc.poll() is not None:
+                        raise TestFailure("QEMU's monitor socket refused "
+                                          "every connection")
+                    time.sleep(0.1)
             rows = {}
             while time.monotonic() < deadline:
                 time.sleep(1)
