@@ -112,27 +112,29 @@ $(BUILD)/guests/%.elf: $(BUILD)/guests/mb/mb_start.o $(BUILD)/guests/mb/mb_lib.o
 		--no-warn-rwx-segments -T $(MB_DIR)/mb.ld \
 		$(filter %.o,$^) -o $@
 
-# An ESP folder for CFG (a config file naming the guest files).
+# An ESP folder for CFG (a config file naming the guest files), in ESP.
+ESP ?= $(BUILD)/esp
 esp: deps efi guests
-	tools/mkesp $(CFG) $(BUILD)/esp
+	tools/mkesp $(CFG) $(ESP)
 
 # A stick for a real machine: the Linux guest (guest/linux-usb.cfg, which
 # becomes apfvisor.cfg on it), apfvisor as EFI/BOOT/BOOTX64.EFI, a GPT disk.
 usb-image: CFG = guest/linux-usb.cfg
 usb-image: guest esp
-	tools/mkimg $(BUILD)/esp $(BUILD)/apfvisor-usb.img --gpt
+	tools/mkimg $(ESP) $(BUILD)/apfvisor-usb.img --gpt
 	@echo "write it with: dd if=$(BUILD)/apfvisor-usb.img of=/dev/sdX bs=4M conv=fsync (README.md, \"On real hardware\")"
 
-# `make run`: the Linux guest with a shell on its console, in this terminal
-# (tools/bochs-run --interactive; Ctrl-] stops Bochs). Another guest:
-# make run CFG=tests/guests/hello.cfg
+# `make run`: the Linux guest with a shell on its console, this terminal
+# its serial console (tools/bochs-run --interactive; Ctrl-] stops Bochs).
+# Another guest: make run CFG=tests/guests/hello.cfg. RUN_ARGS: more
+# options for the run script (tools/bochs-run --help).
 run: CFG = guest/linux-shell.cfg
 run: guest esp
-	tools/bochs-run $(BUILD)/esp --cpus 2 --interactive
+	tools/bochs-run $(ESP) --cpus 2 --interactive $(RUN_ARGS)
 
 run-kvm: CFG = guest/linux-shell.cfg
 run-kvm: guest esp
-	tools/qemu-run $(BUILD)/esp --kvm --interactive
+	tools/qemu-run $(ESP) --kvm --interactive $(RUN_ARGS)
 
 # The Multiboot Specification's example kernel (Debian's `multiboot`
 # package), for the differential multiboot test: fetched, never built here.

@@ -399,10 +399,16 @@ static enum set_result set_apf(struct hv_config *cfg, struct slice v)
 	return set_on_off(&cfg->apf, v);
 }
 
-static enum set_result set_console_raw(struct hv_config *cfg,
-				       struct slice v)
+static enum set_result set_console_passthrough(struct hv_config *cfg,
+					       struct slice v)
 {
-	return set_on_off(&cfg->console_raw, v);
+	if (slice_eq(v, "off"))
+		cfg->console_passthrough = CONSOLE_PASSTHROUGH_OFF;
+	else if (slice_eq(v, "com2"))
+		cfg->console_passthrough = CONSOLE_PASSTHROUGH_COM2;
+	else
+		return SET_BAD_VALUE;
+	return SET_OK;
 }
 
 static enum set_result set_console(struct hv_config *cfg, struct slice v)
@@ -510,7 +516,8 @@ static const struct config_key config_keys[] = {
 	  "a size per host CPU, a multiple of 4K, 64K..256M", false },
 	{ "trace.mode", set_trace_mode, "stop or overwrite", false },
 	{ "console", set_console, "serial, screen or both", false },
-	{ "console.raw", set_console_raw, "on or off", false },
+	{ "console.passthrough", set_console_passthrough, "off or com2",
+	  false },
 	{ "tsc.source", set_tsc_source, "auto, cpuid, pmtimer or pit", false },
 	{ "debug.host_exception", set_debug_host_exception, "on or off",
 	  false },
@@ -526,6 +533,22 @@ static const struct config_key config_keys[] = {
 	  "0x and 1 to 16 hex digits, not 0", false },
 };
 
+/* Keys that are gone, with what replaced them. */
+static const struct {
+	const char *name, *instead;
+} retired_keys[] = {
+	{ "console.raw", "the record keeps the guest's bytes escaped; for a "
+	  "raw terminal use console.passthrough = com2" },
+};
+
+static const char *retired_key_hint(struct slice name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(retired_keys); i++)
+		if (slice_eq(name, retired_keys[i].name))
+			return retired_keys[i].instead;
+	return NULL;
+}
+
 static const struct config_key *find_key(struct slice name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++) {
@@ -538,6 +561,8 @@ static const struct config_key *find_key(struct slice name)
 /* Quotes s back to the user with "%.*s%s", shortened so that it fits. */
 #define ECHO(s) (int)MIN((s).n, CONFIG_ECHO_MAX), (s).p, \
 		((s).n > CONFIG_ECHO_MAX ? "..." : "")
+/* A short slice known to be one of ours. */
+#define ECHO_PLAIN(s) (int)(s).n, (s).p
 
 struct parser {
 	struct hv_config *cfg;
@@ -580,6 +605,9 @@ static int parse_line(struct parser *ps, struct slice line)
 	if (eq == line.n || !key.n || slice_find(key, '#') != key.n)
 		return parse_error(ps, "expected 'key = value'");
 	k = find_key(key);
+	if (!k && retired_key_hint(key))
+		return parse_error(ps, "key '%.*s' is gone: %s", ECHO_PLAIN(key),
+				   retired_key_hint(key));
 	if (!k)
 		return parse_error(ps, "unknown key '%.*s%s'", ECHO(key));
 	bit = k - config_keys;

@@ -28,7 +28,9 @@
  *   debug.isolation_secret = 0xHEX (none)
  *   console = serial|screen|both (both: the screen only when the firmware
  *                             gives a framebuffer)
- *   console.raw = on|off (off)
+ *   console.passthrough = off|com2 (off: the guest's COM1 is only in the
+ *                             record, as "guest: " lines; com2: also raw,
+ *                             both ways, on the host's COM2)
  *   tsc.source = auto|cpuid|pmtimer|pit (auto: CPUID 0x15, else the ACPI
  *                             PM timer, else the PIT; arch/x86/tsc_choice.h)
  *                             0..1000000 (0 = off)
@@ -58,6 +60,11 @@ enum console_output {
 	CONSOLE_OUTPUT_SCREEN,          /* the screen only */
 };
 
+enum console_passthrough {
+	CONSOLE_PASSTHROUGH_OFF,
+	CONSOLE_PASSTHROUGH_COM2,
+};
+
 struct hv_config {
 	char guest_kernel[CONFIG_PATH_MAX];   /* guest.kernel (required) */
 	enum guest_format guest_format;       /* guest.format (auto) */
@@ -70,10 +77,11 @@ struct hv_config {
 	uint64_t swap_read_latency_ns;        /* swap.read_latency */
 	bool apf;                             /* apf = on|off */
 	/*
-	 * console.raw = on: the guest's bytes reach the host console as they
-	 * are (an interactive shell's line editing works), instead of escaped.
+	 * console.passthrough = com2: the guest's COM1 bytes also go out raw
+	 * on the host's COM2 as they come, and what arrives there is typed
+	 * into the guest: a terminal (make run). COM1 keeps the record.
 	 */
-	bool console_raw;
+	enum console_passthrough console_passthrough;
 	enum console_output console_output;   /* console */
 	enum tsc_source tsc_source;           /* tsc.source */
 	bool trace;                           /* trace = on|off */

@@ -20,6 +20,7 @@
 #include "arch/x86/cpu.h"
 #include "lib/civil_time.h"
 #include "lib/console.h"
+#include "lib/format.h"
 #include "lib/string.h"
 #include "guest/vm.h"
 #include "vmx/vmx_caps.h"
@@ -51,22 +52,25 @@ static EFI_STATUS return_to_firmware(EFI_STATUS st)
 	return st;
 }
 
-static EFI_STATUS load_config(EFI_HANDLE image, struct boot_info *bi)
+/*
+ * Reads and parses apfvisor.cfg; on failure err says why (not printed
+ * here: where lines go depends on the config, see efi_main).
+ */
+static EFI_STATUS load_config(EFI_HANDLE image, struct boot_info *bi,
+			      char *err, size_t err_len)
 {
 	struct hv_config *cfg = &bi->cfg;
-	char err[CONFIG_ERROR_MAX];
 	struct efi_file f;
 	EFI_STATUS st = efi_read_file(image, CONFIG_FILE_NAME, &f);
 
 	if (EFI_ERROR(st)) {
-		hv_error("cannot read %s from the boot volume (%s)",
-			 CONFIG_FILE_NAME, efi_status_name(st));
+		fmt_snprintf(err, err_len, "cannot read %s from the boot "
+			     "volume (%s)", CONFIG_FILE_NAME,
+			     efi_status_name(st));
 		return st;
 	}
-	if (config_parse(f.data, f.size, cfg, err, sizeof(err)) != 0) {
-		hv_error("%s", err);
+	if (config_parse(f.data, f.size, cfg, err, err_len) != 0)
 		return EFI_INVALID_PARAMETER;
-	}
 	bi->config_text = f.data;
 	bi->config_len = f.size;
 	return EFI_SUCCESS;
@@ -149,6 +153,7 @@ static EFI_STATUS check_memory_config(const struct hv_config *cfg)
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	struct boot_info *bi = &boot_info;
+	char config_error[CONFIG_ERROR_MAX];
 	EFI_STATUS st;
 
 	/*
@@ -161,11 +166,21 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	RT = systab->RuntimeServices;
 	serial_init();
 	console_add_sink(serial_write);
-	efi_console_attach(systab, serial_write);
 	screen_console_record_early();
+	st = load_config(image, bi, config_error, sizeof(config_error));
+	/*
+	 * The firmware's text console, which OVMF copies to every serial
+	 * port it finds, shows apfvisor's lines until ExitBootServices; with
+	 * the guest's terminal on COM2 (console.passthrough) they would reach
+	 * that terminal too, so they go to COM1 alone (the screen gets them
+	 * from screen_console's early record).
+	 */
+	if (EFI_ERROR(st) ||
+	    bi->cfg.console_passthrough == CONSOLE_PASSTHROUGH_OFF)
+		efi_console_attach(systab, serial_write);
 	hv_info("apfvisor " APFVISOR_VERSION " starting");
-
-	st = load_config(image, bi);
+	if (EFI_ERROR(st))
+		hv_error("%s", config_error);
 	/* A config that does not parse leaves the default: both. */
 	efi_screen_setup(EFI_ERROR(st) ? CONSOLE_OUTPUT_BOTH
 				       : bi->cfg.console_output,

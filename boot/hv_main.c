@@ -7,6 +7,7 @@
  * boot CPU runs the vCPU itself.
  */
 #include "boot/boot_info.h"
+#include "boot/guest_terminal.h"
 #include "boot/host_discovery.h"
 #include "boot/hv_trace.h"
 #include "boot/screen_console.h"
@@ -187,7 +188,10 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 			  .read_latency_ns = bi->cfg.swap_read_latency_ns },
 		.service_cpu = host_cpu_count > bi->cfg.guest_vcpus,
 		.apf = bi->cfg.apf,
-		.console_raw = bi->cfg.console_raw,
+		.terminal_write = guest_terminal_active() ?
+				  guest_terminal_write : NULL,
+		.terminal_read = guest_terminal_active() ?
+				 guest_terminal_read : NULL,
 		.hide_xsavec = host_xsavec_wrong,
 	};
 	boot_info_image_spec(bi, spec);
@@ -200,6 +204,8 @@ static NORETURN void run_guest(void *arg)
 	struct vm *vm = NULL;
 	int on_boot_cpu;
 
+	if (!guest_terminal_open(bi->cfg.console_passthrough))
+		platform_stop();
 	fill_spec(bi, &spec);
 	if (enough_host_cpus(bi->cfg.guest_vcpus))
 		vm = vm_create(&spec);

@@ -40,31 +40,79 @@ void guest_console_init(struct guest_console *c,
 	c->print = print;
 }
 
-/* console.raw: the bytes as they are, but NUL (which ends a C string). */
-static size_t copy_raw(const char *in, size_t len, char *out, size_t cap)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < len && n + 4 < cap; i++) {
-		if (in[i]) {
-			out[n++] = in[i];
-			continue;
-		}
-		memcpy(out + n, "\\x00", 4);
-		n += 4;
-	}
-	out[n] = 0;
-	return n;
-}
-
 static void print_line(struct guest_console *c, const char *line,
 		       size_t len)
 {
 	char shown[GUEST_CONSOLE_ESCAPED_MAX];
 
-	c->print(shown, c->raw ? copy_raw(line, len, shown, sizeof(shown))
-			       : guest_console_escape(line, len, shown,
-						      sizeof(shown)));
+	c->print(shown, guest_console_escape(line, len, shown,
+					     sizeof(shown)));
+}
+
+void guest_console_attach_terminal(struct guest_console *c,
+				   void (*write)(const char *bytes,
+						 size_t len))
+{
+	c->terminal_write = write;
+}
+
+/*
+ * Copies out up to cap of the oldest terminal bytes (the part of the ring
+ * up to its end, so at most two calls empty it); returns how many.
+ */
+static size_t pop_terminal(struct guest_console *c, char *out, size_t cap)
+{
+	size_t n;
+
+	spin_lock(&c->queue_lock);
+	n = MIN((size_t)c->terminal_count,
+		(size_t)(GUEST_CONSOLE_TERMINAL_BYTES - c->terminal_head));
+	n = MIN(n, cap);
+	memcpy(out, c->terminal + c->terminal_head, n);
+	c->terminal_head = (c->terminal_head + (unsigned)n) %
+			   GUEST_CONSOLE_TERMINAL_BYTES;
+	c->terminal_count -= (unsigned)n;
+	spin_unlock(&c->queue_lock);
+	return n;
+}
+
+/* Writes the queued terminal bytes; the caller holds print_lock. */
+static void write_terminal(struct guest_console *c)
+{
+	char chunk[256];
+	size_t n;
+
+	while ((n = pop_terminal(c, chunk, sizeof(chunk))) != 0)
+		c->terminal_write(chunk, n);
+}
+
+/*
+ * Like a line, a byte finds the ring full only when the guest writes
+ * faster than the terminal drains: the pusher then writes the queue out
+ * itself, under whatever lock it holds. Slower, but nothing is lost.
+ */
+void guest_console_push_byte(void *ctx, uint8_t byte)
+{
+	struct guest_console *c = ctx;
+	unsigned slot;
+
+	if (!c->terminal_write)
+		return;
+	spin_lock(&c->queue_lock);
+	while (c->terminal_count == GUEST_CONSOLE_TERMINAL_BYTES) {
+		c->terminal_in_place++;
+		spin_unlock(&c->queue_lock);
+		spin_lock(&c->print_lock);
+		write_terminal(c);
+		spin_unlock(&c->print_lock);
+		spin_lock(&c->queue_lock);
+	}
+	c->terminal_bytes++;
+	slot = (c->terminal_head + c->terminal_count) %
+	       GUEST_CONSOLE_TERMINAL_BYTES;
+	c->terminal[slot] = (char)byte;
+	c->terminal_count++;
+	spin_unlock(&c->queue_lock);
 }
 
 /* The oldest line, copied out; false when there is none. */
@@ -118,7 +166,8 @@ void guest_console_push(void *ctx, const char *line, size_t len)
 
 static bool queue_empty(struct guest_console *c)
 {
-	return !__atomic_load_n(&c->count, __ATOMIC_ACQUIRE);
+	return !__atomic_load_n(&c->count, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&c->terminal_count, __ATOMIC_ACQUIRE);
 }
 
 void guest_console_drain(struct guest_console *c)
@@ -131,6 +180,8 @@ void guest_console_drain(struct guest_console *c)
 	 * line queued just as it let go is picked up by the re-check.
 	 */
 	while (!queue_empty(c) && spin_trylock(&c->print_lock)) {
+		if (c->terminal_write)
+			write_terminal(c);
 		while (pop(c, line, &len))
 			print_line(c, line, len);
 		spin_unlock(&c->print_lock);

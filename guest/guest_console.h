@@ -12,8 +12,12 @@
  * (and the backslash) written as \xNN (\\ for the backslash), so no byte the
  * guest sends can start a new host line (CR, LF, VT, FF, NEL, U+2028,
  * U+2029 ...), move the cursor, or make a line look like apfvisor's.
- * With console.raw = on (for an interactive shell, whose line editing
- * needs its control bytes), the bytes go out as they are, NUL as \x00.
+ *
+ * A terminal (console.passthrough): besides the lines, every byte the guest
+ * transmits is queued as it comes and handed to terminal_write() as it is,
+ * by the same drain, so an interactive shell's line editing, Tab
+ * completion and full-screen programs work there. The lines stay escaped:
+ * the record of a run does not change when a terminal is attached.
  */
 #ifndef GUEST_GUEST_CONSOLE_H
 #define GUEST_GUEST_CONSOLE_H
@@ -23,6 +27,7 @@
 #include "guest/uart.h"
 
 #define GUEST_CONSOLE_QUEUE 8                   /* lines */
+#define GUEST_CONSOLE_TERMINAL_BYTES 4096       /* terminal bytes queued */
 /* The longest escaped line: four characters per byte at most. */
 #define GUEST_CONSOLE_ESCAPED_MAX (4 * UART_LINE_MAX + 1)
 
@@ -32,12 +37,17 @@ struct guest_console {
 	char line[GUEST_CONSOLE_QUEUE][UART_LINE_MAX];
 	uint16_t len[GUEST_CONSOLE_QUEUE];
 	unsigned head, count;
-	bool raw;                       /* console.raw: only NUL escaped */
 	/* Writes "guest: <escaped line>\n"; the host console in apfvisor. */
 	void (*print)(const char *escaped, size_t len);
+	/* The terminal's bytes (a ring, under queue_lock) and its writer. */
+	void (*terminal_write)(const char *bytes, size_t len);
+	char terminal[GUEST_CONSOLE_TERMINAL_BYTES];
+	unsigned terminal_head, terminal_count;
 	/* counters */
 	uint64_t lines;
 	uint64_t printed_in_place;      /* the queue was full: printed at once */
+	uint64_t terminal_bytes;
+	uint64_t terminal_in_place;     /* the ring was full: written at once */
 };
 
 void guest_console_init(struct guest_console *c,
@@ -46,7 +56,20 @@ void guest_console_init(struct guest_console *c,
 /* A uart_line_sink (ctx: the console): queues one line. */
 void guest_console_push(void *ctx, const char *line, size_t len);
 
-/* Prints the queued lines. Call without the device lock held. */
+/*
+ * Attaches a terminal: write(bytes, len) gets every byte the guest
+ * transmits, as it is. Call before the guest runs.
+ */
+void guest_console_attach_terminal(struct guest_console *c,
+				   void (*write)(const char *bytes,
+						 size_t len));
+/* A uart_byte_sink (ctx: the console): queues one byte for the terminal. */
+void guest_console_push_byte(void *ctx, uint8_t byte);
+
+/*
+ * Prints the queued lines and writes the queued terminal bytes. Call
+ * without the device lock held.
+ */
 void guest_console_drain(struct guest_console *c);
 
 /*

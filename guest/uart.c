@@ -46,6 +46,12 @@ void uart_init(struct uart *u, uart_line_sink sink, void *sink_ctx)
 	u->sink_ctx = sink_ctx;
 }
 
+void uart_set_byte_sink(struct uart *u, uart_byte_sink sink, void *ctx)
+{
+	u->byte_sink = sink;
+	u->byte_sink_ctx = ctx;
+}
+
 void uart_flush(struct uart *u)
 {
 	if (u->line_len)
@@ -56,6 +62,8 @@ void uart_flush(struct uart *u)
 static void transmit(struct uart *u, uint8_t c)
 {
 	u->bytes_out++;
+	if (u->byte_sink)
+		u->byte_sink(u->byte_sink_ctx, c);
 	if (c == '\r')
 		return;
 	if (c == '\n') {

@@ -17,6 +17,8 @@
 #define UART_RX_FIFO 64
 
 typedef void (*uart_line_sink)(void *ctx, const char *line, size_t len);
+/* Every byte the guest transmits, as it comes (CR included). */
+typedef void (*uart_byte_sink)(void *ctx, uint8_t byte);
 
 struct uart {
 	uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;
@@ -27,12 +29,16 @@ struct uart {
 	size_t line_len;
 	uart_line_sink sink;
 	void *sink_ctx;
+	uart_byte_sink byte_sink;       /* NULL: lines only */
+	void *byte_sink_ctx;
 	uint64_t bytes_out;
 	uint64_t bytes_in;
 	uint64_t last_out_tsc;          /* when the last byte was written */
 };
 
 void uart_init(struct uart *u, uart_line_sink sink, void *sink_ctx);
+/* Also hands every transmitted byte to sink (a terminal's raw copy). */
+void uart_set_byte_sink(struct uart *u, uart_byte_sink sink, void *ctx);
 uint8_t uart_read(struct uart *u, unsigned offset);
 void uart_write(struct uart *u, unsigned offset, uint8_t value);
 /* Emits a partial last line, if any. */

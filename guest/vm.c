@@ -29,10 +29,7 @@ static void *identity(void *ctx, uint64_t pa)
 	return (void *)(uintptr_t)pa;
 }
 
-/*
- * One guest line, already escaped by guest/guest_console.c (or raw but
- * for NUL with console.raw = on), as "guest: <line>".
- */
+/* One guest line, already escaped by guest/guest_console.c. */
 static void print_guest_line(const char *escaped, size_t len)
 {
 	con_printf("guest: %.*s\n", (int)len, escaped);
@@ -148,6 +145,8 @@ static void each_vm_counter(const void *obj, counter_fn fn, void *ctx)
 	fn(ctx, "ioapic.messages", vm->ioapic.messages);
 	fn(ctx, "console.guest_lines", vm->console.lines);
 	fn(ctx, "console.printed_in_place", vm->console.printed_in_place);
+	fn(ctx, "console.terminal_bytes", vm->console.terminal_bytes);
+	fn(ctx, "console.terminal_in_place", vm->console.terminal_in_place);
 	/*
 	 * Under Bochs one TSC tick is one emulated instruction and the TSC
 	 * starts at 0 at reset: tsc.hv_start is then the instructions from
@@ -196,8 +195,14 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 	}
 	guest_interrupts_init(vm, tsc_hz);
 	guest_console_init(&vm->console, print_guest_line);
-	vm->console.raw = spec->console_raw;
 	uart_init(&vm->uart, guest_console_push, &vm->console);
+	if (spec->terminal_write) {
+		guest_console_attach_terminal(&vm->console,
+					      spec->terminal_write);
+		uart_set_byte_sink(&vm->uart, guest_console_push_byte,
+				   &vm->console);
+	}
+	vm->terminal_read = spec->terminal_read;
 }
 
 static bool load_kernel(struct vm *vm, const struct vm_spec *spec,
@@ -384,6 +389,11 @@ void vm_poll_console(struct vm *vm)
 	uart_flush_idle(&vm->uart, rdtsc(), tsc_hz / PROMPT_FLUSH_PER_SECOND);
 	while (vm->uart.rx_count < UART_RX_FIFO &&
 	       (c = serial_read_byte()) >= 0) {
+		uart_receive(&vm->uart, (uint8_t)c);
+		received++;
+	}
+	while (vm->terminal_read && vm->uart.rx_count < UART_RX_FIFO &&
+	       (c = vm->terminal_read()) >= 0) {
 		uart_receive(&vm->uart, (uint8_t)c);
 		received++;
 	}

@@ -115,7 +115,13 @@ struct vm_spec {
 	struct swap_params swap;
 	bool service_cpu;               /* a host CPU for the daemon alone */
 	bool apf;                       /* offer async page faults */
-	bool console_raw;               /* guest bytes unescaped (console.raw) */
+	/*
+	 * A terminal for the guest's COM1 (console.passthrough), or NULLs:
+	 * write gets every byte the guest transmits, as it is; read returns
+	 * one typed byte or -1. The host console's input is read as well.
+	 */
+	void (*terminal_write)(const char *bytes, size_t len);
+	int (*terminal_read)(void);
 	bool hide_xsavec;               /* the host's XSAVEC is wrong */
 };
 
@@ -135,6 +141,7 @@ struct vm {
 	struct swap_daemon *swap;
 	struct uart uart;
 	struct guest_console console;   /* its lines, printed outside dev_lock */
+	int (*terminal_read)(void);     /* console.passthrough input, or NULL */
 	struct pic pic;
 	struct pit pit;
 	struct port61 port61;

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """What tools/bochs-run and tools/qemu-run share: one implementation of the
 serial verdict (apfvisor's serial output contract), of the emulator's
-supervision (timeout, signals, the interactive console relay) and of the
+supervision (timeout, signals, the interactive terminal) and of the
 work folder, ESP image and trace disk handling, for both emulators.
 
 A library module, not a program: the run scripts import it from their own
@@ -10,7 +10,6 @@ folder (tools/).
 
 import argparse
 import atexit
-import codecs
 import fcntl
 import math
 import os
@@ -35,6 +34,8 @@ OK_HALTS = ("test-exit code 0", "hlt with interrupts disabled")
 # exit status is the one QEMU would have exited with.
 DEBUG_EXIT_RE = re.compile(r"isa-debug-exit value 0x[0-9a-f]+, "
                            r"exit status (\d+)$")
+
+STAT_RE = re.compile(r"stat (\S+) (\d+)$")
 
 # Seconds to keep running after "exiting to firmware" (to capture the
 # firmware's own lines), after "done" (before killing an emulator that does
@@ -63,13 +64,20 @@ class SerialVerdict:
         self.failures = []         # lines that make the run fail
         self.firmware_exit = False
         self.last_change = time.monotonic()
+        self.stats = {}            # "apfvisor: stat NAME VALUE" lines
+        self.how = None            # "apfvisor: how: ..." (the end's cause)
 
     def feed(self, line):
         if not line.startswith("apfvisor: "):
             return
         now = time.monotonic()
         msg = line[len("apfvisor: "):].rstrip()
-        if msg.startswith("error:"):
+        stat = STAT_RE.match(msg)
+        if stat:
+            self.stats[stat[1]] = int(stat[2])
+        elif msg.startswith("how: "):
+            self.how = msg[len("how: "):]
+        elif msg.startswith("error:"):
             self.failures.append(line)
         elif msg.startswith("guest halted: "):
             why = msg[len("guest halted: "):]
@@ -168,29 +176,66 @@ def kill_group(proc):
 
 QUIT_KEY = b"\x1d"           # Ctrl-], as in telnet
 QUIT_NAME = "Ctrl-]"
-# Seconds the emulator has to connect its serial port to the relay.
+# Seconds the emulator has to connect its serial port to the terminal.
 CONNECT_TIMEOUT = 60.0
-# Shown on the terminal: all but backspace, tab, line feed, carriage return.
-DISPLAY_CONTROL_RE = re.compile(r"[\x00-\x07\x0b\x0c\x0e-\x1f\x7f]")
-# The start of an escape sequence that the next bytes may complete.
-PARTIAL_ESC_RE = re.compile(r"\x1b(\[[0-9;?=]*[ -/]*|[()])?\Z")
+# What the run script adds to the ESP's apfvisor.cfg for --interactive.
+PASSTHROUGH_KEY_RE = re.compile(r"^\s*console\.passthrough\s*=", re.M)
+PASSTHROUGH_LINE = ("# Added by the run script for --interactive: the "
+                    "guest's terminal on COM2.\nconsole.passthrough = com2\n")
 
 
 class Quit(Exception):
     pass
 
 
-class ConsoleRelay:
-    """The user's terminal on the emulator's serial port (--interactive).
+def interactive_esp(prog, esp, workdir):
+    """ESPDIR as --interactive boots it: a copy (hard links where it can)
+    in workdir whose apfvisor.cfg says console.passthrough = com2, so that
+    apfvisor passes the guest's console through raw on COM2, the port the
+    script connects to this terminal. Returns the copy's path."""
+    esp = Path(esp)
+    if not esp.is_dir():
+        raise SystemExit(f"{prog}: error: --interactive needs an ESP folder "
+                         f"(it sets console.passthrough in its "
+                         f"apfvisor.cfg); {esp} is not one")
+    cfg = esp / "apfvisor.cfg"
+    try:
+        text = cfg.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError as e:
+        raise SystemExit(f"{prog}: error: {cfg}: {e.strerror}")
+    copy = workdir / "esp-interactive"
+    shutil.rmtree(copy, ignore_errors=True)
 
-    Listens on 127.0.0.1 (a port the kernel picks, so no clash with another
-    run); the emulator connects to it as a client when it starts. Bytes from
-    the emulator are appended to the serial log, which the verdict follows as
-    in the non-interactive mode, and shown on stdout without escape sequences
-    and stray control characters; bytes read from stdin go to the emulator.
-    A terminal on stdin is put in raw mode (output processing kept, so a
-    line feed still returns the carriage) until close(); QUIT_KEY raises
-    Quit.
+    def link_or_copy(src, dst):
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+    shutil.copytree(esp, copy, copy_function=link_or_copy)
+    kept = [line for line in text.splitlines(keepends=True)
+            if not PASSTHROUGH_KEY_RE.match(line)]
+    if kept and not kept[-1].endswith("\n"):
+        kept[-1] += "\n"
+    (copy / "apfvisor.cfg").unlink()
+    (copy / "apfvisor.cfg").write_text("".join(kept) + PASSTHROUGH_LINE,
+                                       encoding="utf-8",
+                                       errors="surrogateescape")
+    return copy
+
+
+class Terminal:
+    """The user's terminal as the guest's serial console (--interactive).
+
+    apfvisor passes the guest's COM1 through raw on the machine's COM2
+    (console.passthrough = com2); the emulator connects that port to a
+    TCP port on 127.0.0.1 that this listens on (one the kernel picks, so
+    no clash with another run). Bytes from it go to stdout as they are, as
+    they come; bytes typed go to it as they are typed. COM1, the record
+    of the run, goes to the serial log as without --interactive; only its
+    error lines are shown here too (show_host_line), each on a line of its
+    own. A terminal on stdin is put in raw mode (as cfmakeraw: no echo, no
+    line editing, no signals, no output processing) until close();
+    QUIT_KEY raises Quit.
     """
 
     def __init__(self, prog):
@@ -201,24 +246,28 @@ class ConsoleRelay:
         self.port = self.listener.getsockname()[1]
         self.conn = None
         self.eof = False           # the emulator closed its end
-        self.log = None
         self.outbox = b""          # typed, not yet sent
         try:
             self.stdin_fd = sys.stdin.fileno()
         except (AttributeError, ValueError, OSError):
             self.stdin_fd = None
+        self.stdout_fd = sys.stdout.fileno()
         self.saved_tty = None
-        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self.held = ""             # an escape sequence cut by a read
-        self.mid_line = False      # the output shown so far ends mid-line
+        self.mid_line = False      # what was shown last ends mid-line
+        self.bytes_shown = 0
 
     def start(self, log_path):
-        self.log = open(log_path, "wb", buffering=0)
-        print(f"{self.prog}: interactive: typing goes to COM1; the guest's "
-              "output is shown line by line, so what you type appears when "
-              f"you press Enter; {QUIT_NAME} quits (stops the emulator)",
-              file=sys.stderr)
+        """Raw mode, then the first line (so a key typed once it shows is
+        read at once, not held by the terminal's line editing)."""
+        sys.stdout.flush()
+        sys.stderr.flush()
         self._raw_mode()
+        line = (f"{self.prog}: this terminal is the guest's serial console; "
+                f"{QUIT_NAME} stops the run. apfvisor's log: {log_path}\r\n")
+        try:
+            os.write(sys.stderr.fileno(), line.encode(errors="replace"))
+        except OSError:
+            pass
 
     def _raw_mode(self):
         fd = self.stdin_fd
@@ -227,15 +276,14 @@ class ConsoleRelay:
                     os.tcgetpgrp(fd) != os.getpgrp():
                 return
             saved = termios.tcgetattr(fd)
-        except OSError:
-            return
-        except termios.error:
+        except (OSError, termios.error):
             return
         new = list(saved)
         new[6] = list(saved[6])
         new[0] &= ~(termios.IGNBRK | termios.BRKINT | termios.PARMRK |
                     termios.ISTRIP | termios.INLCR | termios.IGNCR |
                     termios.ICRNL | termios.IXON)
+        new[1] &= ~termios.OPOST
         new[2] = (new[2] & ~(termios.CSIZE | termios.PARENB)) | termios.CS8
         new[3] &= ~(termios.ECHO | termios.ECHONL | termios.ICANON |
                     termios.ISIG | termios.IEXTEN)
@@ -250,27 +298,41 @@ class ConsoleRelay:
             return
         saved, self.saved_tty = self.saved_tty, None
         try:
-            termios.tcsetattr(self.stdin_fd, termios.TCSANOW, saved)
+            termios.tcsetattr(self.stdin_fd, termios.TCSADRAIN, saved)
         except (OSError, termios.error):
             pass             # the terminal is gone (hang-up)
 
-    def _show(self, data, final=False):
-        text = self.held + self.decoder.decode(data, final)
-        self.held = ""
-        esc = text.rfind("\x1b")
-        if esc >= 0 and not final and PARTIAL_ESC_RE.match(text, esc):
-            text, self.held = text[:esc], text[esc:]
-        text = DISPLAY_CONTROL_RE.sub("", ANSI_RE.sub("", text))
-        if final and self.mid_line and not text.endswith("\n"):
-            text += "\n"        # this script's own lines start a line
-        if text:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-            self.mid_line = not text.endswith("\n")
+    def _write(self, data):
+        while data:
+            try:
+                n = os.write(self.stdout_fd, data)
+            except BlockingIOError:
+                select.select([], [self.stdout_fd], [], 1.0)
+                continue
+            except OSError:
+                return       # the terminal is gone
+            data = data[n:]
 
-    def _received(self, data):
-        self.log.write(data)
-        self._show(data)
+    def _show(self, data):
+        self._write(data)
+        self.bytes_shown += len(data)
+        self.mid_line = not data.endswith(b"\n")
+
+    def _fresh_line(self):
+        """To the start of a line (a guest may end its lines with a bare
+        line feed, which a raw terminal does not return)."""
+        self._write(b"\r\n" if self.mid_line else b"\r")
+        self.mid_line = False
+
+    def show_host_line(self, line):
+        """One of apfvisor's lines (an error) on a line of its own."""
+        self._fresh_line()
+        self._write(line.encode(errors="replace") + b"\r\n")
+
+    def say(self, text):
+        """One of this script's own lines while the terminal is raw."""
+        self._fresh_line()
+        self._write(text.encode(errors="replace") + b"\r\n")
 
     def _close_conn(self):
         self.eof = True
@@ -287,7 +349,7 @@ class ConsoleRelay:
         if not data:
             self._close_conn()
             return False
-        self._received(data)
+        self._show(data)
         return True
 
     def pump(self, seconds):
@@ -336,8 +398,7 @@ class ConsoleRelay:
         if not data:              # end of input: keep showing the output
             self.stdin_fd = None
             return
-        quit_at = data.find(QUIT_KEY)
-        if quit_at >= 0:
+        if QUIT_KEY in data:
             raise Quit()
         self.outbox += data
 
@@ -360,38 +421,57 @@ class ConsoleRelay:
             self._read_conn()
 
     def close(self):
+        """Puts the terminal back as it was, on a fresh line."""
+        self._fresh_line()
         self._restore_tty()
-        self._show(b"", final=True)
         self._close_conn()
         self.listener.close()
-        if self.log is not None:
-            self.log.close()
-            self.log = None
+
+
+class RunResult:
+    """What supervise() found: the exit status, the wall time in seconds,
+    the serial verdict (its counters and end), and how the run was cut
+    short by this script, if it was ("timeout", "Ctrl-]", ...)."""
+
+    def __init__(self, status, wall, verdict, cut_short=None):
+        self.status = status
+        self.wall = wall
+        self.verdict = verdict
+        self.cut_short = cut_short
 
 
 def supervise(prog, cmd, workdir, serial_path, timeout, stdout_path,
-              stderr_path, serial_out=None, diagnose=None, relay=None,
+              stderr_path, serial_out=None, diagnose=None, terminal=None,
               on_line=None):
-    """Runs cmd in workdir, follows serial_path, returns (status, wall s).
+    """Runs cmd in workdir, follows serial_path, returns a RunResult.
 
     diagnose(reason) is called to print emulator logs on stderr when the
     emulator ended (or was stopped) without a clean apfvisor ending.
-    relay: a ConsoleRelay (--interactive) that the emulator's serial port
-    is connected to; it writes serial_path and shows the output.
+    terminal: a Terminal (--interactive) that the emulator's COM2 is
+    connected to; the serial log (COM1) is then not echoed, but its lines
+    that fail the run are shown on the terminal.
     on_line(line) is called with each serial line as it comes, while the
     emulator still runs (qemu-run --screen takes its screendump there).
     """
     serial_path.unlink(missing_ok=True)
     verdict = SerialVerdict()
-    tail = SerialTail(serial_path, echo=relay is None)
+    tail = SerialTail(serial_path, echo=terminal is None)
     old = {s: signal.signal(s, _raise_interrupted)
            for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     timed_out = exited = no_connection = False
+    cut_short = None
     start = time.monotonic()
     proc = None
+
+    def say(text):
+        if terminal:
+            terminal.say(text)
+        else:
+            print(text, file=sys.stderr)
+
     try:
-        if relay:
-            relay.start(serial_path)
+        if terminal:
+            terminal.start(serial_path)
         with open(stdout_path, "wb") as out:
             err = subprocess.STDOUT if stderr_path == stdout_path else \
                 open(stderr_path, "wb")
@@ -403,10 +483,13 @@ def supervise(prog, cmd, workdir, serial_path, timeout, stdout_path,
         firmware_at = done_at = None
         while True:
             exited = proc.poll() is not None
-            if exited and relay:
-                relay.drain()
+            if exited and terminal:
+                terminal.drain()
             for line in tail.poll(final=exited):
+                failures = len(verdict.failures)
                 verdict.feed(line)
+                if terminal and len(verdict.failures) > failures:
+                    terminal.show_host_line(line)
                 if on_line and not exited:
                     on_line(line)
             now = time.monotonic()
@@ -419,60 +502,62 @@ def supervise(prog, cmd, workdir, serial_path, timeout, stdout_path,
             if firmware_at is not None and now - firmware_at >= FIRMWARE_GRACE:
                 break
             if done_at is not None and now - done_at >= DONE_GRACE:
-                print(f"{prog}: emulator still running {DONE_GRACE:.0f} s "
-                      "after 'apfvisor: done'; stopped it", file=sys.stderr)
+                say(f"{prog}: emulator still running {DONE_GRACE:.0f} s "
+                    "after 'apfvisor: done'; stopped it")
                 break
             if (verdict.failures and not verdict.done_any and
                     now - verdict.last_change >= QUIET_AFTER_FAILURE):
-                print(f"{prog}: no apfvisor output for "
-                      f"{QUIET_AFTER_FAILURE:.0f} s after a failure; "
-                      "stopped the emulator", file=sys.stderr)
+                say(f"{prog}: no apfvisor output for "
+                    f"{QUIET_AFTER_FAILURE:.0f} s after a failure; "
+                    "stopped the emulator")
                 break
             if now - start >= timeout:
                 timed_out = True
-                print(f"{prog}: timeout after {timeout:g} s", file=sys.stderr)
+                cut_short = f"timeout after {timeout:g} s"
+                say(f"{prog}: timeout after {timeout:g} s")
                 break
-            if relay and not relay.connected and \
+            if terminal and not terminal.connected and \
                     now - start >= CONNECT_TIMEOUT:
                 no_connection = True
-                print(f"{prog}: error: the emulator did not connect its "
-                      f"serial port to 127.0.0.1:{relay.port} within "
-                      f"{CONNECT_TIMEOUT:.0f} s; stopped it", file=sys.stderr)
+                cut_short = "the emulator did not connect COM2"
+                say(f"{prog}: error: the emulator did not connect its "
+                    f"COM2 to 127.0.0.1:{terminal.port} within "
+                    f"{CONNECT_TIMEOUT:.0f} s; stopped it")
                 break
-            if relay:
-                relay.pump(0.1)
+            if terminal:
+                terminal.pump(0.1)
             else:
                 time.sleep(0.1)
-    except Interrupted:
+    except Interrupted as e:
         if proc:
             kill_group(proc)
-        if relay:
-            relay.close()
-        print(f"\n{prog}: interrupted; emulator stopped", file=sys.stderr)
-        return 130, time.monotonic() - start
+        if terminal:
+            terminal.close()
+        name = signal.Signals(e.args[0]).name
+        print(f"\n{prog}: interrupted ({name}); emulator stopped",
+              file=sys.stderr)
+        cut_short = f"interrupted ({name})"
+        return _ended_early(prog, tail, verdict, serial_path, serial_out,
+                            start, cut_short)
     except Quit:
         if proc:
             kill_group(proc)
-        relay.close()
-        print(f"\n{prog}: {QUIT_NAME}: emulator stopped", file=sys.stderr)
-        return 130, time.monotonic() - start
+        terminal.close()
+        print(f"{prog}: {QUIT_NAME}: emulator stopped", file=sys.stderr)
+        return _ended_early(prog, tail, verdict, serial_path, serial_out,
+                            start, f"stopped with {QUIT_NAME}")
     finally:
         if proc:
             kill_group(proc)
-        if relay:
-            relay.drain()
-            relay.close()
+        if terminal:
+            terminal.drain()
+            terminal.close()
         for s, h in old.items():
             signal.signal(s, h)
     for line in tail.poll(final=True):
         verdict.feed(line)
     wall = time.monotonic() - start
-    if serial_out:
-        try:
-            shutil.copyfile(serial_path, serial_out)
-        except OSError as e:
-            print(f"{prog}: cannot save the serial log to {serial_out}: "
-                  f"{e.strerror}", file=sys.stderr)
+    save_serial(prog, serial_path, serial_out)
     status = verdict.status(timed_out)
     if no_connection:
         status = 1
@@ -485,7 +570,27 @@ def supervise(prog, cmd, workdir, serial_path, timeout, stdout_path,
             print(f"{prog}: the emulator ended without 'apfvisor: done'",
                   file=sys.stderr)
             diagnose("exited")
-    return status, wall
+    return RunResult(status, wall, verdict, cut_short)
+
+
+def _ended_early(prog, tail, verdict, serial_path, serial_out, start,
+                 cut_short):
+    """A run stopped by a signal or Ctrl-]: exit status 130, the record so
+    far kept (and copied to --serial-out)."""
+    for line in tail.poll(final=True):
+        verdict.feed(line)
+    save_serial(prog, serial_path, serial_out)
+    return RunResult(130, time.monotonic() - start, verdict, cut_short)
+
+
+def save_serial(prog, serial_path, serial_out):
+    if not serial_out:
+        return
+    try:
+        shutil.copyfile(serial_path, serial_out)
+    except OSError as e:
+        print(f"{prog}: cannot save the serial log to {serial_out}: "
+              f"{e.strerror}", file=sys.stderr)
 
 
 # The end of both scripts' --help: the exit status SerialVerdict decides.
@@ -554,8 +659,8 @@ def argument_parser(prog, doc, *, swap, trace_disk, workdir_holds):
     p.add_argument("--serial-out", metavar="FILE",
                    help="save the raw serial (COM1) output to FILE")
     p.add_argument("--interactive", action="store_true",
-                   help="connect the serial port (COM1) to this terminal "
-                   "both ways (see --interactive below)")
+                   help="make this terminal the guest's serial console, "
+                   "raw both ways (see --interactive below)")
     return p
 
 
@@ -621,13 +726,71 @@ def print_wall(prog, wall):
     print(f"{prog}: wall {wall:.1f} s", file=sys.stderr)
 
 
-def finish_run(prog, args, trace, status, wall):
+def finish_run(prog, args, trace, result, serial_log):
     """After the emulator: copies the trace off its disk (--trace; not
-    after a timeout) and prints the wall time. Returns the exit status."""
+    after a timeout), then prints the wall time, or with --interactive
+    the run's summary. Returns the exit status."""
+    status = result.status
     if trace and status != 2:
         status = collect_trace(prog, trace, args.trace, status)
-    print_wall(prog, wall)
+    if args.interactive:
+        for line in summary_lines(prog, result, status, serial_log,
+                                  args.trace if trace else None):
+            print(line, file=sys.stderr)
+    else:
+        print_wall(prog, result.wall)
     return status
+
+
+def _minutes(seconds):
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    return f"{int(seconds // 60)} min {seconds % 60:.0f} s"
+
+
+def run_end(result):
+    """How the run ended, in a few words, from the record."""
+    v = result.verdict
+    if v.failures:
+        return v.failures[0].removeprefix("apfvisor: ")
+    if result.cut_short:
+        return result.cut_short
+    if v.ok_halt:
+        end = v.ok_halt.removeprefix("apfvisor: ")
+        return f"{end} ({v.how})" if v.how else end
+    return "the emulator ended without 'apfvisor: done'"
+
+
+def summary_lines(prog, result, status, serial_log, trace_file):
+    """The short block an interactive run ends with (at most 9 lines):
+    how it ended, its time, the counters a user looks at first, and where
+    the record with every counter is."""
+    st = result.verdict.stats
+    lines = [f"{prog}: summary (exit status {status})",
+             f"  end       {run_end(result)}"]
+    time_line = f"  time      {_minutes(result.wall)} wall"
+    if st.get("tsc.hz") and "tsc.first_entry_to_end" in st:
+        guest_s = st["tsc.first_entry_to_end"] / st["tsc.hz"]
+        time_line += f", the guest ran {_minutes(guest_s)} of its own time"
+    lines.append(time_line)
+    if "exits.total" in st:
+        lines += [
+            f"  exits     {st['exits.total']} "
+            f"(EPT violations {st.get('ept.violations', 0)})",
+            f"  swap      {st.get('swap.ins', 0)} pages in, "
+            f"{st.get('swap.outs', 0)} out",
+            f"  async PF  {st.get('apf.not_present', 0)} page-not-present "
+            f"tokens, {st.get('apf.page_ready', 0)} page-ready",
+        ]
+    else:
+        lines.append("  counters  none: apfvisor did not reach its end")
+    if trace_file:
+        lines.append(f"  trace     {trace_file}")
+    lines.append(f"  log       {serial_log} (every counter: its "
+                 "'apfvisor: stat' lines)")
+    return lines
 
 
 def prepare_trace_disk(prog, workdir, size):

@@ -1,17 +1,34 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The host console: a 16550 UART (COM1 at 0x3F8), 115200 8N1, polled. */
+/*
+ * The host's 16550 UARTs, 115200 8N1, polled. COM1 (0x3F8) is apfvisor's
+ * console, the record of a run; COM2 (0x2F8), when console.passthrough
+ * names it, carries the guest's terminal raw (boot/guest_terminal.c).
+ */
 #ifndef ARCH_X86_SERIAL_H
 #define ARCH_X86_SERIAL_H
 
 #include "lib/types.h"
 
 #define COM1_PORT 0x3f8
+#define COM2_PORT 0x2f8
 
+/* COM1: the console. serial_write turns "\n" into "\r\n". */
 void serial_init(void);
 void serial_write(const char *s, size_t len);
 /* Returns once every byte written has left the UART (bounded wait). */
 void serial_drain(void);
 /* One received byte, or -1 when none is waiting. */
 int serial_read_byte(void);
+
+/*
+ * Any UART by its base port. serial_port_present: a UART answers there
+ * (its scratch register keeps what is written; an empty ISA port reads
+ * 0xFF). serial_port_write sends the bytes as they are.
+ */
+bool serial_port_present(uint16_t base);
+void serial_port_init(uint16_t base);
+void serial_port_write(uint16_t base, const char *s, size_t len);
+void serial_port_drain(uint16_t base);
+int serial_port_read_byte(uint16_t base);
 
 #endif

@@ -30,6 +30,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import terminal
+
 REPO = Path(__file__).resolve().parent.parent.parent
 TOOLS = REPO / "tools"
 GUESTS_SRC = REPO / "tests" / "guests"
@@ -252,33 +254,74 @@ class Context:
         return esp
 
     def _boot(self, cfg, what, cpus=1, megs=None, timeout=None, swap=None,
-              efi=None, extra=(), converse=(), esp_image=None):
+              efi=None, extra=(), converse=(), esp_image=None,
+              make_run=False, interactive=False):
         self.boots += 1
         label = f"boot {self.boots} ({what}, {cpus} cpu{'s' * (cpus > 1)})"
         efi = Path(efi) if efi else EFI
         if not efi.is_file():
             raise TestFailure(f"{efi} not found (run make first)")
-        # A ready image (esp_image()) is booted as it is; its config wins.
-        esp = esp_image or self._make_esp(cfg, efi, f"esp{self.boots}")
-
-        cmd = [str(RUNNERS[self.level]), str(esp), "--cpus", str(cpus),
-               "--workdir", str(self.workdir / f"run{self.boots}")]
+        run_dir = self.workdir / f"run{self.boots}"
+        opts = ["--cpus", str(cpus), "--workdir", str(run_dir)]
         if megs:
-            cmd += ["--megs", str(megs)]
+            opts += ["--megs", str(megs)]
         if timeout:
-            cmd += ["--timeout", str(timeout)]
+            opts += ["--timeout", str(timeout)]
         if swap:
-            cmd += ["--swap", str(swap)]
+            opts += ["--swap", str(swap)]
         if self.level == "bochs" and "--ips" not in extra:
-            cmd += ["--ips", str(BOCHS_IPS)]
-        cmd += list(extra)
+            opts += ["--ips", str(BOCHS_IPS)]
+        opts += list(extra)
+        record = run_dir.with_suffix(".record")
+        # On a terminal (a pty) with the run script's --interactive:
+        # converse's steps are typed there.
+        interactive = interactive or bool(converse) or make_run
+        if interactive:
+            opts += ["--serial-out", str(record)]
+        if make_run:
+            # As a user types it; the run's own folders and options added
+            # after the Makefile's (the last --cpus counts).
+            if self.level != "bochs" or efi != EFI or esp_image:
+                raise TestFailure("test bug: make run boots build/'s "
+                                  "apfvisor.efi in Bochs")
+            cmd = ["make", "--no-print-directory", "run", f"CFG={cfg}",
+                   f"ESP={self.workdir / f'esp{self.boots}'}",
+                   "RUN_ARGS=" + " ".join(shlex.quote(o) for o in opts)]
+        else:
+            # A ready image (esp_image()) is booted as it is; its config
+            # wins.
+            esp = esp_image or self._make_esp(cfg, efi, f"esp{self.boots}")
+            cmd = [str(RUNNERS[self.level]), str(esp)] + opts
+            if interactive:
+                cmd.append("--interactive")
         self.log(f"### {label}\n### cfg {cfg}:\n" +
                  "".join(f"###   {l}\n" for l in
                          Path(cfg).read_text().splitlines()) +
-                 "### " + " ".join(cmd))
+                 "### " + " ".join(shlex.quote(c) for c in cmd))
         start = time.monotonic()
-        if converse:
-            r = self._converse(cmd + ["--interactive"], converse)
+        session = None
+        if interactive:
+            # Not the suite's own make's jobserver (its descriptors are
+            # not passed on).
+            env = {k: v for k, v in os.environ.items()
+                   if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+            session = terminal.drive(cmd, converse, cwd=REPO, env=env,
+                                     timeout=(timeout or 300) + 120)
+            r = subprocess.CompletedProcess(
+                cmd, session.status,
+                record.read_bytes().decode(errors="replace")
+                if record.exists() else "", session.text())
+            self.log("### the terminal (pty), as shown:\n" +
+                     session.text().replace("\r\n", "\n"))
+            if session.killed:
+                raise TestFailure(f"{label}: the interactive run did not "
+                                  "end by itself; killed")
+            if session.steps_left:
+                raise TestFailure(
+                    f"{label}: the terminal never showed "
+                    f"{converse[-session.steps_left][0]!r} to type at; "
+                    "its last bytes: "
+                    f"{session.transcript[-300:]!r}")
         else:
             r = subprocess.run(cmd, stdin=subprocess.DEVNULL,
                                capture_output=True)
@@ -290,32 +333,12 @@ class Context:
         self.log(f"### {RUNNERS[self.level].name} stderr:\n{r.stderr}"
                  f"### exit status {r.returncode}, {wall:.1f} s")
         # The disk images are rebuilt from the ESP folder on demand.
-        for img in (self.workdir / f"run{self.boots}").glob("*.img"):
+        for img in run_dir.glob("*.img"):
             img.unlink()
-        return Run(label, r.returncode, lines, r.stderr, wall)
-
-
-    @staticmethod
-    def _converse(cmd, converse):
-        """Runs cmd with a pipe as its console input: for each
-        (pattern, text) in converse, in order, waits for a console line
-        matching pattern (re.search) and then types text. The run script's
-        own --timeout bounds the whole run."""
-        p = subprocess.Popen(cmd, stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        out, steps = [], list(converse)
-        for raw in p.stdout:             # bytes: lines end at b"\n" only
-            text = raw.decode(errors="replace")
-            out.append(text)
-            line = console_lines(text)[0] if text.strip("\r\n") else ""
-            if steps and re.search(steps[0][0], line):
-                p.stdin.write(steps.pop(0)[1].encode())
-                p.stdin.flush()
-        p.stdin.close()
-        err = p.stderr.read().decode(errors="replace")
-        p.wait()
-        return subprocess.CompletedProcess(cmd, p.returncode, "".join(out),
-                                           err)
+        run = Run(label, r.returncode, lines, r.stderr, wall)
+        run.terminal = session
+        run.record_path = record if interactive else None
+        return run
 
 
 def console_lines(text):

@@ -545,9 +545,19 @@ static void test_console_output(void **state)
 	assert_int_equal(cfg.console_output, CONSOLE_OUTPUT_SERIAL);
 	parse_ok("guest.kernel=k\nconsole = screen # no COM1\n", &cfg);
 	assert_int_equal(cfg.console_output, CONSOLE_OUTPUT_SCREEN);
-	parse_ok("guest.kernel=k\nconsole=both\nconsole.raw=on\n", &cfg);
+	assert_int_equal(cfg.console_passthrough, CONSOLE_PASSTHROUGH_OFF);
+	parse_ok("guest.kernel=k\nconsole=both\nconsole.passthrough=com2\n",
+		 &cfg);
 	assert_int_equal(cfg.console_output, CONSOLE_OUTPUT_BOTH);
-	assert_true(cfg.console_raw);
+	assert_int_equal(cfg.console_passthrough, CONSOLE_PASSTHROUGH_COM2);
+	parse_fails("console.passthrough = com1\n",
+		    "apfvisor.cfg:1: bad value 'com1' for console.passthrough "
+		    "(expected off or com2)");
+	/* The key it replaced says where to go. */
+	parse_fails("console.raw = on\n",
+		    "apfvisor.cfg:1: key 'console.raw' is gone: the record "
+		    "keeps the guest's bytes escaped; for a raw terminal use "
+		    "console.passthrough = com2");
 	parse_fails("console = vga\n",
 		    "apfvisor.cfg:1: bad value 'vga' for console "
 		    "(expected serial, screen or both)");

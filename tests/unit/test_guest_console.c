@@ -2,7 +2,8 @@
 /*
  * guest/guest_console.c: a guest's bytes are shown escaped, so no byte it
  * sends can start a host line or pass for one of apfvisor's; lines wait in
- * the queue until drained, in order, and a full queue loses nothing.
+ * the queue until drained, in order, and a full queue loses nothing. An
+ * attached terminal gets every byte as it is, and loses none either.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,16 +138,81 @@ static void a_full_queue_prints_the_oldest_and_loses_nothing(void **state)
 	}
 }
 
-static void raw_mode_keeps_bytes_but_nul(void **state)
+static char terminal[3 * GUEST_CONSOLE_TERMINAL_BYTES];
+static size_t terminal_len;
+static unsigned terminal_writes;
+
+static void terminal_write(const char *bytes, size_t len)
 {
-	static const char line[] = "/ # \x1b[6n\x08 \x08\x00!";
+	assert_true(terminal_len + len <= sizeof(terminal));
+	memcpy(terminal + terminal_len, bytes, len);
+	terminal_len += len;
+	terminal_writes++;
+}
+
+static void push_bytes(const char *bytes, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		guest_console_push_byte(&con, (uint8_t)bytes[i]);
+}
+
+static void attach_terminal(void)
+{
+	terminal_len = 0;
+	terminal_writes = 0;
+	guest_console_attach_terminal(&con, terminal_write);
+}
+
+/* Without a terminal, bytes are not queued at all. */
+static void no_terminal_queues_no_bytes(void **state)
+{
+	(void)state;
+	push_bytes("abc", 3);
+	assert_int_equal(con.terminal_count, 0);
+	assert_int_equal(con.terminal_bytes, 0);
+}
+
+/*
+ * The terminal gets every byte as it is (escape sequences, CR, BS, NUL,
+ * a prompt without a newline) at the drain; the record's line stays
+ * escaped.
+ */
+static void the_terminal_gets_the_bytes_raw_and_the_record_stays_escaped(
+	void **state)
+{
+	static const char bytes[] = "/ # \x1b[6n\x08 \x08\x00!\r\n";
 
 	(void)state;
-	con.raw = true;
-	guest_console_push(&con, line, sizeof(line) - 1);
+	attach_terminal();
+	push_bytes(bytes, sizeof(bytes) - 1);
+	guest_console_push(&con, "/ # \x1b[6n", 8);
+	assert_int_equal(terminal_len, 0);
 	guest_console_drain(&con);
+	assert_int_equal(terminal_len, sizeof(bytes) - 1);
+	assert_memory_equal(terminal, bytes, sizeof(bytes) - 1);
 	assert_int_equal(nprinted, 1);
-	assert_string_equal(printed[0], "/ # \x1b[6n\x08 \x08\\x00!");
+	assert_string_equal(printed[0], "/ # \\x1b[6n");
+	assert_int_equal(con.terminal_bytes, sizeof(bytes) - 1);
+}
+
+/*
+ * More bytes than the ring holds before a drain: the pusher writes the
+ * ring out itself; every byte arrives once, in order.
+ */
+static void a_full_ring_is_written_in_place_and_loses_nothing(void **state)
+{
+	size_t total = 2 * GUEST_CONSOLE_TERMINAL_BYTES + 77;
+
+	(void)state;
+	attach_terminal();
+	for (size_t i = 0; i < total; i++)
+		guest_console_push_byte(&con, (uint8_t)(i * 7));
+	assert_int_equal(con.terminal_in_place, 2);
+	guest_console_drain(&con);
+	assert_int_equal(terminal_len, total);
+	for (size_t i = 0; i < total; i++)
+		assert_int_equal((uint8_t)terminal[i], (uint8_t)(i * 7));
+	assert_int_equal(con.terminal_count, 0);
 }
 
 #define T(name) cmocka_unit_test_setup(name, setup)
@@ -160,7 +226,9 @@ int main(void)
 		T(a_full_line_fits_and_cuts_whole),
 		T(lines_wait_for_the_drain_in_order),
 		T(a_full_queue_prints_the_oldest_and_loses_nothing),
-		T(raw_mode_keeps_bytes_but_nul),
+		T(no_terminal_queues_no_bytes),
+		T(the_terminal_gets_the_bytes_raw_and_the_record_stays_escaped),
+		T(a_full_ring_is_written_in_place_and_loses_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -354,6 +354,37 @@ static void test_loopback(void **state)
 	assert_int_equal(uart_read(u, MSR), 0xb0);
 }
 
+static char raw[64];
+static size_t raw_len;
+
+static void byte_sink(void *ctx, uint8_t byte)
+{
+	assert_ptr_equal(ctx, raw);
+	assert_true(raw_len < sizeof(raw));
+	raw[raw_len++] = (char)byte;
+}
+
+/*
+ * A terminal's copy: every transmitted byte, CR and a partial line
+ * included, at once; lines are still assembled for the record; loopback
+ * bytes are not transmitted, so not copied.
+ */
+static void test_byte_sink(void **state)
+{
+	struct uart *u = *state;
+
+	raw_len = 0;
+	uart_set_byte_sink(u, byte_sink, raw);
+	put(u, "ab\r\nc\t");
+	assert_int_equal(raw_len, 6);
+	assert_memory_equal(raw, "ab\r\nc\t", 6);
+	assert_int_equal(nlines, 1);
+	assert_line(0, "ab");
+	uart_write(u, MCR, 0x10);               /* loopback */
+	put(u, "x");
+	assert_int_equal(raw_len, 6);
+}
+
 static void test_flush_idle(void **state)
 {
 	struct uart *u = *state;
@@ -387,6 +418,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_interrupts, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_loopback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_byte_sink, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_flush_idle, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_status_registers, setup,
