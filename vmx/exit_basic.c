@@ -158,14 +158,20 @@ enum exit_action handle_preemption_timer(struct vcpu *v,
 	return EXIT_RESUME;
 }
 
-/* NMI exiting is on: a host NMI (another CPU stopping us) lands here. */
+/*
+ * NMI exiting is on: a host NMI (another CPU stopping us) lands here, and
+ * so do the guest exceptions of the exception bitmap (vmx/exit_exception.c).
+ */
 enum exit_action handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
 {
 	uint32_t info = vmcs_read32(VMCS_EXIT_INTERRUPTION_INFO);
 
-	if ((info & INTR_TYPE_MASK) == INTR_TYPE_NMI && platform_stopping())
-		cpu_halt_forever();
-	return handle_unexpected(v, e);
+	if ((info & INTR_TYPE_MASK) == INTR_TYPE_NMI) {
+		if (platform_stopping())
+			cpu_halt_forever();
+		return handle_unexpected(v, e);
+	}
+	return handle_guest_exception(v, e, info);
 }
 
 enum exit_action handle_triple_fault(struct vcpu *v, const struct vmx_exit *e)

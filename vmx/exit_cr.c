@@ -104,7 +104,7 @@ static void update_long_mode(uint64_t old_cr0, uint64_t new_cr0)
 /* The L bit of the guest's CS: 64-bit code is running. */
 static bool guest_cs_long(void)
 {
-	return vmcs_read32(VMCS_GUEST_CS_ACCESS_RIGHTS) & BIT(13);
+	return vmcs_read32(VMCS_GUEST_CS_ACCESS_RIGHTS) & SEGMENT_AR_L;
 }
 
 static bool emulate_cr0_write(uint64_t value)

@@ -36,6 +36,9 @@ const exit_handler_fn vmx_exit_handlers[VMX_EXIT_REASON_MAX] = {
 	[VMX_EXIT_VMXON] = handle_invalid_opcode,
 	[VMX_EXIT_INVEPT] = handle_invalid_opcode,
 	[VMX_EXIT_INVVPID] = handle_invalid_opcode,
+	[VMX_EXIT_RDPMC] = handle_rdpmc,
+	[VMX_EXIT_INVD] = handle_invd,
+	[VMX_EXIT_MACHINE_CHECK] = handle_machine_check,
 };
 
 enum exit_action handle_unexpected(struct vcpu *v, const struct vmx_exit *e)

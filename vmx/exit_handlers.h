@@ -51,20 +51,62 @@ enum exit_action handle_invalid_opcode(struct vcpu *v,
 enum exit_action handle_unexpected(struct vcpu *v, const struct vmx_exit *e);
 
 /*
- * Moves the guest RIP past the exiting instruction. Inline: every
- * instruction exit ends here.
+ * Guest exceptions and RDPMC (vmx/exit_exception.c): the exception bitmap
+ * (#DB, #AC, #MC), what DR6 becomes when a #DB is given back, a hardware
+ * or privileged software exception that exited (#DB, #AC given back, #MC
+ * ends the VM), a machine check during VM entry, and RDPMC (#GP: no PMU
+ * is offered).
+ */
+uint32_t vmx_exception_intercepts(void);
+uint64_t vmx_dr6_after_debug_exit(uint64_t dr6, uint64_t qualification);
+enum exit_action handle_guest_exception(struct vcpu *v,
+					const struct vmx_exit *e,
+					uint32_t info);
+enum exit_action handle_machine_check(struct vcpu *v,
+				      const struct vmx_exit *e);
+/* Logs MCG_STATUS and every valid bank; returns how many banks. */
+unsigned vmx_log_machine_check(void);
+bool vmx_host_has_machine_check_banks(void);
+enum exit_action handle_rdpmc(struct vcpu *v, const struct vmx_exit *e);
+
+/* CS is a 64-bit code segment of a guest in IA-32e mode. */
+static inline bool vcpu_in_64bit_code(void)
+{
+	return (vmcs_read(VMCS_GUEST_IA32_EFER) & EFER_LMA) &&
+	       (vmcs_read32(VMCS_GUEST_CS_ACCESS_RIGHTS) & SEGMENT_AR_L);
+}
+
+/*
+ * Moves the guest RIP past the exiting instruction, as finishing it on the
+ * CPU would have. Inline: every instruction exit ends here.
  */
 static inline void vcpu_skip_instruction(const struct vmx_exit *e)
 {
 	uint32_t blocking = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
+	uint64_t next = e->guest_rip + e->instruction_length;
 
-	vmcs_write(VMCS_GUEST_RIP, e->guest_rip + e->instruction_length);
+	/* Outside 64-bit code the instruction pointer is EIP: it wraps. */
+	if ((next >> 32) && !vcpu_in_64bit_code())
+		next = (uint32_t)next;
+	vmcs_write(VMCS_GUEST_RIP, next);
 	/* STI/MOV SS blocking covers only the instruction just skipped. */
 	if (blocking & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
 		vmcs_write(VMCS_GUEST_INTERRUPTIBILITY,
 			   blocking & ~(INTERRUPTIBILITY_STI |
 					INTERRUPTIBILITY_MOV_SS));
+	/*
+	 * Single-stepping (TF): the instruction, done here, traps after it
+	 * as it would have on the CPU. A pending single-step debug
+	 * exception is delivered right after VM entry (SDM Vol. 3C,
+	 * 26.7.3); the #DB exits and goes back to the guest with DR6.BS.
+	 */
+	if (vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_TF)
+		vmcs_write(VMCS_GUEST_PENDING_DEBUG,
+			   vmcs_read(VMCS_GUEST_PENDING_DEBUG) | DR6_BS);
 }
+
+/* INVD: skipped, as KVM does (no cache of the guest's is ever dropped). */
+enum exit_action handle_invd(struct vcpu *v, const struct vmx_exit *e);
 
 /* Prints guest state, controls and host state, one "vmcs:" line each. */
 void vmcs_dump(void);

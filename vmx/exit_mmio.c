@@ -22,7 +22,6 @@
 #include "guest/vm.h"
 #include "lib/format.h"
 
-#define CS_AR_LONG BIT(13)      /* SDM Vol. 3C 24.4.1, Table 24-2 */
 #define CS_AR_DEFAULT_32 BIT(14)
 #define AR_DPL(ar) (((ar) >> 5) & 3)
 
@@ -148,7 +147,7 @@ static bool code_mode(enum mmio_cpu_mode *mode)
 	uint32_t cs = vmcs_read32(VMCS_GUEST_CS_ACCESS_RIGHTS);
 	bool lma = vmcs_read(VMCS_GUEST_IA32_EFER) & EFER_LMA;
 
-	*mode = lma && (cs & CS_AR_LONG) ? MMIO_MODE_64 : MMIO_MODE_32;
+	*mode = lma && (cs & SEGMENT_AR_L) ? MMIO_MODE_64 : MMIO_MODE_32;
 	return *mode == MMIO_MODE_64 || (cs & CS_AR_DEFAULT_32);
 }
 

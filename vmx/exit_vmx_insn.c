@@ -20,15 +20,21 @@
 #define KVM_EPERM 1
 
 #define SEG_AR_DPL(ar) (((ar) >> 5) & 3)
-#define SEG_AR_L BIT(13)
 
 enum exit_action handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
 {
 	unsigned cpl = SEG_AR_DPL(vmcs_read32(VMCS_GUEST_SS_ACCESS_RIGHTS));
-	bool long_cs = vmcs_read32(VMCS_GUEST_CS_ACCESS_RIGHTS) & SEG_AR_L;
+	bool long_cs = vmcs_read32(VMCS_GUEST_CS_ACCESS_RIGHTS) & SEGMENT_AR_L;
 	int64_t ret = cpl ? -KVM_EPERM : -KVM_ENOSYS;
 
 	v->regs.rax = long_cs ? (uint64_t)ret : (uint32_t)ret;
+	vcpu_skip_instruction(e);
+	return EXIT_RESUME;
+}
+
+enum exit_action handle_invd(struct vcpu *v, const struct vmx_exit *e)
+{
+	(void)v;
 	vcpu_skip_instruction(e);
 	return EXIT_RESUME;
 }

@@ -24,6 +24,9 @@ struct guest_regs {
 	X(struct vcpu_stats, string_io, "io.string_exits")                    \
 	X(struct vcpu_stats, mmio_emulated, "mmio.emulated")                  \
 	X(struct vcpu_stats, msr_gp_injected, "msr.gp_injected")              \
+	X(struct vcpu_stats, debug_reflected, "exception.debug_reflected")    \
+	X(struct vcpu_stats, alignment_check_reflected,                       \
+	  "exception.alignment_check_reflected")                              \
 	X(struct vcpu_stats, irq_injected_lapic, "irq.injected_lapic")        \
 	X(struct vcpu_stats, irq_injected_pic, "irq.injected_pic")            \
 	X(struct vcpu_stats, nmi_injected, "nmi.injected")                    \

@@ -127,6 +127,9 @@
 #define VMX_AR_UNUSABLE                 (1u << 16)
 
 /* VM-entry interruption information (SDM Vol. 3C, 25.8.3). */
+/* Segment access rights (SDM Vol. 3C 24.4.1, Table 24-2): L, 64-bit code. */
+#define SEGMENT_AR_L                    (1u << 13)
+
 #define INTR_INFO_VALID                 (1u << 31)
 #define INTR_INFO_DELIVER_ERROR_CODE    (1u << 11)
 #define INTR_TYPE_EXTERNAL              (0u << 8)

@@ -4,6 +4,7 @@
  * Entries"), whose checks the values below have to pass.
  */
 #include "vmx/vmcs_setup.h"
+#include "vmx/exit_handlers.h"
 #include "vmx/vmx_caps.h"
 #include "vmx/vmx_controls.h"
 #include "vmx/vmx_cpu.h"
@@ -47,6 +48,7 @@ static void setup_controls(uint64_t eptp, uint16_t vpid, bool long_mode)
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_PROCBASED_CTLS),
 				       PROC_HLT_EXITING |
 					       PROC_MWAIT_EXITING |
+					       PROC_RDPMC_EXITING |
 					       PROC_MONITOR_EXITING |
 					       PROC_CR8_LOAD_EXITING |
 					       PROC_CR8_STORE_EXITING |
@@ -70,7 +72,7 @@ static void setup_controls(uint64_t eptp, uint16_t vpid, bool long_mode)
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_ENTRY_CTLS),
 				       (long_mode ? ENTRY_IA32E_MODE_GUEST : 0) |
 					       ENTRY_LOAD_PAT | ENTRY_LOAD_EFER));
-	vmcs_write(VMCS_EXCEPTION_BITMAP, 0);
+	vmcs_write(VMCS_EXCEPTION_BITMAP, vmx_exception_intercepts());
 	vmcs_write(VMCS_PF_ERROR_CODE_MASK, 0);
 	vmcs_write(VMCS_PF_ERROR_CODE_MATCH, 0);
 	vmcs_write(VMCS_CR3_TARGET_COUNT, 0);

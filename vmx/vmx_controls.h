@@ -22,6 +22,7 @@
 #define PROC_INTERRUPT_WINDOW_EXITING  BIT(2)
 #define PROC_HLT_EXITING               BIT(7)
 #define PROC_MWAIT_EXITING             BIT(10)
+#define PROC_RDPMC_EXITING             BIT(11)
 #define PROC_CR8_LOAD_EXITING          BIT(19)
 #define PROC_CR8_STORE_EXITING         BIT(20)
 #define PROC_MONITOR_EXITING           BIT(29)

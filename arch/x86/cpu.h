@@ -58,6 +58,23 @@ DEFINE_CR_ACCESSORS(0)
 DEFINE_CR_ACCESSORS(2)
 DEFINE_CR_ACCESSORS(3)
 DEFINE_CR_ACCESSORS(4)
+
+/*
+ * DR6 belongs to the guest (MOV DR does not exit): the hypervisor sets it
+ * only when it reflects a #DB, as the CPU would have.
+ */
+static inline uint64_t read_dr6(void)
+{
+	uint64_t v;
+
+	__asm__ volatile("mov %%dr6, %0" : "=r"(v));
+	return v;
+}
+
+static inline void write_dr6(uint64_t v)
+{
+	__asm__ volatile("mov %0, %%dr6" : : "r"(v));
+}
 #undef DEFINE_CR_ACCESSORS
 
 static inline uint64_t read_rflags(void)

@@ -17,6 +17,8 @@
 #define CPUID_1_ECX_XSAVE        BIT(26)
 #define CPUID_1_ECX_AVX          BIT(28)
 #define CPUID_1_ECX_HYPERVISOR   BIT(31)
+#define CPUID_1_EDX_MCE          BIT(7)
+#define CPUID_1_EDX_MCA          BIT(14)
 #define CPUID_LEAF_XSAVE         0xd
 
 /* Control registers (SDM Vol. 3A, 2.5). */
@@ -36,11 +38,21 @@
 /* Model-specific registers (SDM Vol. 4). */
 #define MSR_IA32_APIC_BASE          0x1b
 #define MSR_IA32_FEATURE_CONTROL    0x3a
+#define MSR_IA32_MCG_CAP            0x179
+#define MSR_IA32_MCG_STATUS         0x17a
 #define MSR_IA32_SYSENTER_CS        0x174
 #define MSR_IA32_SYSENTER_ESP       0x175
 #define MSR_IA32_SYSENTER_EIP       0x176
 #define MSR_IA32_DEBUGCTL           0x1d9
 #define MSR_IA32_PAT                0x277
+/* Machine-check bank i: CTL, STATUS, ADDR, MISC at 0x400 + 4i. */
+#define MSR_IA32_MC_STATUS(i)       (0x401 + 4 * (i))
+#define MSR_IA32_MC_ADDR(i)         (0x402 + 4 * (i))
+#define MSR_IA32_MC_MISC(i)         (0x403 + 4 * (i))
+#define MCG_CAP_COUNT_MASK          0xff
+#define MCI_STATUS_VAL              BIT(63)
+#define MCI_STATUS_MISCV            BIT(59)
+#define MCI_STATUS_ADDRV            BIT(58)
 #define MSR_IA32_VMX_BASIC          0x480
 #define MSR_IA32_VMX_PINBASED_CTLS  0x481
 #define MSR_IA32_VMX_PROCBASED_CTLS 0x482
@@ -76,6 +88,16 @@
 #define RFLAGS_CF BIT(0)
 #define RFLAGS_RESERVED_1 BIT(1)
 #define RFLAGS_ZF BIT(6)
+#define RFLAGS_TF BIT(8)
 #define RFLAGS_IF BIT(9)
+#define RFLAGS_RF BIT(16)
+#define RFLAGS_AC BIT(18)
+
+/* DR6 (SDM Vol. 3B, 17.2.3): bits that read as 1 when no event set them. */
+#define DR6_FIXED_ONES   0xffff0ff0ull
+#define DR6_TRAP_BITS    0xfull         /* B0-B3: which breakpoint hit */
+#define DR6_BD           BIT(13)
+#define DR6_BS           BIT(14)
+#define DR6_RTM          BIT(16)        /* 0 in DR6 when inside RTM */
 
 #endif

@@ -13,6 +13,7 @@
 #define EXC_DOUBLE_FAULT 8
 #define EXC_GENERAL_PROTECTION 13
 #define EXC_PAGE_FAULT 14
+#define EXC_ALIGNMENT_CHECK 17
 #define EXC_MACHINE_CHECK 18
 
 /* Layout pushed by arch/x86/exception_stubs.asm. */

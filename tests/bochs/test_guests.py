@@ -194,6 +194,14 @@ def test_hostile_guest(ctx, cpus):
     run.expect_line("guest: hostile: MONITOR and MWAIT raise #UD")
     run.expect_line("guest: hostile: cr8 is the virtual TPR's class; bits "
                     "63:4 raise #GP")
+    # #DB and #AC pass through apfvisor (intercepted, given back: KVM's
+    # defence against CVE-2015-8104 and CVE-2015-5307), once each per
+    # cause; RDPMC exits and raises #GP.
+    run.expect_line("guest: hostile: #DB (data breakpoint, INT1) and #AC "
+                    "(CPL 3) reached the guest's handlers; RDPMC raised #GP")
+    run.expect_stat("exception.debug_reflected", 2)
+    run.expect_stat("exception.alignment_check_reflected", 1)
+    run.expect_stat("exit.rdpmc", 1)
     run.expect_line("guest: hostile: a valid XCR0 loaded")
     run.expect_line("guest: hostile: PAT, SYSENTER, DEBUGCTL and EFER "
                     "values refused with #GP")

@@ -30,7 +30,13 @@
 ;     "apfvisor:" lines: apfvisor prints it escaped, as one guest line;
 ;   - MOV to CR0 that exits (NE flipped) with NW but not CD, with a bit
 ;     of 63:32 set, or clearing PG in 64-bit mode: #GP each; a valid
-;     flip of NE still works.
+;     flip of NE still works;
+;   - #DB and #AC, which apfvisor intercepts only to give them back (so
+;     that a delivery raising them again exits each time rather than
+;     looping in microcode): a data breakpoint and INT1 reach the guest's
+;     #DB handler (DR6.B0 set for the breakpoint), a misaligned load at
+;     CPL 3 with CR0.AM and EFLAGS.AC its #AC handler, once each; RDPMC
+;     raises #GP (no PMU is offered, the host's counters stay unread).
 ; Prints "hostile: PASS" and exits with code 0, or a FAIL line and code 1.
 
         bits 64
@@ -38,8 +44,19 @@
 %include "guest.inc"
 %include "interrupts.inc"
 
+EXC_DB          equ 1
 EXC_UD          equ 6
 EXC_GP          equ 13
+EXC_AC          equ 17
+CR0_AM          equ 1 << 18
+RFLAGS_AC       equ 1 << 18
+DR7_L0_WRITES_4 equ (1 << 0) | (1 << 16) | (3 << 18)  ; L0, RW0 01, LEN0 11
+KERNEL_DATA_SEL equ 0x18                ; guest/boot_state.c's layout
+TSS_SEL         equ 0x20
+USER_DATA_SEL   equ 0x30 | 3
+USER_CODE_SEL   equ 0x38 | 3
+PTE_USER        equ 1 << 2
+BACK_VECTOR     equ 0x80                ; CPL 3's way back, a DPL 3 gate
 CR4_OSXSAVE     equ 1 << 18
 CR0_NE          equ 1 << 5
 CR0_NW          equ 1 << 29
@@ -206,6 +223,18 @@ XCR0_OPMASK     equ 1 << 5
         xor eax, eax
         mov cr8, rax
         say "hostile: cr8 is the virtual TPR's class; bits 63:4 raise #GP", 10
+
+        call exceptions_given_back
+        mov rax, [rel db_taken]
+        cmp rax, 2
+        jne .given_back_wrong
+        cmp qword [rel db_b0], 1
+        jne .given_back_wrong
+        cmp qword [rel ac_taken], 1
+        jne .given_back_wrong
+        cmp qword [rel ac_missed], 0
+        jne .given_back_wrong
+        say "hostile: #DB (data breakpoint, INT1) and #AC (CPL 3) reached the guest's handlers; RDPMC raised #GP", 10
 
         ; XSETBV: turn on CR4.OSXSAVE, read what CPUID.(0xD,0) offers.
         mov rax, cr4
@@ -444,6 +473,23 @@ XCR0_OPMASK     equ 1 << 5
         test_exit 1
         stop
 
+.given_back_wrong:
+        say "hostile: FAIL #DB taken "
+        mov rax, [rel db_taken]
+        call print_dec
+        say " (want 2), with DR6.B0 "
+        mov rax, [rel db_b0]
+        call print_dec
+        say " (want 1); #AC taken "
+        mov rax, [rel ac_taken]
+        call print_dec
+        say " (want 1), CPL 3 went on without it "
+        mov rax, [rel ac_missed]
+        call print_dec
+        say 10
+        test_exit 1
+        stop
+
 .vmcall_wrong:
         say "hostile: FAIL vmcall returned "
         call print_hex
@@ -508,6 +554,121 @@ timer_handler:
         call x2apic_eoi
         iretq
 
+; exceptions_given_back: one #DB from a data breakpoint, one from INT1, one
+; #AC at CPL 3, each counted by the handlers below; RDPMC must raise #GP.
+exceptions_given_back:
+        lea rdi, [rel db_handler]
+        mov ecx, EXC_DB
+        call set_gate
+        lea rdi, [rel ac_handler]
+        mov ecx, EXC_AC
+        call set_gate
+        lea rdi, [rel back_handler]
+        mov ecx, BACK_VECTOR
+        call set_gate
+        mov word [rel idt + BACK_VECTOR * 16 + 4], 0xee00  ; DPL 3
+
+        lea rax, [rel watched]
+        mov dr0, rax
+        mov eax, DR7_L0_WRITES_4
+        mov dr7, rax
+        mov dword [rel watched], 1      ; the breakpoint: a #DB after it
+        xor eax, eax
+        mov dr7, rax
+        db 0xf1                         ; INT1 (ICEBP): a #DB
+
+        xor ecx, ecx
+        expect_fault EXC_GP, rdpmc
+
+        call misaligned_load_at_cpl3
+        ret
+
+; misaligned_load_at_cpl3: CPL 3 with CR0.AM and EFLAGS.AC does a
+; misaligned load, which raises #AC; the #AC handler comes back here. If
+; no #AC comes, CPL 3 goes on to INT 0x80, whose handler comes back too
+; and counts it in ac_missed. Needs a TSS (RSP0), user segments and user
+; pages: a GDT of guest/boot_state.c's layout plus those, and U set on the
+; page-table path to this guest's 2 MiB page.
+misaligned_load_at_cpl3:
+        lea rax, [rel hostile_tss]
+        mov [rel gdt_tss + 2], ax       ; base 15:0
+        shr rax, 16
+        mov [rel gdt_tss + 4], al       ; base 23:16
+        mov [rel gdt_tss + 7], ah       ; base 31:24
+        shr rax, 16
+        mov [rel gdt_tss + 8], eax      ; base 63:32
+        lea rax, [rel ring0_stack_top]
+        mov [rel hostile_tss + 4], rax  ; RSP0
+        lea rax, [rel hostile_gdt]
+        mov [rel hostile_gdt_base], rax
+        lgdt [rel hostile_gdt_desc]
+        mov ax, TSS_SEL
+        ltr ax
+
+        mov rdx, 0x000ffffffffff000     ; a table entry's address bits
+        mov rax, cr3
+        and rax, rdx
+        or qword [rax], PTE_USER        ; PML4[0]
+        mov rbx, [rax]
+        and rbx, rdx
+        or qword [rbx], PTE_USER        ; PDPT[0]
+        mov rcx, [rbx]
+        and rcx, rdx
+        or qword [rcx + 8 * (GUEST_BASE >> 21)], PTE_USER  ; the 2 MiB page
+        mov cr3, rax
+
+        mov rax, cr0
+        or rax, CR0_AM
+        mov cr0, rax
+        pushfq
+        pop qword [rel kernel_rflags]
+        mov [rel kernel_rsp], rsp
+        push USER_DATA_SEL              ; SS
+        lea rax, [rel user_stack_top]
+        push rax                        ; RSP
+        push RFLAGS_AC | 2              ; RFLAGS
+        push USER_CODE_SEL              ; CS
+        lea rax, [rel cpl3_code]
+        push rax                        ; RIP
+        iretq
+.back:
+        mov ax, KERNEL_DATA_SEL
+        mov ss, ax
+        push qword [rel kernel_rflags]
+        popfq
+        mov rax, cr0
+        and rax, ~CR0_AM
+        mov cr0, rax
+        ret
+
+cpl3_code:
+        mov eax, [rsp + 1]              ; misaligned: #AC
+        int BACK_VECTOR                 ; only when no #AC came
+
+db_handler:
+        push rax
+        inc qword [rel db_taken]
+        mov rax, dr6
+        test al, 1
+        jz .not_b0
+        inc qword [rel db_b0]
+.not_b0:
+        xor eax, eax
+        mov dr6, rax
+        pop rax
+        iretq
+
+; Both come from CPL 3 on RSP0: back to the kernel's stack and code.
+ac_handler:
+        inc qword [rel ac_taken]
+        mov rsp, [rel kernel_rsp]
+        jmp misaligned_load_at_cpl3.back
+
+back_handler:
+        inc qword [rel ac_missed]
+        mov rsp, [rel kernel_rsp]
+        jmp misaligned_load_at_cpl3.back
+
 outs_text:      db "hostile: rep outsb reached COM1", 10
 outs_text_end:
 
@@ -520,6 +681,39 @@ missing:        dq 0
 wrong:          dq 0
 xcr0_supported: dd 0
 want_vector:    db 0
+align 8
+db_taken:       dq 0
+db_b0:          dq 0
+ac_taken:       dq 0
+ac_missed:      dq 0
+kernel_rsp:     dq 0
+kernel_rflags:  dq 0
+watched:        dd 0
+align 16
+; guest/boot_state.c's GDT (code32, code64, data, TSS at 0x20) plus user
+; data (0x30) and user code (0x38), all DPL 3 ones flat.
+hostile_gdt:
+        dq 0
+        dq 0x00cf9b000000ffff           ; 0x08 code32
+        dq 0x00af9b000000ffff           ; 0x10 code64
+        dq 0x00cf93000000ffff           ; 0x18 data
+gdt_tss:
+        dq 0x0000890000000067           ; 0x20 TSS (available), base set
+        dq 0                            ; at run time
+        dq 0x00cff3000000ffff           ; 0x30 user data
+        dq 0x00affb000000ffff           ; 0x38 user code64
+hostile_gdt_end:
+hostile_gdt_desc:
+        dw hostile_gdt_end - hostile_gdt - 1
+hostile_gdt_base:
+        dq 0
+align 16
+hostile_tss:    times 104 db 0
+align 16
+ring0_stack:    times 1024 db 0
+ring0_stack_top:
+user_stack:     times 1024 db 0
+user_stack_top:
 align 4096
 vmx_region:     times 4096 db 0
 kvm_area:       times 2 * 4096 db 0

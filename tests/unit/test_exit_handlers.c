@@ -18,6 +18,7 @@
 #include "arch/x86/exceptions.h"
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"
+#include "lib/console.h"
 
 #define CR0_FIXED0 (CR0_PE | CR0_NE | CR0_PG)
 #define CR4_FIXED0 CR4_VMXE
@@ -42,11 +43,42 @@ static char ended[128];
 
 /* ---- the fake instructions and the rest of apfvisor ---- */
 
+/* The host's machine-check banks (CPUID 1 EDX MCE and MCA, the MSRs). */
+static bool host_mca = true;
+static uint64_t mc_status[2], mc_addr[2];
+static uint64_t dr6 = 0xffff0ff0;
+static char console_text[2048];
+static size_t console_len;
+
 void cpuid_count(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 {
-	assert_int_equal(leaf, CPUID_LEAF_XSAVE);
 	assert_int_equal(subleaf, 0);
+	if (leaf == CPUID_LEAF_FEATURES) {
+		*r = (struct cpuid_regs){ .edx = host_mca ?
+			CPUID_1_EDX_MCE | CPUID_1_EDX_MCA : 0 };
+		return;
+	}
+	assert_int_equal(leaf, CPUID_LEAF_XSAVE);
 	*r = (struct cpuid_regs){ .eax = 0xe7 };        /* x87 .. AVX-512 */
+}
+
+uint64_t read_dr6(void)
+{
+	return dr6;
+}
+
+void write_dr6(uint64_t value)
+{
+	dr6 = value;
+}
+
+static void capture_console(const char *s, size_t len)
+{
+	if (console_len + len < sizeof(console_text)) {
+		memcpy(console_text + console_len, s, len);
+		console_len += len;
+		console_text[console_len] = 0;
+	}
 }
 
 uint64_t rdmsr(uint32_t msr)
@@ -55,6 +87,12 @@ uint64_t rdmsr(uint32_t msr)
 	case MSR_IA32_VMX_CR0_FIXED0: return CR0_FIXED0;
 	case MSR_IA32_VMX_CR0_FIXED1: return 0xffffffff;
 	case MSR_IA32_VMX_CR4_FIXED0: return CR4_FIXED0;
+	case MSR_IA32_MCG_CAP: return 2;        /* two banks */
+	case MSR_IA32_MCG_STATUS: return 0x5;   /* RIPV, MCIP */
+	case MSR_IA32_MC_STATUS(0): return mc_status[0];
+	case MSR_IA32_MC_STATUS(1): return mc_status[1];
+	case MSR_IA32_MC_ADDR(0): return mc_addr[0];
+	case MSR_IA32_MC_ADDR(1): return mc_addr[1];
 	default: fail_msg("rdmsr 0x%x", msr);
 	}
 	return 0;
@@ -170,6 +208,12 @@ static int setup(void **state)
 	ex = (struct vmx_exit){ .guest_rip = 0x1000, .instruction_length = 3 };
 	nport_out = xsetbvs = 0;
 	injected = -1;
+	host_mca = true;
+	memset(mc_status, 0, sizeof(mc_status));
+	memset(mc_addr, 0, sizeof(mc_addr));
+	dr6 = 0xffff0ff0;
+	console_len = 0;
+	console_text[0] = 0;
 	ended[0] = 0;
 	fake_vmcs[VMCS_GUEST_RIP] = ex.guest_rip;
 	fake_vmcs[VMCS_GUEST_CR0] = CR0_LINUX;
@@ -401,6 +445,34 @@ static void skip_ends_the_interrupt_shadow(void **state)
 	assert_int_equal(fake_vmcs[VMCS_GUEST_INTERRUPTIBILITY], 0);
 }
 
+/*
+ * Finishing an instruction for the guest as the CPU would: EIP wraps at
+ * 4 GiB outside 64-bit code (and only there), and a single step (TF)
+ * traps after it (a pending BS for the VM entry to deliver).
+ */
+static void skip_wraps_eip_and_single_steps(void **state)
+{
+	(void)state;
+	ex.guest_rip = 0xfffffffe;              /* 3 bytes: past 4 GiB */
+	fake_vmcs[VMCS_GUEST_CS_ACCESS_RIGHTS] = 0xc09b;    /* 32-bit code */
+	fake_vmcs[VMCS_GUEST_IA32_EFER] = 0;
+	handle_invd(&v, &ex);
+	assert_int_equal(fake_vmcs[VMCS_GUEST_RIP], 0x1);
+	assert_int_equal(fake_vmcs[VMCS_GUEST_PENDING_DEBUG], 0);
+
+	setup(NULL);
+	ex.guest_rip = 0xfffffffe;              /* 64-bit code: no wrap */
+	handle_invd(&v, &ex);
+	assert_int_equal(fake_vmcs[VMCS_GUEST_RIP], 0x100000001ull);
+
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_RFLAGS] = RFLAGS_TF | RFLAGS_RESERVED_1;
+	handle_invd(&v, &ex);
+	expect_done();
+	assert_int_equal(fake_vmcs[VMCS_GUEST_PENDING_DEBUG], DR6_BS);
+	assert_int_equal(injected, -1);
+}
+
 /* ---- VMCALL and the VMX instructions ---- */
 
 static void vmcall_and_vmx_instructions(void **state)
@@ -519,6 +591,134 @@ static void string_io_faults_and_limits(void **state)
 	assert_int_equal(v.stats.string_io, 2);
 }
 
+/*
+ * The exception bitmap: #DB and #AC (given back; KVM intercepts both
+ * against the delivery loops of CVE-2015-8104 and CVE-2015-5307) and #MC;
+ * nothing else (a #PF or #UD there would cost every guest fault an exit).
+ */
+static void exception_bitmap(void **state)
+{
+	(void)state;
+	assert_int_equal(vmx_exception_intercepts(),
+			 BIT(EXC_DEBUG) | BIT(EXC_ALIGNMENT_CHECK) |
+			 BIT(EXC_MACHINE_CHECK));
+}
+
+#define HW_EXCEPTION(vector) (INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | \
+			      (vector))
+
+/*
+ * #DB comes back to the guest with DR6 as the CPU would have left it: the
+ * hit breakpoint from the qualification, the old B0-B3 replaced, BD/BS
+ * added, the reserved ones set, RTM (active low) set unless reported.
+ */
+static void debug_is_given_back_with_dr6(void **state)
+{
+	(void)state;
+	assert_int_equal(vmx_dr6_after_debug_exit(0xffff0ff3, 0x1),
+			 0xffff0ff1);
+	assert_int_equal(vmx_dr6_after_debug_exit(0, DR6_BS),
+			 0xffff0ff0 | DR6_BS);
+	assert_int_equal(vmx_dr6_after_debug_exit(0xffff0ff0, DR6_RTM | 0x4),
+			 (0xffff0ff4ull & ~DR6_RTM));
+
+	dr6 = 0xffff0ff8;                       /* B3 from an older event */
+	ex.qualification = 0x2;                 /* B1 hit now */
+	assert_int_equal(handle_guest_exception(&v, &ex,
+						HW_EXCEPTION(EXC_DEBUG)),
+			 EXIT_RESUME);
+	assert_int_equal(injected, EXC_DEBUG);
+	assert_int_equal(injected_error, 0xffffffff);
+	assert_int_equal(dr6, 0xffff0ff2);
+	assert_int_equal(skipped(), 0);
+	assert_int_equal(v.stats.debug_reflected, 1);
+	assert_int_equal(fake_vmcs[VMCS_GUEST_PENDING_DEBUG], 0);
+
+	/* Single-stepping over STI: the pending BS that VM entry checks. */
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_RFLAGS] = RFLAGS_TF | RFLAGS_RESERVED_1;
+	fake_vmcs[VMCS_GUEST_INTERRUPTIBILITY] = INTERRUPTIBILITY_STI;
+	ex.qualification = DR6_BS;
+	handle_guest_exception(&v, &ex, HW_EXCEPTION(EXC_DEBUG));
+	assert_int_equal(fake_vmcs[VMCS_GUEST_PENDING_DEBUG], DR6_BS);
+	assert_int_equal(injected, EXC_DEBUG);
+}
+
+/* INT1 (ICEBP) goes back as the privileged software exception it was. */
+static void icebp_is_given_back_as_itself(void **state)
+{
+	(void)state;
+	handle_guest_exception(&v, &ex, INTR_INFO_VALID |
+			       INTR_TYPE_PRIV_SW_EXCEPTION | EXC_DEBUG);
+	assert_int_equal(injected, -1);
+	assert_int_equal(fake_vmcs[VMCS_ENTRY_INTERRUPTION_INFO],
+			 INTR_INFO_VALID | INTR_TYPE_PRIV_SW_EXCEPTION |
+			 EXC_DEBUG);
+	assert_int_equal(fake_vmcs[VMCS_ENTRY_INSTRUCTION_LENGTH],
+			 ex.instruction_length);
+	assert_int_equal(v.stats.debug_reflected, 1);
+}
+
+/* #AC: given back with error code 0 and RF in the pushed RFLAGS. */
+static void alignment_check_is_given_back(void **state)
+{
+	(void)state;
+	fake_vmcs[VMCS_GUEST_RFLAGS] = RFLAGS_AC | RFLAGS_RESERVED_1;
+	assert_int_equal(handle_guest_exception(
+				 &v, &ex, HW_EXCEPTION(EXC_ALIGNMENT_CHECK)),
+			 EXIT_RESUME);
+	assert_int_equal(injected, EXC_ALIGNMENT_CHECK);
+	assert_int_equal(injected_error, 0);
+	assert_int_equal(fake_vmcs[VMCS_GUEST_RFLAGS],
+			 RFLAGS_AC | RFLAGS_RESERVED_1 | RFLAGS_RF);
+	assert_int_equal(skipped(), 0);
+	assert_int_equal(v.stats.alignment_check_reflected, 1);
+}
+
+/*
+ * A machine check while the guest ran is the host's: every valid bank
+ * logged (status, address), the VM ended, nothing injected.
+ */
+static void machine_check_ends_the_vm_with_the_banks(void **state)
+{
+	(void)state;
+	console_add_sink(capture_console);
+	mc_status[1] = MCI_STATUS_VAL | MCI_STATUS_ADDRV | 0x9f;
+	mc_addr[1] = 0x12345000;
+	assert_int_equal(handle_guest_exception(
+				 &v, &ex, HW_EXCEPTION(EXC_MACHINE_CHECK)),
+			 EXIT_STOP);
+	console_remove_sink(capture_console);
+	assert_int_equal(injected, -1);
+	assert_true(vm.ended);
+	assert_non_null(strstr(ended, "machine check on host cpu while "
+				      "vcpu 0 ran the guest at rip 0x1000"));
+	assert_non_null(strstr(console_text, "apfvisor: error: machine "
+				       "check: MCG_STATUS 0x5, 2 banks\n"));
+	assert_non_null(strstr(console_text, "apfvisor: error: machine "
+				       "check: bank 1 status "
+				       "0x840000000000009f addr 0x12345000 "
+				       "misc 0x0\n"));
+	assert_null(strstr(console_text, "bank 0"));
+
+	/* A CPU without banks: said so, no MSR read (rdmsr would fail). */
+	setup(NULL);
+	host_mca = false;
+	console_add_sink(capture_console);
+	assert_int_equal(vmx_log_machine_check(), 0);
+	console_remove_sink(capture_console);
+	assert_non_null(strstr(console_text, "reports no banks"));
+}
+
+/* RDPMC exits (no PMU is offered): #GP, never the host's counters. */
+static void rdpmc_raises_gp(void **state)
+{
+	(void)state;
+	assert_int_equal(handle_rdpmc(&v, &ex), EXIT_RESUME);
+	expect_gp();
+	assert_int_equal(skipped(), 0);
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -532,9 +732,16 @@ int main(void)
 		T(msrs_refused_values),
 		T(msrs_accepted_values),
 		T(skip_ends_the_interrupt_shadow),
+		T(skip_wraps_eip_and_single_steps),
 		T(vmcall_and_vmx_instructions),
 		T(outs_and_ins),
 		T(string_io_faults_and_limits),
+		T(exception_bitmap),
+		T(debug_is_given_back_with_dr6),
+		T(icebp_is_given_back_as_itself),
+		T(alignment_check_is_given_back),
+		T(machine_check_ends_the_vm_with_the_banks),
+		T(rdpmc_raises_gp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

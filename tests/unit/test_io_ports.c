@@ -184,6 +184,23 @@ static void isa_debug_exit_for_multiboot_guests(void **state)
 	assert_int_equal(isa_debug_exit_status(0x80), 1);  /* 8 bits */
 }
 
+/*
+ * A Linux guest has no test-exit device: 0xf4 is an unclaimed port there,
+ * as on a PC (writes dropped, the VM goes on), never the end of the VM.
+ */
+static void no_test_exit_port_for_linux(void **state)
+{
+	uint32_t value = 0;
+
+	(void)state;
+	vm.is_linux = true;
+	assert_false(out(GUEST_TEST_EXIT_PORT, 1, 0));
+	assert_string_equal(ended, "");
+	guest_port_io(&vm, GUEST_TEST_EXIT_PORT, 1, true, &value);
+	assert_int_equal(value & 0xff, 0xff);
+	assert_string_equal(ended, "");
+}
+
 static void put_be(uint8_t *p, unsigned n, uint64_t v)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -375,6 +392,7 @@ int main(void)
 		T(com1_lines_reach_the_console_escaped),
 		T(test_exit_port_ends_the_guest),
 		T(isa_debug_exit_for_multiboot_guests),
+		T(no_test_exit_port_for_linux),
 		T(fw_cfg_through_ports_and_dma),
 		T(pci_config_ports_reach_the_host_bridge),
 		T(resets_and_power_off),

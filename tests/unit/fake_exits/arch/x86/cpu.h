@@ -18,6 +18,8 @@ void cpuid_count(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r);
 uint64_t rdmsr(uint32_t msr);
 void xsetbv(uint32_t xcr, uint64_t value);
 uint64_t rdtsc(void);
+uint64_t read_dr6(void);
+void write_dr6(uint64_t value);
 
 static inline void cpu_relax(void)
 {
