@@ -40,6 +40,7 @@ static const uint8_t *item(struct fw_cfg *f, uint32_t *len)
 	uint64_t number;
 	unsigned width;
 
+	f->lookups++;
 	switch (f->key) {
 	case FW_CFG_SIGNATURE:
 		*len = 4;
@@ -105,23 +106,75 @@ static uint64_t be_get(const uint8_t *p, unsigned n)
 	return v;
 }
 
-/* Reads (or skips) len bytes of the selected item into guest memory. */
-static bool dma_read(struct fw_cfg *f, uint64_t gpa, uint32_t len,
-		     bool skip, const struct fw_cfg_guest_memory *mem)
+/* What a read past an item's end writes, a page at a time. */
+static const uint8_t zero_page[PAGE_SIZE];
+
+/*
+ * The rest of the selected item from the offset on, cut to at most len
+ * bytes (*n); NULL when nothing is left of it or the key is unknown.
+ */
+static const uint8_t *item_rest(struct fw_cfg *f, uint32_t len, uint32_t *n)
 {
-	uint8_t chunk[256];
+	uint32_t item_len = 0;
+	const uint8_t *data = item(f, &item_len);
 
+	*n = 0;
+	if (!data || f->offset >= item_len)
+		return NULL;
+	*n = MIN(len, item_len - f->offset);
+	return data + f->offset;
+}
+
+/*
+ * Writes len bytes of src (zeros when src is NULL) to guest memory at
+ * gpa, a guest page per call: each call is one short copy under the
+ * memory lock, and an ending VM stops a long run between two of them.
+ * False when a page is not RAM or the VM is ending.
+ */
+static bool write_pages(uint64_t gpa, const uint8_t *src, uint64_t len,
+			const struct fw_cfg_guest_memory *mem)
+{
 	while (len) {
-		uint32_t n = MIN(len, (uint32_t)sizeof(chunk));
+		uint64_t n = MIN(len, PAGE_SIZE - (gpa & (PAGE_SIZE - 1)));
 
-		for (uint32_t i = 0; i < n; i++)
-			chunk[i] = fw_cfg_read(f);
-		if (!skip && mem->write(mem->ctx, gpa, chunk, n))
+		if (mem->stop && *mem->stop)
 			return false;
+		if (mem->write(mem->ctx, gpa, src ? src : zero_page, n))
+			return false;
+		if (src)
+			src += n;
 		gpa += n;
 		len -= n;
 	}
 	return true;
+}
+
+/*
+ * A READ of len bytes to gpa, as QEMU's fw_cfg_dma_transfer does it: what
+ * is left of the item, then zeros for the rest of len; the offset stops
+ * at the item's end, and moves on even when the write fails. The item is
+ * looked up once, so a record of any length costs the item's bytes plus
+ * a write per page of zeros, which ends where RAM does (the write fails).
+ */
+static bool dma_read(struct fw_cfg *f, uint64_t gpa, uint32_t len,
+		     const struct fw_cfg_guest_memory *mem)
+{
+	uint32_t n;
+	const uint8_t *data = item_rest(f, len, &n);
+
+	f->offset += n;
+	if (n && !write_pages(gpa, data, n, mem))
+		return false;
+	return write_pages(gpa + n, NULL, len - n, mem);
+}
+
+/* A SKIP of len bytes: the offset moves on, at most to the item's end. */
+static void dma_skip(struct fw_cfg *f, uint32_t len)
+{
+	uint32_t n;
+
+	item_rest(f, len, &n);
+	f->offset += n;
 }
 
 /* One FWCfgDmaAccess record at access_gpa. */
@@ -140,10 +193,10 @@ static void dma_run(struct fw_cfg *f, uint64_t access_gpa,
 	if (control & FW_CFG_DMA_SELECT)
 		fw_cfg_select(f, (uint16_t)(control >> 16));
 	if (control & FW_CFG_DMA_READ) {
-		if (!dma_read(f, gpa, len, false, mem))
+		if (!dma_read(f, gpa, len, mem))
 			result = FW_CFG_DMA_ERROR;
 	} else if (control & FW_CFG_DMA_SKIP) {
-		dma_read(f, gpa, len, true, mem);
+		dma_skip(f, len);
 	} else if (control & FW_CFG_DMA_WRITE) {
 		result = FW_CFG_DMA_ERROR;      /* no item is writable */
 	}

@@ -77,13 +77,26 @@ struct fw_cfg {
 	uint8_t dir[4 + FW_CFG_MAX_FILES * FW_CFG_FILE_ENTRY_LEN];
 	uint8_t e820[FW_CFG_E820_ENTRY_LEN];
 	uint32_t dma_high;              /* the address register's high half */
+	/*
+	 * Item lookups so far. Each costs a switch (and a strlen for the
+	 * command line): tests/unit/test_fw_cfg.c bounds a DMA record's work
+	 * with it.
+	 */
+	uint64_t lookups;
 };
 
-/* Guest memory for a DMA transfer: 0, or -1 when gpa..gpa+len is not RAM. */
+/*
+ * Guest memory for a DMA transfer: 0, or -1 when gpa..gpa+len is not RAM.
+ * A transfer writes one guest page at most per call (vm_write_ram brings
+ * in the pages of one call together). stop, when not NULL, is looked at
+ * between pages: once it reads true (the VM is ending) a long transfer
+ * gives up with the error bit.
+ */
 struct fw_cfg_guest_memory {
 	int (*read)(void *ctx, uint64_t gpa, void *dst, uint64_t len);
 	int (*write)(void *ctx, uint64_t gpa, const void *src, uint64_t len);
 	void *ctx;
+	const volatile bool *stop;
 };
 
 void fw_cfg_init(struct fw_cfg *f, const struct fw_cfg_platform *plat);

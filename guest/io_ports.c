@@ -136,13 +136,15 @@ static bool is_fw_cfg(uint16_t port)
 /*
  * QEMU's fw_cfg: the selector (any width), the byte-wide data port and
  * the DMA address halves. Under fw_cfg_lock, not dev_lock: a DMA transfer
- * copies to and from guest RAM (mem_lock, perhaps a swap-in).
+ * copies to and from guest RAM (mem_lock, perhaps a swap-in), a page at a
+ * time, and gives up between pages once the VM has ended.
  */
 static void fw_cfg_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		      uint32_t *value)
 {
 	const struct fw_cfg_guest_memory mem = {
 		.read = fw_cfg_ram_read, .write = fw_cfg_ram_write, .ctx = g,
+		.stop = &g->ended,
 	};
 
 	spin_lock(&g->fw_cfg_lock);
