@@ -78,6 +78,38 @@ static bool try_async_fault(struct vcpu *v, uint64_t gpa)
 	return true;
 }
 
+/*
+ * The CPU's own access (a page walk, an instruction fetch) to an address
+ * with no RAM: nothing to emulate; the VM ends, saying where.
+ */
+static enum exit_action not_emulated(struct vcpu *v, const struct vmx_exit *e,
+				     uint64_t gpa, const char *what)
+{
+	bool walk = ept_violation_in_page_walk(e->qualification);
+
+	vm_end(v->guest, false, "%s at gpa 0x%016llx, which is %s, rip 0x%llx",
+	       walk ? "guest page-table access" : "instruction fetch",
+	       (unsigned long long)gpa, what,
+	       (unsigned long long)e->guest_rip);
+	return EXIT_STOP;
+}
+
+/*
+ * An address that is neither RAM nor a device: as on a PC, a load reads
+ * all ones and a store is dropped (the instruction is emulated on the
+ * "unclaimed" device of vmx/exit_mmio.c); the VM goes on.
+ */
+static enum exit_action unclaimed_access(struct vcpu *v,
+					 const struct vmx_exit *e,
+					 uint64_t gpa)
+{
+	if (ept_unclaimed_access_kind(e->qualification) !=
+	    EPT_UNCLAIMED_EMULATE)
+		return not_emulated(v, e, gpa, "outside guest RAM");
+	v->stats.unclaimed_accesses++;
+	return handle_mmio(v, e, gpa);
+}
+
 enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 {
 	struct vm *g = v->guest;
@@ -88,6 +120,8 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 	/* A device page counts only where guest RAM does not reach. */
 	if (gpa >= g->mem.ram_size && vmx_owns_mmio(v, gpa)) {
 		exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MMIO);
+		if (ept_violation_in_page_walk(e->qualification))
+			return not_emulated(v, e, gpa, "a device page");
 		return handle_mmio(v, e, gpa);
 	}
 	exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MEMORY);
@@ -105,13 +139,8 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 		r = swap_fault_wait(g->swap, gpa, v->id, &g->ended);
 	if (r == GUEST_FAULT_RESOLVED || g->ended)
 		return g->ended ? EXIT_STOP : EXIT_RESUME;
-	if (r == GUEST_FAULT_OUTSIDE_RAM) {
-		vm_end(g, false,
-		       "access outside guest RAM: gpa 0x%016llx %s, rip 0x%llx",
-		       (unsigned long long)gpa, access_kind(e->qualification),
-		       (unsigned long long)e->guest_rip);
-		return EXIT_STOP;
-	}
+	if (r == GUEST_FAULT_OUTSIDE_RAM)
+		return unclaimed_access(v, e, gpa);
 	hv_error("vcpu %u: EPT violation at gpa 0x%llx (%s) not resolved: %s",
 		 v->id, (unsigned long long)gpa, access_kind(e->qualification),
 		 guest_fault_result_name(r));

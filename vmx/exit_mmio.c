@@ -2,7 +2,8 @@
 /*
  * Emulated MMIO: an EPT violation on a device page outside guest RAM (the
  * I/O APIC's, guest/ioapic.h, and the xAPIC page of the local APIC of the
- * vCPU that faulted, guest/vlapic_mmio.h). The VM exit gives the guest-physical
+ * vCPU that faulted, guest/vlapic_mmio.h), or on an address where there
+ * is nothing (vmx/exit_ept.c: a load reads all ones, a store is dropped). The VM exit gives the guest-physical
  * address but not the instruction (SDM Vol. 3C 28.2.1: no instruction
  * length for EPT violations), so its bytes are fetched at CS:RIP through
  * the guest's page tables and decoded (guest/mmio_decode.h); the access is
@@ -115,6 +116,15 @@ static void device_access(struct vcpu *v, const struct mmio_insn *insn,
 {
 	struct vm *g = v->guest;
 	bool lapic = vlapic_mmio_owns(own_lapic(v), gpa);
+
+	/* No device there: all ones read, the store dropped (a PC's bus). */
+	if (!lapic && !ioapic_owns_address(gpa)) {
+		if (!insn->write)
+			write_gpr(v, insn->reg,
+				  mmio_merge_load(read_gpr(v, insn->reg),
+						  ~0ull, insn->size));
+		return;
+	}
 	uint64_t offset = gpa - (lapic ? vlapic_mmio_base(own_lapic(v))
 				       : IOAPIC_BASE);
 	uint64_t value;

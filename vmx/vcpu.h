@@ -23,6 +23,7 @@ struct guest_regs {
 	X(struct vcpu_stats, io_unhandled, "io.unhandled")                    \
 	X(struct vcpu_stats, string_io, "io.string_exits")                    \
 	X(struct vcpu_stats, mmio_emulated, "mmio.emulated")                  \
+	X(struct vcpu_stats, unclaimed_accesses, "mmio.unclaimed")            \
 	X(struct vcpu_stats, msr_gp_injected, "msr.gp_injected")              \
 	X(struct vcpu_stats, debug_reflected, "exception.debug_reflected")    \
 	X(struct vcpu_stats, alignment_check_reflected,                       \

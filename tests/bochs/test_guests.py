@@ -105,82 +105,22 @@ def test_memtouch(ctx, cpus):
 
 @cases(cpus=(1, 2))
 def test_unbacked(ctx, cpus):
+    # Outside RAM and every device: loads read all ones, stores are
+    # dropped, as on a PC (the VM goes on); a jump there stops it, as an
+    # instruction fetch has nothing to emulate.
     run = ctx.boot_guest("unbacked", cpus=cpus)
     check_vcpu_placement(run, cpus)
     run.expect_line("guest: unbacked: reading gpa 0xc0000000 outside "
                     "guest RAM")
-    m = run.expect_regex(r"^apfvisor: guest halted: access outside guest "
-                         r"RAM: gpa 0x00000000c0000000 read, "
-                         r"rip (0x[0-9a-f]+)$")
-    expect_in_guest_binary(m[1], "the faulting rip")
+    run.expect_line("guest: unbacked: reads all ones, a write dropped; "
+                    "jumping there")
+    run.expect_stat("mmio.unclaimed", 5)
+    run.expect_line("apfvisor: guest halted: instruction fetch at gpa "
+                    "0x00000000c0000000, which is outside guest RAM, rip "
+                    "0xc0000000")
     run.expect_absent(r"^guest: unbacked: FAIL")
     run.expect_line("apfvisor: done")
     run.expect_status(1)        # an abnormal halt fails the run by contract
-
-
-def test_mmio(ctx):
-    """The I/O APIC page by emulated MMIO from 64-bit code, and an
-    instruction the decoder refuses there: the run ends with its bytes."""
-    run = ctx.boot_guest("mmio")
-    run.expect_line("guest: mmio: version register 0x0000000000170020")
-    run.expect_line("guest: mmio: entry 4 high 0x000000000a000000")
-    run.expect_line("guest: mmio: now a locked OR on IOWIN")
-    m = run.expect_regex(r"^apfvisor: guest halted: MMIO access at gpa "
-                         r"0xfec00010 by an instruction not emulated: "
-                         r"rip (0x[0-9a-f]+), "
-                         r"bytes f0 83 4b 10 01( [0-9a-f]{2})+$")
-    expect_in_guest_binary(m[1], "the refused rip")
-    run.expect_stat_at_least("mmio.emulated", 5)
-    run.expect_absent(r"^guest: mmio: FAIL")
-    run.expect_status(1)        # an abnormal halt fails the run by contract
-
-
-def test_unexpected_exit(ctx):
-    run = ctx.boot_guest("unexpected", cpus=1)
-    run.expect_line("guest: unexpected: executing invd")
-    m = run.expect_regex(r"^apfvisor: error: vcpu 0: unexpected VM exit invd "
-                         r"\(reason 13\), qualification 0x0, guest rip "
-                         r"(0x[0-9a-f]+)$")
-    expect_in_guest_binary(m[1], "the INVD")
-    run.expect_regex(r"^apfvisor: vmcs: exit_reason +0xd$")
-    run.expect_regex(rf"^apfvisor: vmcs: guest_rip +{m[1]}$")
-    run.expect_regex(r"^apfvisor: vmcs: ept_pointer +0x[0-9a-f]+$")
-    run.expect_regex(r"^apfvisor: guest halted: unexpected VM exit invd "
-                     r"\(reason 13\)")
-    run.expect_stat_at_least("exit.invd", 1)
-    run.expect_absent(r"^guest: unexpected: FAIL")
-    run.expect_line("apfvisor: done")
-    run.expect_status(1)
-
-
-def test_host_exception_dump(ctx):
-    """A fault inside the hypervisor ends in a register dump, not a reset."""
-    run = ctx.boot_cfg("guest.kernel = hello.bin\nguest.format = flat\n"
-                       "debug.host_exception = on\n")
-    run.expect_line("apfvisor: debug.host_exception: executing UD2 in the "
-                    "hypervisor")
-    run.expect_regex(r"^apfvisor: error: host exception #UD invalid opcode "
-                     r"\(vector 6\) on host cpu 0, error code 0x0$")
-    run.expect_regex(r"^apfvisor:   rip [0-9a-f]{16} \(apfvisor\.so\+0x"
-                     r"[0-9a-f]+\) cs 0008 ")
-    run.expect_regex(r"^apfvisor:   rax [0-9a-f]{16} rbx ")
-    run.expect_line("apfvisor: done")
-    run.expect_absent(r"^apfvisor: vcpu ")
-    run.expect_status(1)
-
-
-def test_triple_fault(ctx):
-    run = ctx.boot_guest("triplefault", cpus=1)
-    run.expect_line("guest: triplefault: loading an empty IDT, then int3")
-    m = run.expect_regex(r"^apfvisor: vcpu 0: triple fault at rip "
-                         r"(0x[0-9a-f]+)$")
-    expect_in_guest_binary(m[1], "the faulting rip")
-    run.expect_regex(r"^apfvisor: vmcs: exit_reason +0x2$")
-    run.expect_regex(r"^apfvisor: vmcs: guest_cr0 +0x[0-9a-f]+$")
-    run.expect_regex(r"^apfvisor: guest halted: triple fault at rip ")
-    run.expect_absent(r"^guest: triplefault: FAIL")
-    run.expect_line("apfvisor: done")
-    run.expect_status(1)
 
 
 @cases(cpus=(1, 2))
@@ -264,7 +204,8 @@ def test_isolation_scan(ctx, cpus):
     # apfvisor plants a random secret in a heap page, every free guest
     # frame and its stack; the guest scans all its RAM for it (it gets the
     # secret XOR a mask on its command line) and must not find it, then
-    # reads past the end of RAM and must be stopped for it.
+    # reads past the end of RAM: all ones, never a host byte, and a write
+    # there is dropped.
     secret = secrets.randbits(64) | 1 << 63
     masked = secret ^ 0x5A5A5A5A5A5A5A5A
     run = ctx.boot_cfg("# isolation scan\n"
@@ -282,8 +223,10 @@ def test_isolation_scan(ctx, cpus):
     run.expect_line(f"guest: isolation: scanned {ISOLATION_MIB} MiB, the "
                     "secret found 0 times")
     run.expect_line("guest: isolation: reading past the end of RAM")
-    run.expect_regex(r"^apfvisor: guest halted: access outside guest RAM: "
-                     rf"gpa 0x{ISOLATION_MIB * MIB:016x} read")
+    run.expect_line("guest: isolation: past the end of RAM: all ones, a "
+                    "write dropped")
+    run.expect_stat("mmio.unclaimed", 3)
+    run.expect_line("apfvisor: guest halted: test-exit code 0")
     run.expect_absent(r"FAIL")
     # Every page of RAM was touched: zero-filled from planted frames.
     run.expect_stat_at_least("ept.zero_fills",

@@ -37,12 +37,42 @@ static void during_event_delivery_no_reblock(void **state)
 		EPT_IDT_VECTORING_VALID | 0x30e));
 }
 
+/*
+ * Nothing at the address: a load or store is emulated (all ones, dropped);
+ * a fetch, or a page walk (linear address valid, not the final
+ * translation), has no instruction to emulate.
+ */
+static void unclaimed_accesses(void **state)
+{
+	const uint64_t final = EPT_QUAL_LINEAR_VALID |
+			       EPT_QUAL_FINAL_TRANSLATION;
+
+	(void)state;
+	assert_int_equal(ept_unclaimed_access_kind(EPT_QUAL_READ | final),
+			 EPT_UNCLAIMED_EMULATE);
+	assert_int_equal(ept_unclaimed_access_kind(EPT_QUAL_WRITE | final),
+			 EPT_UNCLAIMED_EMULATE);
+	assert_int_equal(ept_unclaimed_access_kind(EPT_QUAL_FETCH | final),
+			 EPT_UNCLAIMED_FETCH);
+	assert_int_equal(ept_unclaimed_access_kind(EPT_QUAL_READ |
+						   EPT_QUAL_LINEAR_VALID),
+			 EPT_UNCLAIMED_PAGE_WALK);
+	/* A walk's A/D update is a write, still the walk's. */
+	assert_int_equal(ept_unclaimed_access_kind(EPT_QUAL_WRITE |
+						   EPT_QUAL_LINEAR_VALID),
+			 EPT_UNCLAIMED_PAGE_WALK);
+	assert_true(ept_violation_in_page_walk(EPT_QUAL_LINEAR_VALID));
+	assert_false(ept_violation_in_page_walk(final));
+	assert_false(ept_violation_in_page_walk(0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(iret_unblocking_reblocks),
 		cmocka_unit_test(no_bit_no_reblock),
 		cmocka_unit_test(during_event_delivery_no_reblock),
+		cmocka_unit_test(unclaimed_accesses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
