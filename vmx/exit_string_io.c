@@ -9,12 +9,16 @@
  * instruction then runs again for the rest (RCX says how many), so a long
  * REP cannot hold the vCPU in root mode. A page not present or not
  * writable raises #PF as the CPU would, with the elements already moved
- * counted in RSI/RDI and RCX.
+ * counted in RSI/RDI and RCX. In 64-bit mode only FS and GS have a base,
+ * and a non-canonical address raises #GP (#SS for SS), as on the CPU.
+ * Guest-physical addresses with nothing there read all ones and drop
+ * writes, as everywhere (vmx/exit_ept.c).
  */
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/exceptions.h"
+#include "arch/x86/register_rules.h"
 #include "guest/guest_pagewalk.h"
 #include "guest/io_ports.h"
 #include "guest/vm.h"
@@ -26,6 +30,9 @@
 #define INFO_ADDR_SIZE(i) (((i) >> 7) & 7)      /* 0: 16, 1: 32, 2: 64 */
 #define INFO_SEGMENT(i) (((i) >> 15) & 7)       /* ES CS SS DS FS GS */
 #define SEG_ES 0
+#define SEG_SS 2
+#define SEG_FS 4                        /* FS and GS keep their base in */
+#define SEG_GS 5                        /* 64-bit mode */
 #define RFLAGS_DF BIT(10)
 #define STRING_IO_BATCH 1024
 
@@ -76,13 +83,17 @@ static int translate(struct string_io *s, uint64_t la, unsigned size,
 	return 0;
 }
 
-/* One element; 0, 1 (#PF to inject) or -1 (the guest ended). */
+/*
+ * One element; 0, 1 (#PF to inject) or -1 (the guest's page tables are
+ * not in RAM). Where the element's bytes have no RAM, an OUTS sends all
+ * ones and an INS's bytes are dropped, as a load or store there does.
+ */
 static int move_element(struct string_io *s, uint16_t port, unsigned size,
 			bool in, uint64_t la)
 {
 	struct vm *g = s->v->guest;
 	uint64_t gpa[4];
-	uint8_t bytes[4] = { 0 };
+	uint8_t byte;
 	uint32_t value = 0;
 	int rc = translate(s, la, size, in, gpa);
 
@@ -91,16 +102,15 @@ static int move_element(struct string_io *s, uint16_t port, unsigned size,
 	if (in) {
 		guest_port_io(g, port, size, true, &value);
 		for (unsigned i = 0; i < size; i++) {
-			bytes[i] = (uint8_t)(value >> (8 * i));
-			if (vm_write_ram(g, gpa[i], &bytes[i], 1))
-				return -1;
+			byte = (uint8_t)(value >> (8 * i));
+			(void)vm_write_ram(g, gpa[i], &byte, 1);
 		}
 		return 0;
 	}
 	for (unsigned i = 0; i < size; i++) {
-		if (vm_read_ram(g, gpa[i], &bytes[i], 1))
-			return -1;
-		value |= (uint32_t)bytes[i] << (8 * i);
+		if (vm_read_ram(g, gpa[i], &byte, 1))
+			byte = 0xff;
+		value |= (uint32_t)byte << (8 * i);
 	}
 	guest_port_io(g, port, size, false, &value);
 	return 0;
@@ -116,7 +126,10 @@ enum exit_action handle_string_io(struct vcpu *v, const struct vmx_exit *e)
 	unsigned asz = INFO_ADDR_SIZE(info);
 	unsigned seg = in ? SEG_ES : INFO_SEGMENT(info);
 	uint64_t mask = addr_mask(asz);
-	uint64_t base = vmcs_read(VMCS_GUEST_ES_BASE + seg * 2);
+	bool mode64 = vcpu_in_64bit_code();
+	uint64_t base = mode64 && seg != SEG_FS && seg != SEG_GS ? 0 :
+			vmcs_read(VMCS_GUEST_ES_BASE + seg * 2);
+	unsigned va_bits = guest_va_bits(vmcs_read(VMCS_GUEST_CR4));
 	int64_t step = vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_DF ? -(int64_t)size
 							      : (int64_t)size;
 	uint64_t *index = in ? &v->regs.rdi : &v->regs.rsi;
@@ -134,13 +147,21 @@ enum exit_action handle_string_io(struct vcpu *v, const struct vmx_exit *e)
 	v->stats.string_io++;
 	for (unsigned n = 0; count && n < STRING_IO_BATCH; n++) {
 		uint64_t offset = *index & mask;
-		int rc = move_element(&s, port, size, in,
-				      (base + offset) &
-				      (asz == 2 ? ~0ull : 0xffffffffull));
+		uint64_t la = (base + offset) &
+			      (asz == 2 ? ~0ull : 0xffffffffull);
+		int rc;
 
+		if (mode64 && (!address_canonical(la, va_bits) ||
+			       !address_canonical(la + size - 1, va_bits))) {
+			vmx_inject_exception(seg == SEG_SS ? EXC_STACK_FAULT :
+					     EXC_GENERAL_PROTECTION, true, 0);
+			return EXIT_RESUME;
+		}
+		rc = move_element(&s, port, size, in, la);
 		if (rc < 0) {
-			vm_end(v->guest, false, "%s at rip 0x%llx: guest memory "
-			       "outside RAM", in ? "INS" : "OUTS",
+			vm_end(v->guest, false, "%s at rip 0x%llx: the guest's "
+			       "page tables are outside RAM",
+			       in ? "INS" : "OUTS",
 			       (unsigned long long)e->guest_rip);
 			return EXIT_STOP;
 		}

@@ -563,12 +563,24 @@ static void string_io_faults_and_limits(void **state)
 	assert_int_equal(injected_error, 0);
 	assert_int_equal(v.regs.cr2, 0x400000);
 	assert_int_equal(skipped(), 0);
-	/* Outside RAM with paging off: the guest is stopped, said why. */
+	/*
+	 * Nothing at the address (paging off, past RAM): OUTS sends all
+	 * ones, INS drops the byte, as a load or store there does; the
+	 * instruction is done and the guest goes on.
+	 */
 	setup(NULL);
 	v.regs.rsi = RAM_SIZE;
-	assert_int_equal(string_io(false, 1, false, 2), EXIT_STOP);
-	assert_non_null(strstr(ended, "OUTS at rip 0x1000: guest memory "
-				"outside RAM"));
+	assert_int_equal(string_io(false, 1, false, 2), EXIT_RESUME);
+	expect_done();
+	assert_int_equal(nport_out, 1);
+	assert_int_equal(port_out[0], 0xff);
+	assert_int_equal(ended[0], 0);
+	setup(NULL);
+	v.regs.rdi = RAM_SIZE - 1;              /* one byte in, one past */
+	assert_int_equal(string_io(true, 2, false, 2), EXIT_RESUME);
+	expect_done();
+	assert_int_equal(ram[RAM_SIZE - 1], 0xcd);
+	assert_int_equal(ended[0], 0);
 	/* A long REP: 1024 elements per exit, then the instruction again. */
 	setup(NULL);
 	v.regs.rsi = 0;
@@ -589,6 +601,57 @@ static void string_io_faults_and_limits(void **state)
 	assert_int_equal(v.regs.rsi, 1500);
 	expect_done();
 	assert_int_equal(v.stats.string_io, 2);
+}
+
+/* 64-bit code, paging on: the first GiB mapped 1:1 by one PDPT entry. */
+static enum exit_action string_io_64(bool in, unsigned segment)
+{
+	uint64_t pml4e = 0x2000 | 3, pdpte = 0 | 3 | BIT(7);
+
+	memcpy(ram + 0x1000, &pml4e, 8);
+	memcpy(ram + 0x2000, &pdpte, 8);
+	fake_vmcs[VMCS_GUEST_CR3] = 0x1000;
+	fake_vmcs[VMCS_EXIT_INSTRUCTION_INFO] = 2u << 7 | segment << 15;
+	ex.qualification = (in ? 8u : 0) | 1u << 4 | 0x3f8ull << 16;
+	return handle_string_io(&v, &ex);
+}
+
+/*
+ * In 64-bit mode DS, ES and SS have no base (only FS and GS do), and a
+ * non-canonical address raises #GP (#SS through SS) with nothing moved
+ * and the instruction not done, as on the CPU.
+ */
+static void string_io_in_64bit_mode(void **state)
+{
+	(void)state;
+	ram[0x200] = 'd';
+	ram[0x300] = 'f';
+	fake_vmcs[VMCS_GUEST_DS_BASE] = 0x100;
+	fake_vmcs[VMCS_GUEST_FS_BASE] = 0x100;
+	v.regs.rsi = 0x200;
+	string_io_64(false, 3);                 /* DS: no base */
+	expect_done();
+	assert_int_equal(port_out[0], 'd');
+	setup(NULL);
+	ram[0x300] = 'f';
+	fake_vmcs[VMCS_GUEST_FS_BASE] = 0x100;
+	v.regs.rsi = 0x200;
+	string_io_64(false, 4);                 /* FS: its base */
+	expect_done();
+	assert_int_equal(port_out[0], 'f');
+	setup(NULL);
+	v.regs.rsi = 0x0000800000000000ull;     /* not canonical */
+	string_io_64(false, 3);
+	expect_gp();
+	assert_int_equal(nport_out, 0);
+	setup(NULL);
+	v.regs.rsi = 0x00007ffffffffffful;      /* the last byte canonical... */
+	ex.qualification = 1 | 1u << 4 | 0x3f8ull << 16;
+	fake_vmcs[VMCS_GUEST_CR3] = 0x1000;
+	fake_vmcs[VMCS_EXIT_INSTRUCTION_INFO] = 2u << 7 | 2u << 15;  /* SS */
+	handle_string_io(&v, &ex);              /* ...the word's end is not */
+	assert_int_equal(injected, EXC_STACK_FAULT);
+	assert_int_equal(skipped(), 0);
 }
 
 /*
@@ -736,6 +799,7 @@ int main(void)
 		T(vmcall_and_vmx_instructions),
 		T(outs_and_ins),
 		T(string_io_faults_and_limits),
+		T(string_io_in_64bit_mode),
 		T(exception_bitmap),
 		T(debug_is_given_back_with_dr6),
 		T(icebp_is_given_back_as_itself),
