@@ -162,12 +162,25 @@ uint8_t guest_ack_interrupt(struct vm *g, unsigned vcpu,
 	return (uint8_t)p.vector;
 }
 
+/*
+ * Whether an IRQ 0 edge can interrupt anyone: the 8259's IRQ 0 unmasked,
+ * or the I/O APIC pin of its GSI. While neither is, the PIT may count as
+ * fast as it likes without waking a vCPU (an edge-triggered 8259 input
+ * latches one request meanwhile, which guest_poll_interrupts still finds).
+ */
+static bool pit_irq0_unmasked(const struct vm *g)
+{
+	return !(g->pic.chip[0].imr & BIT(PIT_IRQ)) ||
+	       !(g->ioapic.redirection[guest_isa_irq_to_gsi(PIT_IRQ)] &
+		 IOAPIC_RTE_MASKED);
+}
+
 uint64_t guest_timer_deadline(struct vm *g, unsigned vcpu, uint64_t now)
 {
 	uint64_t lapic = vlapic_timer_deadline(&g->plat[vcpu].lapic);
 
 	/* IRQ 0 reaches vCPU 0 only (through the 8259, see pic_reaches). */
-	if (vcpu != 0)
+	if (vcpu != 0 || !pit_irq0_unmasked(g))
 		return lapic;
 	return MIN(lapic, pit_irq0_deadline(&g->pit, now));
 }

@@ -163,7 +163,16 @@ void pit_init(struct pit *p, uint64_t tsc_hz)
 		c->latched_status = 0;
 	}
 	p->tsc_hz = tsc_hz ? tsc_hz : 1;
+	p->min_edge_gap = p->tsc_hz / (1000000 / PIT_PERIOD_MIN_US);
+	p->last_edge_tsc = 0;
 	p->irq0_edges = 0;
+	p->irq0_edges_held = 0;
+}
+
+/* The earliest TSC at which the next edge may be reported. */
+static uint64_t next_edge_allowed(const struct pit *p)
+{
+	return p->irq0_edges ? p->last_edge_tsc + p->min_edge_gap : 0;
 }
 
 static bool out_level(const struct pit *p, const struct pit_channel *c,
@@ -426,9 +435,16 @@ bool pit_take_irq0_edge(struct pit *p, uint64_t now)
 
 	sync(p, c, now);
 	edge = c->edge_pending;
+	if (!edge)
+		return false;
+	if (now < next_edge_allowed(p)) {
+		p->irq0_edges_held++;   /* stays pending until allowed */
+		return false;
+	}
 	c->edge_pending = false;
-	p->irq0_edges += edge;
-	return edge;
+	p->irq0_edges++;
+	p->last_edge_tsc = now;
+	return true;
 }
 
 uint64_t pit_irq0_deadline(struct pit *p, uint64_t now)
@@ -438,9 +454,10 @@ uint64_t pit_irq0_deadline(struct pit *p, uint64_t now)
 
 	sync(p, c, now);
 	if (c->edge_pending)
-		return now;
+		return MAX(now, next_edge_allowed(p));
 	if (!c->armed || !c->running)
 		return UINT64_MAX;
 	tick = next_edge_tick(c);
-	return tick == UINT64_MAX ? UINT64_MAX : tsc_at_elapsed(p, c, tick);
+	return tick == UINT64_MAX ? UINT64_MAX :
+	       MAX(tsc_at_elapsed(p, c, tick), next_edge_allowed(p));
 }

@@ -68,10 +68,21 @@ struct pit_channel {
 	uint64_t edges_merged;  /* rising edges folded into a pending one */
 };
 
+/*
+ * The shortest time between two IRQ 0 edges handed to the interrupt
+ * controllers, as KVM's min_timer_period_us holds its i8254 and the LAPIC
+ * timer (VLAPIC_PERIOD_MIN_US): a count of 1 (838 ns) would otherwise
+ * keep a vCPU in timer exits.
+ */
+#define PIT_PERIOD_MIN_US 200
+
 struct pit {
 	struct pit_channel ch[PIT_CHANNELS];
 	uint64_t tsc_hz;
+	uint64_t min_edge_gap;  /* PIT_PERIOD_MIN_US in TSC cycles */
+	uint64_t last_edge_tsc; /* when the last edge was reported */
 	uint64_t irq0_edges;    /* edges pit_take_irq0_edge reported */
+	uint64_t irq0_edges_held; /* reported later for the minimum gap */
 };
 
 /* Power-on state as QEMU leaves it: mode 3, no count, gate 2 low. */
@@ -100,7 +111,11 @@ bool pit_out(struct pit *p, unsigned n, uint64_t now);
  * behind instead of seeing a burst of thousands of interrupts.
  */
 bool pit_take_irq0_edge(struct pit *p, uint64_t now);
-/* TSC at which counter 0's OUT rises next (UINT64_MAX: never). */
+/*
+ * TSC at which pit_take_irq0_edge() has an edge next (UINT64_MAX: never):
+ * counter 0's next rising edge, but never sooner than PIT_PERIOD_MIN_US
+ * after the last one reported.
+ */
 uint64_t pit_irq0_deadline(struct pit *p, uint64_t now);
 
 #endif

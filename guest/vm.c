@@ -142,6 +142,7 @@ static void each_vm_counter(const void *obj, counter_fn fn, void *ctx)
 	fn(ctx, "uart.bytes_in", vm->uart.bytes_in);
 	fn(ctx, "pit.irq0_edges", vm->pit.irq0_edges);
 	fn(ctx, "pit.irq0_edges_merged", vm->pit.ch[0].edges_merged);
+	fn(ctx, "pit.irq0_edges_held", vm->pit.irq0_edges_held);
 	fn(ctx, "ioapic.messages", vm->ioapic.messages);
 	fn(ctx, "console.guest_lines", vm->console.lines);
 	fn(ctx, "console.printed_in_place", vm->console.printed_in_place);

@@ -275,6 +275,29 @@ static void pit_irq0_reaches_the_bsp_at_its_deadline(void **state)
 		    deadline + 1000 * period);
 }
 
+/*
+ * IRQ 0 masked at the 8259 and at the I/O APIC: the PIT may count at its
+ * fastest without a single timer exit (no deadline), and the edge it
+ * latched meanwhile is there once IRQ 0 is unmasked.
+ */
+static void masked_pit_irq0_wakes_nobody(void **state)
+{
+	struct pending_interrupt p;
+
+	(void)state;
+	program_pics(0xff);                     /* every IRQ masked */
+	pit_write(&vm.pit, 0x43, 0x34, 0);      /* counter 0, word, mode 2 */
+	pit_write(&vm.pit, 0x40, 2, 0);         /* 1.7 us periods */
+	pit_write(&vm.pit, 0x40, 0, 0);
+	assert_true(guest_timer_deadline(&vm, 0, 0) == UINT64_MAX);
+	assert_true(guest_timer_deadline(&vm, 0, TSC_HZ) == UINT64_MAX);
+	assert_int_equal(guest_poll_interrupts(&vm, 0, TSC_HZ).vector, -1);
+	pic_write(&vm.pic, 0x21, 0xfe);         /* IRQ 0 unmasked */
+	assert_true(guest_timer_deadline(&vm, 0, TSC_HZ) != UINT64_MAX);
+	p = guest_poll_interrupts(&vm, 0, TSC_HZ);
+	assert_int_equal(p.vector, 0x30);
+}
+
 static void ioapic_entry(unsigned pin, uint64_t rte)
 {
 	ioapic_write(&vm.ioapic, IOAPIC_IOREGSEL, 4, 0x11 + 2 * pin);
@@ -388,6 +411,7 @@ int main(void)
 		T(xapic_icr_ipis),
 		T(poll_needed_only_when_something_may_have_changed),
 		T(pit_irq0_reaches_the_bsp_at_its_deadline),
+		T(masked_pit_irq0_wakes_nobody),
 		T(uart_irq_reaches_the_named_vcpu_through_the_ioapic),
 		T(isa_irq0_is_gsi2_and_level_eoi_redelivers),
 		T(uart_edge_delivers_once),

@@ -39,6 +39,10 @@ static int setup(void **state)
 	(void)state;
 	memset(&pit, 0xa5, sizeof(pit));        /* show what init forgets */
 	pit_init(&pit, PIT_INPUT_HZ * 1000);
+	/* The 8254's own timing; the minimum gap has its test below. */
+	assert_int_equal(pit.min_edge_gap,
+			 PIT_INPUT_HZ * 1000 / (1000000 / PIT_PERIOD_MIN_US));
+	pit.min_edge_gap = 0;
 	port61_init(&port61);
 	return 0;
 }
@@ -342,6 +346,35 @@ static void reset_state(void **state)
 	assert_false(pit_owns_port(0x44) || pit_owns_port(0x3f));
 }
 
+/*
+ * A count of 2 (1.7 us periods): IRQ 0 edges are reported no closer than
+ * PIT_PERIOD_MIN_US apart (KVM's min_timer_period_us), the deadline says
+ * so, and the ones in between are held, not lost or queued.
+ */
+static void irq0_edges_held_to_the_minimum_period(void **state)
+{
+	uint64_t gap = PIT_INPUT_HZ * 1000 / (1000000 / PIT_PERIOD_MIN_US);
+	uint64_t first, deadline;
+	unsigned reported = 0;
+
+	(void)state;
+	pit.min_edge_gap = gap;
+	program(CH0, CW(0, WORD, 2), 2, T(0));
+	first = pit_irq0_deadline(&pit, T(0));
+	assert_int_equal(first, T(2));
+	assert_true(pit_take_irq0_edge(&pit, first));
+	deadline = pit_irq0_deadline(&pit, first + T(5));
+	assert_int_equal(deadline, first + gap);
+	for (uint64_t t = first + T(2); t < first + gap; t += T(2))
+		reported += pit_take_irq0_edge(&pit, t);
+	assert_int_equal(reported, 0);
+	assert_true(pit.irq0_edges_held > 0);
+	assert_true(pit_take_irq0_edge(&pit, first + gap));
+	assert_int_equal(pit_irq0_deadline(&pit, first + gap + T(1)),
+			 first + 2 * gap);
+	assert_int_equal(pit.irq0_edges, 2);
+}
+
 #define TEST(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -361,6 +394,7 @@ int main(void)
 		TEST(port61_refresh_and_speaker_bits),
 		TEST(deadlines_at_an_odd_tsc_rate),
 		TEST(no_tick_storm_after_a_long_gap),
+		TEST(irq0_edges_held_to_the_minimum_period),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
