@@ -49,7 +49,9 @@ def _become_terminal_owner():
 def drive(cmd, steps, timeout, cwd=None, env=None):
     """Runs cmd on a new pty; steps: (pattern, text) pairs, in order: wait
     until pattern (a regex, re.search on the bytes shown since the last
-    typing, decoded) has been shown, then type text. Ends when the command
+    typing, decoded) has been shown, then type text (or, when text is a
+    signal number, send that signal to the command, as a terminal's
+    hang-up or a `kill` from elsewhere would). Ends when the command
     exits (or after timeout seconds, when its process group is killed).
     Returns a Session."""
     session = Session()
@@ -87,7 +89,11 @@ def drive(cmd, steps, timeout, cwd=None, env=None):
                 if session.tty_during is None:
                     session.tty_during = termios.tcgetattr(master)
                 session.typed_at.append(len(session.transcript))
-                os.write(master, pending.pop(0)[1].encode())
+                action = pending.pop(0)[1]
+                if isinstance(action, int):
+                    os.kill(proc.pid, action)
+                else:
+                    os.write(master, action.encode())
                 since = len(session.transcript)
         session.status = proc.wait(timeout=30)
         session.tty_after = termios.tcgetattr(master)

@@ -7,6 +7,7 @@ with the short summary. (The guest's bytes passing through raw, and typing
 into the guest: the Linux sessions in tests/bochs/test_linux.py.)"""
 
 import re
+import signal
 import termios
 
 from lib import expect
@@ -87,5 +88,20 @@ def test_terminal_ctrl_bracket_stops_the_run(ctx):
            f"expected the summary to say Ctrl-] stopped the run: {block}")
     expect("qemu-run: Ctrl-]: emulator stopped" in text,
            f"expected the script to say it stopped QEMU: {text[-400:]!r}")
+    run.expect_status(130)
+    check_restored(run)
+
+
+def test_terminal_put_back_when_the_script_is_killed(ctx):
+    """SIGTERM to the run script (a kill from elsewhere) while the guest's
+    terminal is raw: the emulator is stopped, the terminal put back, the
+    summary says why."""
+    run = ctx.boot_guest("hello", timeout=120, interactive=True,
+                         converse=[(r"BdsDxe: ", signal.SIGTERM)])
+    text = run.terminal.text()
+    block = summary_block(text)
+    expect(block[0] == "qemu-run: summary (exit status 130)", block[0])
+    expect(block[1] == "  end       interrupted (SIGTERM)",
+           f"expected the summary to name the signal: {block}")
     run.expect_status(130)
     check_restored(run)
