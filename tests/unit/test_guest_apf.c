@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * guest/async_pf.c, the VM's side of async page faults, over a fake guest
+ * RAM and swap with the real virtual LAPIC: the shared area's two words,
+ * the page-ready vector raised in the LAPIC, the area's page kept
+ * resident. A small model of Linux 6.1's guest side (arch/x86/kernel/
+ * kvm.c) takes the interrupts: its handler reads and clears the token
+ * word and writes ACK, but only while its async PF is on.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "apf/kvm_para.h"
+#include "guest/async_pf.h"
+#include "guest/vm.h"
+#include "tests/unit/console_capture.h"
+
+#define RAM_SIZE (64u << 10)
+#define TSC_HZ 2500000000ull
+#define AREA 0x2040ull                  /* 64-byte aligned, page 2 */
+#define VECTOR 0xf3u
+#define EN_ON (AREA | KVM_ASYNC_PF_ENABLED | KVM_ASYNC_PF_DELIVERY_AS_INT)
+#define MAX_SEEN 16
+
+static struct vm vm;
+static uint8_t ram[RAM_SIZE];
+static unsigned pins[RAM_SIZE / PAGE_SIZE];
+static bool io_busy[RAM_SIZE / PAGE_SIZE];
+
+/* The guest model: whether its async PF is on, what its handler saw. */
+static bool guest_apf_on;
+static uint32_t woken[MAX_SEEN];
+static unsigned nwoken;
+
+/* ---- the rest of the VM, faked ---- */
+
+int vm_read_ram(struct vm *g, uint64_t gpa, void *dst, uint64_t len)
+{
+	assert_ptr_equal(g, &vm);
+	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
+		return -1;
+	memcpy(dst, ram + gpa, len);
+	return 0;
+}
+
+int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
+{
+	assert_ptr_equal(g, &vm);
+	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
+		return -1;
+	memcpy(ram + gpa, src, len);
+	return 0;
+}
+
+int vm_pin_ram(struct vm *g, uint64_t gpa)
+{
+	assert_ptr_equal(g, &vm);
+	if (gpa >= RAM_SIZE)
+		return -1;
+	pins[gpa / PAGE_SIZE]++;
+	return 0;
+}
+
+void vm_unpin_ram(struct vm *g, uint64_t gpa)
+{
+	assert_ptr_equal(g, &vm);
+	assert_true(gpa < RAM_SIZE && pins[gpa / PAGE_SIZE] > 0);
+	pins[gpa / PAGE_SIZE]--;
+}
+
+void vm_request(struct vm *g, unsigned n, enum vcpu_request req)
+{
+	assert_ptr_equal(g, &vm);
+	vm.plat[n].requests |= BIT(req);
+}
+
+bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa)
+{
+	assert_ptr_equal(gm, &vm.mem);
+	return gpa < RAM_SIZE && io_busy[gpa / PAGE_SIZE];
+}
+
+/* ---- the guest ---- */
+
+static struct vlapic *lapic(void)
+{
+	return &vm.plat[0].lapic;
+}
+
+static uint32_t area_word(uint64_t offset)
+{
+	uint32_t w;
+
+	memcpy(&w, ram + AREA + offset, sizeof(w));
+	return w;
+}
+
+static void set_area_word(uint64_t offset, uint32_t w)
+{
+	memcpy(ram + AREA + offset, &w, sizeof(w));
+}
+
+static void wrmsr(uint32_t msr, uint64_t value)
+{
+	if (!vm_apf_wrmsr(&vm, 0, msr, value))
+		fail_msg("WRMSR 0x%x of 0x%llx: #GP", msr,
+			 (unsigned long long)value);
+}
+
+/* kvm_guest_cpu_init: INT first, then EN. */
+static void guest_enables(void)
+{
+	wrmsr(MSR_KVM_ASYNC_PF_INT, VECTOR);
+	wrmsr(MSR_KVM_ASYNC_PF_EN, EN_ON);
+	guest_apf_on = true;
+}
+
+/* kvm_guest_cpu_offline: EN = 0, nothing else of the area. */
+static void guest_disables(void)
+{
+	wrmsr(MSR_KVM_ASYNC_PF_EN, 0);
+	guest_apf_on = false;
+}
+
+/* What the vCPU loop does before an entry (vmx/vcpu_entry.h). */
+static bool before_entry(void)
+{
+	return vm_apf_page_ready(&vm, 0);
+}
+
+/*
+ * The guest runs with IF=1 and takes what its LAPIC has for it.
+ * sysvec_kvm_asyncpf_interrupt: EOI, then, only if async PF is on, the
+ * token is read, its sleeper woken, the word cleared and ACK written.
+ * Every ACK exit is followed by an entry, which may send the next one.
+ */
+static void guest_takes_interrupts(void)
+{
+	int vector;
+
+	while ((vector = vlapic_pending_vector(lapic())) >= 0) {
+		vlapic_ack(lapic(), (uint8_t)vector);
+		vlapic_wrmsr(lapic(), VLAPIC_MSR_EOI, 0, 0, NULL);
+		if (vector != VECTOR || !guest_apf_on)
+			continue;
+		assert_true(nwoken < MAX_SEEN);
+		woken[nwoken++] = area_word(KVM_APF_AREA_TOKEN_OFFSET);
+		set_area_word(KVM_APF_AREA_TOKEN_OFFSET, 0);
+		wrmsr(MSR_KVM_ASYNC_PF_ACK, KVM_ASYNC_PF_ACK_SLOT_FREE);
+		before_entry();
+	}
+}
+
+/* A user task touches gpa while its swap-in runs: "page not present". */
+static uint32_t user_fault(uint64_t gpa)
+{
+	struct apf_guest_state gs = { .interrupts_enabled = true,
+				      .paging = true, .cpl = 3 };
+	uint32_t token = 0;
+
+	io_busy[gpa / PAGE_SIZE] = true;
+	assert_true(vm_apf_not_present(&vm, 0, &gs, gpa, &token));
+	assert_int_equal(area_word(KVM_APF_AREA_FLAGS_OFFSET),
+			 KVM_PV_REASON_PAGE_NOT_PRESENT);
+	/* The guest's #PF handler reads and clears the reason. */
+	set_area_word(KVM_APF_AREA_FLAGS_OFFSET, 0);
+	return token;
+}
+
+static void swap_in_done(uint64_t gpa)
+{
+	io_busy[gpa / PAGE_SIZE] = false;
+}
+
+static int setup(void **state)
+{
+	struct vlapic *a = &vm.plat[0].lapic;
+
+	(void)state;
+	memset(&vm, 0, sizeof(vm));
+	memset(ram, 0, sizeof(ram));
+	memset(pins, 0, sizeof(pins));
+	memset(io_busy, 0, sizeof(io_busy));
+	guest_apf_on = false;
+	nwoken = 0;
+	console_forget();
+	vm.nvcpus = 1;
+	vm.kvm_features = KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT;
+	vm.apf_env = (struct apf_msr_env){
+		.kvm_features = vm.kvm_features,
+		.guest_ram_size = RAM_SIZE,
+	};
+	apf_vcpu_init(&vm.plat[0].apf, 0);
+	vlapic_init(a, 0, true, TSC_HZ);
+	/* x2APIC, software-enabled, as Linux has it when EN is written. */
+	vlapic_wrmsr(a, VLAPIC_MSR_APIC_BASE, a->apic_base | VLAPIC_BASE_EXTD,
+		     0, NULL);
+	vlapic_wrmsr(a, VLAPIC_MSR_SVR, 0x1ff, 0, NULL);
+	return 0;
+}
+
+/* ---- the tests ---- */
+
+static void wake_all_then_a_page_ready(void **state)
+{
+	uint32_t token;
+
+	(void)state;
+	guest_enables();
+	assert_int_equal(pins[AREA / PAGE_SIZE], 1);
+	assert_true(before_entry());
+	assert_int_equal(area_word(KVM_APF_AREA_TOKEN_OFFSET),
+			 KVM_APF_TOKEN_WAKE_ALL);
+	guest_takes_interrupts();
+	token = user_fault(0x5000);
+	/* Nothing to send while the page is still being read. */
+	assert_false(before_entry());
+	swap_in_done(0x5000);
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 2);
+	assert_int_equal(woken[0], KVM_APF_TOKEN_WAKE_ALL);
+	assert_int_equal(woken[1], token);
+	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 0);
+	guest_disables();
+	assert_int_equal(pins[AREA / PAGE_SIZE], 0);
+}
+
+#define T(name) cmocka_unit_test_setup(name, setup)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(wake_all_then_a_page_ready),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
