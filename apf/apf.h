@@ -242,6 +242,13 @@ struct apf_msr_env {
 struct apf_msr_effect {
 	/* Run apf_next_page_ready now (ACK, or a "wake all" was queued). */
 	bool check_page_ready;
+	/*
+	 * The area is newly in use (EN from off to on, or moved): write 0
+	 * into its token word first. A token left there while EN was 0 (the
+	 * guest's handler then leaves the word alone) would hold back every
+	 * page-ready, the "wake all" included.
+	 */
+	bool clear_token;
 	/* Tokens forgotten by a disabling write; their swap-ins go on. */
 	struct apf_orphans orphans;
 };

@@ -109,6 +109,9 @@ bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
 	if (apf_wrmsr(a, &vm->apf_env, msr, value, &effect) != APF_MSR_OK)
 		return false;
 	repin_area(vm, a, was_on, old_gpa);
+	/* If this write fails, so does the read before each page-ready. */
+	if (effect.clear_token)
+		write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, 0);
 	if (effect.check_page_ready)
 		vm_request(vm, n, VCPU_REQ_PAGE_READY);
 	return true;

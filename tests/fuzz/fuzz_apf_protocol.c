@@ -117,6 +117,8 @@ static void guest_wrmsr(struct model *s, struct fuzz_script *in)
 	uint32_t msr = msrs[how & 3];
 	uint64_t value = fuzz_take(in, 8);
 	uint64_t en = s->vcpu.msr_en, intr = s->vcpu.msr_int;
+	bool was_on = apf_enabled(&s->vcpu);
+	uint64_t old_area = apf_area_gpa(&s->vcpu);
 	unsigned queued = s->vcpu.ready_count;
 	struct apf_msr_effect effect;
 
@@ -132,6 +134,12 @@ static void guest_wrmsr(struct model *s, struct fuzz_script *in)
 		CHECK(s->vcpu.msr_en == en && s->vcpu.msr_int == intr);
 		return;
 	}
+	/* Only an area newly in use has its token word cleared. */
+	CHECK(!effect.clear_token ||
+	      (msr == MSR_KVM_ASYNC_PF_EN && apf_enabled(&s->vcpu) &&
+	       (!was_on || apf_area_gpa(&s->vcpu) != old_area)));
+	if (effect.clear_token)
+		s->area_token = 0;
 	if (msr == MSR_KVM_ASYNC_PF_EN) {
 		if (!apf_enabled(&s->vcpu)) {
 			/* Off: every token forgotten, the guest's included. */
