@@ -89,15 +89,19 @@ static enum apf_msr_result write_en(struct apf_vcpu *v,
 	return APF_MSR_OK;
 }
 
-/* KVM does not check the vector itself; bits 63:8 are reserved. */
+/*
+ * KVM does not check the vector itself; bits 63:8 are reserved. A
+ * page-ready held for an illegal vector may go now.
+ */
 static enum apf_msr_result write_int(struct apf_vcpu *v,
 				     const struct apf_msr_env *env,
-				     uint64_t value)
+				     uint64_t value, struct apf_msr_effect *effect)
 {
 	if (!offered(env, KVM_FEATURE_ASYNC_PF_INT) ||
 	    (value & ~(uint64_t)KVM_ASYNC_PF_VEC_MASK))
 		return APF_MSR_RAISE_GP;
 	v->msr_int = value;
+	effect->check_page_ready = apf_has_page_ready(v);
 	return APF_MSR_OK;
 }
 
@@ -127,7 +131,7 @@ enum apf_msr_result apf_wrmsr(struct apf_vcpu *v,
 	case MSR_KVM_ASYNC_PF_EN:
 		return write_en(v, env, value, effect);
 	case MSR_KVM_ASYNC_PF_INT:
-		return write_int(v, env, value);
+		return write_int(v, env, value, effect);
 	case MSR_KVM_ASYNC_PF_ACK:
 		return write_ack(v, env, value, effect);
 	default:

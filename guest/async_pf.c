@@ -55,12 +55,19 @@ static void collect_completions(struct vm *vm, unsigned n,
 	spin_unlock(&vm->mem_lock);
 }
 
+/*
+ * The page-ready leaves the queue only once its token is in the word and
+ * the LAPIC took the vector; else it stays first in line for the next
+ * entry. The LAPIC was found enabled just before, but an INIT from
+ * another vCPU may reset it in between.
+ */
 bool vm_apf_page_ready(struct vm *vm, unsigned n)
 {
 	struct vcpu_platform *p = &vm->plat[n];
 	struct apf_vcpu *a = &p->apf;
 	struct apf_ready_state rs = { 0 };
 	struct apf_page_ready out;
+	bool accepted;
 
 	if (!apf_outstanding(a))
 		return false;
@@ -72,14 +79,20 @@ bool vm_apf_page_ready(struct vm *vm, unsigned n)
 	vm_devices_lock(vm);
 	rs.lapic_enabled = vlapic_sw_enabled(&p->lapic);
 	vm_devices_unlock(vm, false);
-	if (apf_next_page_ready(a, &rs, rdtsc(), &out) != APF_READY_DELIVER)
+	if (apf_peek_page_ready(a, &rs, &out) != APF_READY_DELIVER)
 		return false;
 	if (write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, out.token))
 		return false;
-	trace_async_pf_ready(n, out.token, out.gpa);
 	vm_devices_lock(vm);
-	vlapic_accept(&p->lapic, out.vector);
-	vm_devices_unlock(vm, true);
+	accepted = vlapic_accept(&p->lapic, out.vector);
+	vm_devices_unlock(vm, accepted);
+	if (!accepted) {
+		/* The guest has not run since: the word is still ours. */
+		write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, 0);
+		return false;
+	}
+	apf_page_ready_sent(a, rdtsc());
+	trace_async_pf_ready(n, out.token, out.gpa);
 	return true;
 }
 

@@ -5,7 +5,7 @@
  * guest does (WRMSR of EN, INT, ACK with any value; faults in any CPU
  * state; reading and clearing its shared area's words; INIT) and of what
  * the hypervisor does (swap-ins completing, a #PF abandoned, page-ready
- * checks). A model beside it keeps the tokens the guest was given and the
+ * checks, a page-ready it could not deliver). A model beside it keeps the tokens the guest was given and the
  * two words of each shared area, and checks the promises of
  * ../shared/APF-PROTOCOL.md:
  *   - a token is never 0 nor the broadcast, carries its vCPU in the low 12
@@ -15,8 +15,10 @@
  *     on, IF set, no shadow, no event in delivery or pending, paging, the
  *     flags word consumed; in ring 0 only with SEND_ALWAYS);
  *   - a page-ready goes out only into an empty token word with the LAPIC
- *     enabled, on the vector of MSR_KVM_ASYNC_PF_INT, for a token whose
- *     page completed (or the broadcast), once per token;
+ *     enabled, on the vector of MSR_KVM_ASYNC_PF_INT (a legal one), for
+ *     a token whose page completed (or the broadcast), once per token;
+ *     one the host could not deliver stays first in line, unchanged;
+ *   - only an area newly in use has its token word cleared;
  *   - a refused WRMSR changes nothing; what the vCPU counts in flight is
  *     at least the model's count and never above its slots.
  */
@@ -94,6 +96,7 @@ static void deliver_ready(struct model *s, bool lapic_enabled, uint64_t tsc)
 		CHECK(lapic_enabled && s->area_token == 0);
 		CHECK(apf_enabled(&s->vcpu));
 		CHECK(pr.vector == apf_vector(&s->vcpu));
+		CHECK(pr.vector >= APF_FIRST_LEGAL_VECTOR);
 		if (pr.token == KVM_APF_TOKEN_WAKE_ALL) {
 			CHECK(s->wake_all_expected);
 			s->wake_all_expected = false;
@@ -105,6 +108,29 @@ static void deliver_ready(struct model *s, bool lapic_enabled, uint64_t tsc)
 		}
 		s->area_token = pr.token;
 	}
+}
+
+/*
+ * The host found a page-ready to send but could not (the token word not
+ * writable, the LAPIC refused the vector): nothing changes, and the same
+ * one is found again.
+ */
+static void delivery_fails(struct model *s)
+{
+	struct apf_ready_state st = { .lapic_enabled = true,
+				      .area_token = s->area_token };
+	struct apf_page_ready pr, again;
+	unsigned in_use = apf_outstanding(&s->vcpu);
+	bool pending = s->vcpu.page_ready_pending;
+
+	if (apf_peek_page_ready(&s->vcpu, &st, &pr) != APF_READY_DELIVER)
+		return;
+	CHECK(apf_peek_page_ready(&s->vcpu, &st, &again) == APF_READY_DELIVER);
+	CHECK(again.token == pr.token && again.gpa == pr.gpa);
+	CHECK(apf_outstanding(&s->vcpu) == in_use);
+	CHECK(s->vcpu.page_ready_pending == pending);
+	CHECK(pr.token == KVM_APF_TOKEN_WAKE_ALL ? s->wake_all_expected
+						 : find_held(s, pr.token) >= 0);
 }
 
 static void guest_wrmsr(struct model *s, struct fuzz_script *in)
@@ -262,6 +288,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(!apf_enabled(&s->vcpu) &&
 			      apf_outstanding(&s->vcpu) == 0);
 			forget_all(s);
+			break;
+		case 10:
+			delivery_fails(s);
 			break;
 		default:
 			break;

@@ -373,6 +373,66 @@ static void page_ready_waits_for_an_enabled_lapic(void **state)
 	free(v);
 }
 
+static void page_ready_waits_for_a_legal_vector(void **state)
+{
+	struct apf_vcpu *v = new_vcpu(0);
+	struct apf_msr_effect effect;
+	struct apf_page_ready pr;
+
+	(void)state;
+	/* Vectors 0-15: the LAPIC would drop the interrupt. */
+	assert_int_equal(wr(v, MSR_KVM_ASYNC_PF_INT, 15), APF_MSR_OK);
+	assert_int_equal(wr(v, MSR_KVM_ASYNC_PF_EN, EN_ON), APF_MSR_OK);
+	assert_int_equal(apf_next_page_ready(v, &slot_free, 0, &pr),
+			 APF_READY_WAIT_VECTOR);
+	assert_true(apf_has_page_ready(v));
+	assert_false(v->page_ready_pending);
+	/* A legal vector: the check is asked for, and the queue moves. */
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_INT, 16, &effect),
+			 APF_MSR_OK);
+	assert_true(effect.check_page_ready);
+	assert_int_equal(apf_next_page_ready(v, &slot_free, 0, &pr),
+			 APF_READY_DELIVER);
+	assert_int_equal(pr.vector, 16);
+	assert_int_equal(pr.token, KVM_APF_TOKEN_WAKE_ALL);
+	/* With nothing queued, INT asks for no check. */
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_INT, 17, &effect),
+			 APF_MSR_OK);
+	assert_false(effect.check_page_ready);
+	free(v);
+}
+
+static void peeked_page_ready_stays_until_sent(void **state)
+{
+	struct apf_vcpu *v = enabled_vcpu(0);
+	struct apf_page_ready pr, again;
+	uint32_t a = send(v, 0xa000, 100);
+	uint32_t b = send(v, 0xb000, 100);
+
+	(void)state;
+	apf_page_completed(v, 0xa000);
+	apf_page_completed(v, 0xb000);
+	/* The caller could not deliver it: it is still first in line. */
+	assert_int_equal(apf_peek_page_ready(v, &slot_free, &pr),
+			 APF_READY_DELIVER);
+	assert_int_equal(pr.token, a);
+	assert_int_equal(apf_peek_page_ready(v, &slot_free, &again),
+			 APF_READY_DELIVER);
+	assert_int_equal(again.token, a);
+	assert_int_equal(apf_outstanding(v), 2);
+	assert_false(v->page_ready_pending);
+	assert_int_equal(v->stats.page_ready, 0);
+	apf_page_ready_sent(v, 300);
+	assert_true(v->page_ready_pending);
+	assert_int_equal(v->stats.page_ready, 1);
+	assert_int_equal(v->stats.ready_latency_tsc, 200);
+	assert_int_equal(apf_peek_page_ready(v, &slot_free, &pr),
+			 APF_READY_DELIVER);
+	assert_int_equal(pr.token, b);
+	assert_int_equal(apf_outstanding(v), 1);
+	free(v);
+}
+
 static void latency_ignores_a_tsc_that_went_back(void **state)
 {
 	struct apf_vcpu *v = enabled_vcpu(0);
@@ -472,6 +532,8 @@ int main(void)
 		cmocka_unit_test(peak_counts_tokens_not_the_wake_all),
 		cmocka_unit_test(page_ready_in_completion_order_behind_the_slot),
 		cmocka_unit_test(page_ready_waits_for_an_enabled_lapic),
+		cmocka_unit_test(page_ready_waits_for_a_legal_vector),
+		cmocka_unit_test(peeked_page_ready_stays_until_sent),
 		cmocka_unit_test(latency_ignores_a_tsc_that_went_back),
 		cmocka_unit_test(counters_sum_per_vcpu_and_take_the_peak),
 		cmocka_unit_test(verdicts_have_names),

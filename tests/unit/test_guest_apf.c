@@ -31,6 +31,13 @@ static uint8_t ram[RAM_SIZE];
 static unsigned pins[RAM_SIZE / PAGE_SIZE];
 static bool io_busy[RAM_SIZE / PAGE_SIZE];
 
+/* What goes wrong when a token is written into the area's token word. */
+static enum {
+	TOKEN_WRITE_OK,
+	TOKEN_WRITE_FAILS,              /* the page cannot come back */
+	TOKEN_WRITE_LAPIC_RESET,        /* meanwhile an INIT resets the LAPIC */
+} token_write;
+
 /* The guest model: whether its async PF is on, what its handler saw. */
 static bool guest_apf_on;
 static uint32_t woken[MAX_SEEN];
@@ -49,9 +56,17 @@ int vm_read_ram(struct vm *g, uint64_t gpa, void *dst, uint64_t len)
 
 int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
 {
+	uint32_t w = 0;
+
 	assert_ptr_equal(g, &vm);
 	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
 		return -1;
+	if (gpa == AREA + KVM_APF_AREA_TOKEN_OFFSET && len == sizeof(w))
+		memcpy(&w, src, sizeof(w));
+	if (w && token_write == TOKEN_WRITE_FAILS)
+		return -1;
+	if (w && token_write == TOKEN_WRITE_LAPIC_RESET)
+		vlapic_init_signal(&vm.plat[0].lapic);
 	memcpy(ram + gpa, src, len);
 	return 0;
 }
@@ -185,6 +200,7 @@ static int setup(void **state)
 	memset(ram, 0, sizeof(ram));
 	memset(pins, 0, sizeof(pins));
 	memset(io_busy, 0, sizeof(io_busy));
+	token_write = TOKEN_WRITE_OK;
 	guest_apf_on = false;
 	nwoken = 0;
 	console_forget();
@@ -264,6 +280,85 @@ static void page_ready_left_in_the_slot_across_off_and_on(void **state)
 	assert_int_equal(woken[1], fresh);
 }
 
+static void software_enable_lapic(void)
+{
+	vlapic_wrmsr(lapic(), VLAPIC_MSR_SVR, 0x1ff, 0, NULL);
+}
+
+/*
+ * MSR_KVM_ASYNC_PF_INT names a vector the LAPIC refuses (0-15; KVM takes
+ * any): the page-ready waits, its word left empty, until the guest names
+ * a legal one; it is not raised into the LAPIC and lost meanwhile.
+ */
+static void page_ready_waits_for_a_legal_vector(void **state)
+{
+	(void)state;
+	wrmsr(MSR_KVM_ASYNC_PF_INT, 5);
+	wrmsr(MSR_KVM_ASYNC_PF_EN, EN_ON);
+	guest_apf_on = true;
+	assert_false(before_entry());
+	assert_int_equal(area_word(KVM_APF_AREA_TOKEN_OFFSET), 0);
+	assert_int_equal(lapic()->esr_pending, 0);     /* never raised */
+	assert_true(apf_has_page_ready(&vm.plat[0].apf));
+	vm.plat[0].requests = 0;
+	wrmsr(MSR_KVM_ASYNC_PF_INT, VECTOR);
+	assert_true(vm.plat[0].requests & BIT(VCPU_REQ_PAGE_READY));
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 1);
+	assert_int_equal(woken[0], KVM_APF_TOKEN_WAKE_ALL);
+}
+
+/*
+ * The LAPIC refuses the vector after the check that it would take it (an
+ * INIT from another vCPU reset it in between): the token word is emptied
+ * again and the page-ready stays queued for when the LAPIC is back on.
+ */
+static void page_ready_the_lapic_refuses_stays_queued(void **state)
+{
+	uint32_t token;
+
+	(void)state;
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	token = user_fault(0x5000);
+	swap_in_done(0x5000);
+	token_write = TOKEN_WRITE_LAPIC_RESET;
+	assert_false(before_entry());
+	assert_int_equal(area_word(KVM_APF_AREA_TOKEN_OFFSET), 0);
+	assert_true(apf_has_page_ready(&vm.plat[0].apf));
+	token_write = TOKEN_WRITE_OK;
+	assert_false(before_entry());           /* the LAPIC is still off */
+	software_enable_lapic();
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 2);
+	assert_int_equal(woken[1], token);
+	assert_int_equal(vm.plat[0].apf.stats.page_ready, 1);
+}
+
+/* The token word cannot be written: nothing raised, nothing lost. */
+static void page_ready_whose_token_cannot_be_written_stays_queued(void **state)
+{
+	uint32_t token;
+
+	(void)state;
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	token = user_fault(0x5000);
+	swap_in_done(0x5000);
+	token_write = TOKEN_WRITE_FAILS;
+	assert_false(before_entry());
+	assert_int_equal(vlapic_pending_vector(lapic()), -1);
+	token_write = TOKEN_WRITE_OK;
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 2);
+	assert_int_equal(woken[1], token);
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -271,6 +366,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(wake_all_then_a_page_ready),
 		T(page_ready_left_in_the_slot_across_off_and_on),
+		T(page_ready_waits_for_a_legal_vector),
+		T(page_ready_the_lapic_refuses_stays_queued),
+		T(page_ready_whose_token_cannot_be_written_stays_queued),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
