@@ -96,20 +96,35 @@ bool vm_apf_page_ready(struct vm *vm, unsigned n)
 	return true;
 }
 
-/* The area's page stays resident while the protocol is on. */
-static void repin_area(struct vm *vm, struct apf_vcpu *a, bool was_on,
+/*
+ * The area's page stays resident while the protocol is on. A pin that
+ * failed is not retried until EN moves the area or turns it on again,
+ * and is never undone: the unpin would take away somebody else's pin of
+ * the same page (kvmclock's, another vCPU's area).
+ */
+static void repin_area(struct vm *vm, unsigned n, bool was_on,
 		       uint64_t old_gpa)
 {
+	struct vcpu_platform *p = &vm->plat[n];
+	struct apf_vcpu *a = &p->apf;
 	bool on = apf_enabled(a);
 
 	if (was_on == on && (!on || old_gpa == apf_area_gpa(a)))
 		return;
-	if (was_on)
-		vm_unpin_ram(vm, old_gpa);
-	if (on && vm_pin_ram(vm, apf_area_gpa(a)))
+	if (p->apf_area_pinned) {
+		vm_unpin_ram(vm, p->apf_pinned_gpa);
+		p->apf_area_pinned = false;
+	}
+	if (!on)
+		return;
+	if (vm_pin_ram(vm, apf_area_gpa(a))) {
 		hv_info("vcpu %u: async-PF area at gpa 0x%llx not pinned; it "
 			"is brought back when needed", a->vcpu_id,
 			(unsigned long long)apf_area_gpa(a));
+		return;
+	}
+	p->apf_area_pinned = true;
+	p->apf_pinned_gpa = apf_area_gpa(a);
 }
 
 bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
@@ -121,7 +136,7 @@ bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
 
 	if (apf_wrmsr(a, &vm->apf_env, msr, value, &effect) != APF_MSR_OK)
 		return false;
-	repin_area(vm, a, was_on, old_gpa);
+	repin_area(vm, n, was_on, old_gpa);
 	/* If this write fails, so does the read before each page-ready. */
 	if (effect.clear_token)
 		write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, 0);
@@ -144,5 +159,5 @@ void vm_apf_reset(struct vm *vm, unsigned n)
 	struct apf_orphans orphans;
 
 	apf_vcpu_reset(a, &orphans);
-	repin_area(vm, a, was_on, old_gpa);
+	repin_area(vm, n, was_on, old_gpa);
 }

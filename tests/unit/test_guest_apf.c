@@ -30,6 +30,7 @@ static struct vm vm;
 static uint8_t ram[RAM_SIZE];
 static unsigned pins[RAM_SIZE / PAGE_SIZE];
 static bool io_busy[RAM_SIZE / PAGE_SIZE];
+static bool pin_refused[RAM_SIZE / PAGE_SIZE];
 
 /* What goes wrong when a token is written into the area's token word. */
 static enum {
@@ -74,7 +75,7 @@ int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
 int vm_pin_ram(struct vm *g, uint64_t gpa)
 {
 	assert_ptr_equal(g, &vm);
-	if (gpa >= RAM_SIZE)
+	if (gpa >= RAM_SIZE || pin_refused[gpa / PAGE_SIZE])
 		return -1;
 	pins[gpa / PAGE_SIZE]++;
 	return 0;
@@ -200,6 +201,7 @@ static int setup(void **state)
 	memset(ram, 0, sizeof(ram));
 	memset(pins, 0, sizeof(pins));
 	memset(io_busy, 0, sizeof(io_busy));
+	memset(pin_refused, 0, sizeof(pin_refused));
 	token_write = TOKEN_WRITE_OK;
 	guest_apf_on = false;
 	nwoken = 0;
@@ -359,6 +361,42 @@ static void page_ready_whose_token_cannot_be_written_stays_queued(void **state)
 	assert_int_equal(woken[1], token);
 }
 
+/*
+ * The area's page could not be pinned (the pin table full, the page not
+ * brought back): it goes on unpinned, and what was never pinned is never
+ * unpinned, on EN = 0 or when the area moves, so a pin someone else took
+ * on that page later (kvmclock's, another vCPU's area) is left alone.
+ */
+static void area_pin_that_failed_is_never_unpinned(void **state)
+{
+	const unsigned page = AREA / PAGE_SIZE;
+
+	(void)state;
+	pin_refused[page] = true;
+	guest_enables();
+	assert_int_equal(console_nlines, 1);
+	assert_non_null(strstr(console_lines[0], "not pinned"));
+	assert_int_equal(pins[page], 0);
+	/* Still served: the page is brought back when written. */
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 1);
+	/* The kvmclock record lands on the same page and is pinned. */
+	pin_refused[page] = false;
+	assert_int_equal(vm_pin_ram(&vm, AREA + 0x100), 0);
+	guest_disables();
+	assert_int_equal(pins[page], 1);
+	/* Refused again, then moved to a page that pins, then INIT. */
+	pin_refused[page] = true;
+	guest_enables();
+	wrmsr(MSR_KVM_ASYNC_PF_EN, EN_ON + PAGE_SIZE);
+	assert_int_equal(pins[page], 1);
+	assert_int_equal(pins[page + 1], 1);
+	vm_apf_reset(&vm, 0);
+	assert_int_equal(pins[page], 1);
+	assert_int_equal(pins[page + 1], 0);
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -369,6 +407,7 @@ int main(void)
 		T(page_ready_waits_for_a_legal_vector),
 		T(page_ready_the_lapic_refuses_stays_queued),
 		T(page_ready_whose_token_cannot_be_written_stays_queued),
+		T(area_pin_that_failed_is_never_unpinned),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
