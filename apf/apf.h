@@ -126,6 +126,7 @@ struct apf_guest_state {
 
 /* What the caller read before delivering page-ready. */
 struct apf_ready_state {
+	bool paging;                    /* CR0.PG */
 	bool lapic_enabled;             /* APIC_BASE.EN and SPIV.8 both set */
 	uint32_t area_token;            /* the shared area's token word */
 };

@@ -61,11 +61,11 @@ static void collect_completions(struct vm *vm, unsigned n,
  * entry. The LAPIC was found enabled just before, but an INIT from
  * another vCPU may reset it in between.
  */
-bool vm_apf_page_ready(struct vm *vm, unsigned n)
+bool vm_apf_page_ready(struct vm *vm, unsigned n, bool paging)
 {
 	struct vcpu_platform *p = &vm->plat[n];
 	struct apf_vcpu *a = &p->apf;
-	struct apf_ready_state rs = { 0 };
+	struct apf_ready_state rs = { .paging = paging };
 	struct apf_page_ready out;
 	bool accepted;
 

@@ -84,7 +84,8 @@ static void check_counts(const struct model *s)
 static void deliver_ready(struct model *s, bool lapic_enabled, uint64_t tsc)
 {
 	for (;;) {
-		struct apf_ready_state st = { .lapic_enabled = lapic_enabled,
+		struct apf_ready_state st = { .paging = true,
+					      .lapic_enabled = lapic_enabled,
 					      .area_token = s->area_token };
 		struct apf_page_ready pr;
 		enum apf_ready_verdict r =
@@ -117,7 +118,7 @@ static void deliver_ready(struct model *s, bool lapic_enabled, uint64_t tsc)
  */
 static void delivery_fails(struct model *s)
 {
-	struct apf_ready_state st = { .lapic_enabled = true,
+	struct apf_ready_state st = { .paging = true, .lapic_enabled = true,
 				      .area_token = s->area_token };
 	struct apf_page_ready pr, again;
 	unsigned in_use = apf_outstanding(&s->vcpu);

@@ -303,7 +303,7 @@ static void peak_counts_tokens_not_the_wake_all(void **state)
 static void page_ready_in_completion_order_behind_the_slot(void **state)
 {
 	struct apf_vcpu *v = enabled_vcpu(0);
-	struct apf_ready_state busy = { .lapic_enabled = true };
+	struct apf_ready_state busy = { .paging = true, .lapic_enabled = true };
 	struct apf_msr_effect effect;
 	struct apf_page_ready pr;
 	uint32_t a = send(v, 0xa000, 100);
@@ -357,7 +357,8 @@ static void page_ready_in_completion_order_behind_the_slot(void **state)
 static void page_ready_waits_for_an_enabled_lapic(void **state)
 {
 	struct apf_vcpu *v = new_vcpu(0);
-	struct apf_ready_state lapic_off = { .lapic_enabled = false };
+	struct apf_ready_state lapic_off = { .paging = true,
+					     .lapic_enabled = false };
 	struct apf_page_ready pr;
 
 	(void)state;

@@ -145,7 +145,7 @@ static void guest_disables(void)
 /* What the vCPU loop does before an entry (vmx/vcpu_entry.h). */
 static bool before_entry(void)
 {
-	return vm_apf_page_ready(&vm, 0);
+	return vm_apf_page_ready(&vm, 0, true);
 }
 
 /*
