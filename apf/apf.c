@@ -263,6 +263,12 @@ enum apf_completion apf_page_completed(struct apf_vcpu *v, uint64_t gpa)
  * raises it, the LAPIC drops it, and the token sits in the slot with no
  * interrupt to make the guest read it. Every disabling write empties the
  * queue, so a queued page-ready implies APF is enabled.
+ *
+ * With paging off the queue is held: the guest's handler is paged
+ * kernel code. KVM 6.1 flushed the queue on every CR0.PG change
+ * (kvm_post_set_cr0), which strands the sleepers; the newest KVM keeps it
+ * and looks again when PG is set. Here PG changes make no exit, so the
+ * look comes with the next entry after PG is back.
  */
 enum apf_ready_verdict apf_peek_page_ready(const struct apf_vcpu *v,
 					   const struct apf_ready_state *g,
@@ -272,6 +278,8 @@ enum apf_ready_verdict apf_peek_page_ready(const struct apf_vcpu *v,
 
 	if (!v->ready_count)
 		return APF_READY_NONE;
+	if (!g->paging)
+		return APF_READY_WAIT_PAGING;
 	if (!g->lapic_enabled)
 		return APF_READY_WAIT_LAPIC;
 	if (apf_vector(v) < APF_FIRST_LEGAL_VECTOR)

@@ -139,6 +139,7 @@ struct apf_ready_state {
 
 enum apf_ready_verdict {
 	APF_READY_NONE,                 /* nothing to deliver */
+	APF_READY_WAIT_PAGING,          /* held until CR0.PG is set again */
 	APF_READY_WAIT_LAPIC,           /* held until the LAPIC is enabled */
 	APF_READY_WAIT_VECTOR,          /* held until INT names a legal vector */
 	APF_READY_WAIT_SLOT,            /* the guest still holds a token */

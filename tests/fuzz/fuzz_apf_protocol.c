@@ -14,8 +14,8 @@
  *   - a "page not present" goes out only when the guest can take it (APF
  *     on, IF set, no shadow, no event in delivery or pending, paging, the
  *     flags word consumed; in ring 0 only with SEND_ALWAYS);
- *   - a page-ready goes out only into an empty token word with the LAPIC
- *     enabled, on the vector of MSR_KVM_ASYNC_PF_INT (a legal one), for
+ *   - a page-ready goes out only with paging on, into an empty token word
+ *     with the LAPIC enabled, on the vector of MSR_KVM_ASYNC_PF_INT (a legal one), for
  *     a token whose page completed (or the broadcast), once per token;
  *     one the host could not deliver stays first in line, unchanged;
  *   - only an area newly in use has its token word cleared;
@@ -81,10 +81,11 @@ static void check_counts(const struct model *s)
 }
 
 /* Page-readies the host would deliver now (before an entry, on ACK). */
-static void deliver_ready(struct model *s, bool lapic_enabled, uint64_t tsc)
+static void deliver_ready(struct model *s, bool paging, bool lapic_enabled,
+			  uint64_t tsc)
 {
 	for (;;) {
-		struct apf_ready_state st = { .paging = true,
+		struct apf_ready_state st = { .paging = paging,
 					      .lapic_enabled = lapic_enabled,
 					      .area_token = s->area_token };
 		struct apf_page_ready pr;
@@ -94,7 +95,7 @@ static void deliver_ready(struct model *s, bool lapic_enabled, uint64_t tsc)
 
 		if (r != APF_READY_DELIVER)
 			return;
-		CHECK(lapic_enabled && s->area_token == 0);
+		CHECK(paging && lapic_enabled && s->area_token == 0);
 		CHECK(apf_enabled(&s->vcpu));
 		CHECK(pr.vector == apf_vector(&s->vcpu));
 		CHECK(pr.vector >= APF_FIRST_LEGAL_VECTOR);
@@ -181,7 +182,7 @@ static void guest_wrmsr(struct model *s, struct fuzz_script *in)
 		CHECK(s->vcpu.ready_count == queued);
 	}
 	if (effect.check_page_ready)
-		deliver_ready(s, how & 8, 0);
+		deliver_ready(s, !(how & 16), how & 8, 0);
 }
 
 static void guest_faults(struct model *s, struct fuzz_script *in,
@@ -273,7 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			swap_in_done(s, &in);
 			break;
 		case 5:
-			deliver_ready(s, !(op & 0x20), tsc);
+			deliver_ready(s, !(op & 0x40), !(op & 0x20), tsc);
 			break;
 		case 6:                 /* the guest consumed the #PF */
 			s->area_flags = 0;

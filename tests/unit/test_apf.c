@@ -434,6 +434,32 @@ static void peeked_page_ready_stays_until_sent(void **state)
 	free(v);
 }
 
+static void page_ready_waits_while_paging_is_off(void **state)
+{
+	struct apf_vcpu *v = enabled_vcpu(0);
+	struct apf_ready_state no_paging = slot_free;
+	struct apf_page_ready pr;
+	uint32_t token = send(v, 0xa000, 0);
+
+	(void)state;
+	no_paging.paging = false;
+	apf_page_completed(v, 0xa000);
+	/* Checked first: the LAPIC and the slot do not matter then. */
+	assert_int_equal(apf_next_page_ready(v, &no_paging, 0, &pr),
+			 APF_READY_WAIT_PAGING);
+	no_paging.lapic_enabled = false;
+	no_paging.area_token = 1;
+	assert_int_equal(apf_next_page_ready(v, &no_paging, 0, &pr),
+			 APF_READY_WAIT_PAGING);
+	/* Kept, not flushed as KVM 6.1 does at a CR0.PG change. */
+	assert_true(apf_has_page_ready(v));
+	assert_int_equal(v->stats.dropped, 0);
+	assert_int_equal(apf_next_page_ready(v, &slot_free, 0, &pr),
+			 APF_READY_DELIVER);
+	assert_int_equal(pr.token, token);
+	free(v);
+}
+
 static void latency_ignores_a_tsc_that_went_back(void **state)
 {
 	struct apf_vcpu *v = enabled_vcpu(0);
@@ -535,6 +561,7 @@ int main(void)
 		cmocka_unit_test(page_ready_waits_for_an_enabled_lapic),
 		cmocka_unit_test(page_ready_waits_for_a_legal_vector),
 		cmocka_unit_test(peeked_page_ready_stays_until_sent),
+		cmocka_unit_test(page_ready_waits_while_paging_is_off),
 		cmocka_unit_test(latency_ignores_a_tsc_that_went_back),
 		cmocka_unit_test(counters_sum_per_vcpu_and_take_the_peak),
 		cmocka_unit_test(verdicts_have_names),

@@ -39,7 +39,9 @@ static enum {
 	TOKEN_WRITE_LAPIC_RESET,        /* meanwhile an INIT resets the LAPIC */
 } token_write;
 
-/* The guest model: whether its async PF is on, what its handler saw. */
+/* The guest model: CR0.PG, whether its async PF is on, what its handler
+ * saw. */
+static bool guest_paging;
 static bool guest_apf_on;
 static uint32_t woken[MAX_SEEN];
 static unsigned nwoken;
@@ -145,7 +147,7 @@ static void guest_disables(void)
 /* What the vCPU loop does before an entry (vmx/vcpu_entry.h). */
 static bool before_entry(void)
 {
-	return vm_apf_page_ready(&vm, 0, true);
+	return vm_apf_page_ready(&vm, 0, guest_paging);
 }
 
 /*
@@ -203,6 +205,7 @@ static int setup(void **state)
 	memset(io_busy, 0, sizeof(io_busy));
 	memset(pin_refused, 0, sizeof(pin_refused));
 	token_write = TOKEN_WRITE_OK;
+	guest_paging = true;
 	guest_apf_on = false;
 	nwoken = 0;
 	console_forget();
@@ -397,6 +400,40 @@ static void area_pin_that_failed_is_never_unpinned(void **state)
 	assert_int_equal(pins[page + 1], 0);
 }
 
+/*
+ * The guest turns paging off for a while (a kexec trampoline, a mode
+ * switch) with page-readies queued and interrupts on: they wait, no token
+ * written, no vector raised (its handler lives in paged code), and all go
+ * out once paging is back. KVM 6.1 drops them at the CR0.PG change, which
+ * strands their sleepers; newer KVM keeps and sends them.
+ */
+static void page_ready_held_while_paging_is_off(void **state)
+{
+	uint32_t a, b;
+
+	(void)state;
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	a = user_fault(0x5000);
+	b = user_fault(0x6000);
+	guest_paging = false;
+	swap_in_done(0x5000);
+	swap_in_done(0x6000);
+	assert_false(before_entry());
+	assert_int_equal(area_word(KVM_APF_AREA_TOKEN_OFFSET), 0);
+	assert_int_equal(vlapic_pending_vector(lapic()), -1);
+	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 2);
+	/* PG back on (no exit): the next entry sends them, in order. */
+	guest_paging = true;
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 3);
+	assert_int_equal(woken[1], a);
+	assert_int_equal(woken[2], b);
+	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 0);
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -408,6 +445,7 @@ int main(void)
 		T(page_ready_the_lapic_refuses_stays_queued),
 		T(page_ready_whose_token_cannot_be_written_stays_queued),
 		T(area_pin_that_failed_is_never_unpinned),
+		T(page_ready_held_while_paging_is_off),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
