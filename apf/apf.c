@@ -259,26 +259,44 @@ enum apf_completion apf_page_completed(struct apf_vcpu *v, uint64_t gpa)
  * vector (an interrupt raised in a disabled LAPIC is lost and the slot
  * stays busy for good), and the guest must have emptied the token slot.
  * KVM gates on the slot word, not on the ACK write: the ACK only makes
- * it look again. Every disabling write empties the queue, so a queued
- * page-ready implies APF is enabled.
+ * it look again. Beyond KVM, an illegal vector holds the queue too: KVM
+ * raises it, the LAPIC drops it, and the token sits in the slot with no
+ * interrupt to make the guest read it. Every disabling write empties the
+ * queue, so a queued page-ready implies APF is enabled.
+ *
+ * With paging off the queue is held: the guest's handler is paged
+ * kernel code. KVM 6.1 flushed the queue on every CR0.PG change
+ * (kvm_post_set_cr0), which strands the sleepers; the newest KVM keeps it
+ * and looks again when PG is set. Here PG changes make no exit, so the
+ * look comes with the next entry after PG is back.
  */
-enum apf_ready_verdict apf_next_page_ready(struct apf_vcpu *v,
+enum apf_ready_verdict apf_peek_page_ready(const struct apf_vcpu *v,
 					   const struct apf_ready_state *g,
-					   uint64_t tsc,
 					   struct apf_page_ready *out)
 {
-	struct apf_entry *e;
+	const struct apf_entry *e;
 
 	if (!v->ready_count)
 		return APF_READY_NONE;
+	if (!g->paging)
+		return APF_READY_WAIT_PAGING;
 	if (!g->lapic_enabled)
 		return APF_READY_WAIT_LAPIC;
+	if (apf_vector(v) < APF_FIRST_LEGAL_VECTOR)
+		return APF_READY_WAIT_VECTOR;
 	if (g->area_token != 0)
 		return APF_READY_WAIT_SLOT;
-	e = ready_pop(v);
+	e = &v->entries[v->ready[v->ready_head]];
 	out->token = e->token;
 	out->vector = apf_vector(v);
 	out->gpa = e->gpa;
+	return APF_READY_DELIVER;
+}
+
+void apf_page_ready_sent(struct apf_vcpu *v, uint64_t tsc)
+{
+	struct apf_entry *e = ready_pop(v);
+
 	if (e->token == KVM_APF_TOKEN_WAKE_ALL) {
 		v->stats.wake_all++;
 	} else {
@@ -288,7 +306,18 @@ enum apf_ready_verdict apf_next_page_ready(struct apf_vcpu *v,
 	}
 	release_entry(v, e);
 	v->page_ready_pending = true;
-	return APF_READY_DELIVER;
+}
+
+enum apf_ready_verdict apf_next_page_ready(struct apf_vcpu *v,
+					   const struct apf_ready_state *g,
+					   uint64_t tsc,
+					   struct apf_page_ready *out)
+{
+	enum apf_ready_verdict verdict = apf_peek_page_ready(v, g, out);
+
+	if (verdict == APF_READY_DELIVER)
+		apf_page_ready_sent(v, tsc);
+	return verdict;
 }
 
 /* ---- lifecycle ---- */

@@ -12,9 +12,11 @@
  *     -> apf_not_present(): DELIVER with a token (write flags = 1, inject
  *        #PF with CR2 = token) or a reason to wait synchronously;
  *   the swap-in completes -> apf_page_completed(): the token is ready;
- *   before a VM entry, on an ACK write -> apf_next_page_ready(): when the
+ *   before a VM entry, on an ACK write -> apf_peek_page_ready(): when the
  *        guest's token slot is free, write the token there and raise the
- *        page-ready vector; the guest then clears the slot and writes ACK.
+ *        page-ready vector; once both are done, apf_page_ready_sent()
+ *        takes it off the queue; the guest then clears the slot and
+ *        writes ACK.
  *
  * The caller serializes calls for one vCPU (its own exits, or the lock
  * that guards the completion path).
@@ -124,13 +126,22 @@ struct apf_guest_state {
 
 /* What the caller read before delivering page-ready. */
 struct apf_ready_state {
+	bool paging;                    /* CR0.PG */
 	bool lapic_enabled;             /* APIC_BASE.EN and SPIV.8 both set */
 	uint32_t area_token;            /* the shared area's token word */
 };
 
+/*
+ * Vectors 0-15 are illegal for a fixed interrupt: an APIC refuses them
+ * (SDM Vol. 3A, 11.5.3). KVM takes any vector in MSR_KVM_ASYNC_PF_INT.
+ */
+#define APF_FIRST_LEGAL_VECTOR 16u
+
 enum apf_ready_verdict {
 	APF_READY_NONE,                 /* nothing to deliver */
+	APF_READY_WAIT_PAGING,          /* held until CR0.PG is set again */
 	APF_READY_WAIT_LAPIC,           /* held until the LAPIC is enabled */
+	APF_READY_WAIT_VECTOR,          /* held until INT names a legal vector */
 	APF_READY_WAIT_SLOT,            /* the guest still holds a token */
 	APF_READY_DELIVER,
 };
@@ -210,9 +221,28 @@ bool apf_not_present_abandoned(struct apf_vcpu *v, uint32_t token);
 enum apf_completion apf_page_completed(struct apf_vcpu *v, uint64_t gpa);
 
 /*
- * The next page-ready to deliver now, in completion order; call again
- * after each APF_READY_DELIVER with the token word re-read (it is then
- * non-zero, so at most one goes out until the guest frees the slot).
+ * The next page-ready to deliver now, in completion order, without
+ * taking it: on APF_READY_DELIVER, *out says what to write and raise, and
+ * the page-ready stays first in the queue until apf_page_ready_sent. If
+ * the token cannot be written or the LAPIC refuses the vector after all,
+ * the caller leaves it there (it is tried again before the next entry).
+ */
+enum apf_ready_verdict apf_peek_page_ready(const struct apf_vcpu *v,
+					   const struct apf_ready_state *g,
+					   struct apf_page_ready *out);
+
+/*
+ * The page-ready apf_peek_page_ready returned is with the guest (token
+ * written, vector accepted): it leaves the queue, counted at tsc, and the
+ * guest's ACK is awaited.
+ */
+void apf_page_ready_sent(struct apf_vcpu *v, uint64_t tsc);
+
+/*
+ * apf_peek_page_ready, then apf_page_ready_sent on APF_READY_DELIVER (for
+ * a caller whose delivery cannot fail). Call again after each
+ * APF_READY_DELIVER with the token word re-read (it is then non-zero, so
+ * at most one goes out until the guest frees the slot).
  */
 enum apf_ready_verdict apf_next_page_ready(struct apf_vcpu *v,
 					   const struct apf_ready_state *g,
@@ -242,6 +272,13 @@ struct apf_msr_env {
 struct apf_msr_effect {
 	/* Run apf_next_page_ready now (ACK, or a "wake all" was queued). */
 	bool check_page_ready;
+	/*
+	 * The area is newly in use (EN from off to on, or moved): write 0
+	 * into its token word first. A token left there while EN was 0 (the
+	 * guest's handler then leaves the word alone) would hold back every
+	 * page-ready, the "wake all" included.
+	 */
+	bool clear_token;
 	/* Tokens forgotten by a disabling write; their swap-ins go on. */
 	struct apf_orphans orphans;
 };

@@ -52,6 +52,12 @@ static void count_enable(struct apf_vcpu *v)
  * area in guest RAM; then a "wake all" is queued, so that sleepers from
  * before (a resume, a kexec) retry.
  *
+ * Unlike KVM, an area newly in use has its token word cleared: Linux
+ * writes EN = 0 with interrupts off (CPU offline, kexec, suspend), and a
+ * page-ready raised just before is then taken by a handler that skips
+ * the word while async PF is off. KVM sends a page-ready only into a word
+ * that reads 0, so after the next enable it sends none, ever.
+ *
  * Unlike KVM, a refused area leaves the MSR unchanged: KVM stores the
  * value before the check, so after the #GP it reads back, and counts as
  * enabled, with no area mapped.
@@ -62,6 +68,8 @@ static enum apf_msr_result write_en(struct apf_vcpu *v,
 {
 	uint64_t area = value & ~(uint64_t)(KVM_ASYNC_PF_AREA_ALIGN - 1);
 	uint64_t old = v->msr_en;
+	bool was_on = apf_enabled(v);
+	uint64_t old_area = apf_area_gpa(v);
 
 	if (!offered(env, KVM_FEATURE_ASYNC_PF) || !en_value_allowed(env, value))
 		return APF_MSR_RAISE_GP;
@@ -75,20 +83,25 @@ static enum apf_msr_result write_en(struct apf_vcpu *v,
 		return APF_MSR_RAISE_GP;
 	}
 	count_enable(v);
+	effect->clear_token = !was_on || old_area != area;
 	apf_queue_wake_all(v);
 	effect->check_page_ready = apf_has_page_ready(v);
 	return APF_MSR_OK;
 }
 
-/* KVM does not check the vector itself; bits 63:8 are reserved. */
+/*
+ * KVM does not check the vector itself; bits 63:8 are reserved. A
+ * page-ready held for an illegal vector may go now.
+ */
 static enum apf_msr_result write_int(struct apf_vcpu *v,
 				     const struct apf_msr_env *env,
-				     uint64_t value)
+				     uint64_t value, struct apf_msr_effect *effect)
 {
 	if (!offered(env, KVM_FEATURE_ASYNC_PF_INT) ||
 	    (value & ~(uint64_t)KVM_ASYNC_PF_VEC_MASK))
 		return APF_MSR_RAISE_GP;
 	v->msr_int = value;
+	effect->check_page_ready = apf_has_page_ready(v);
 	return APF_MSR_OK;
 }
 
@@ -112,12 +125,13 @@ enum apf_msr_result apf_wrmsr(struct apf_vcpu *v,
 			      uint64_t value, struct apf_msr_effect *effect)
 {
 	effect->check_page_ready = false;
+	effect->clear_token = false;
 	effect->orphans.count = 0;
 	switch (msr) {
 	case MSR_KVM_ASYNC_PF_EN:
 		return write_en(v, env, value, effect);
 	case MSR_KVM_ASYNC_PF_INT:
-		return write_int(v, env, value);
+		return write_int(v, env, value, effect);
 	case MSR_KVM_ASYNC_PF_ACK:
 		return write_ack(v, env, value, effect);
 	default:

@@ -55,12 +55,19 @@ static void collect_completions(struct vm *vm, unsigned n,
 	spin_unlock(&vm->mem_lock);
 }
 
-bool vm_apf_page_ready(struct vm *vm, unsigned n)
+/*
+ * The page-ready leaves the queue only once its token is in the word and
+ * the LAPIC took the vector; else it stays first in line for the next
+ * entry. The LAPIC was found enabled just before, but an INIT from
+ * another vCPU may reset it in between.
+ */
+bool vm_apf_page_ready(struct vm *vm, unsigned n, bool paging)
 {
 	struct vcpu_platform *p = &vm->plat[n];
 	struct apf_vcpu *a = &p->apf;
-	struct apf_ready_state rs = { 0 };
+	struct apf_ready_state rs = { .paging = paging };
 	struct apf_page_ready out;
+	bool accepted;
 
 	if (!apf_outstanding(a))
 		return false;
@@ -72,31 +79,52 @@ bool vm_apf_page_ready(struct vm *vm, unsigned n)
 	vm_devices_lock(vm);
 	rs.lapic_enabled = vlapic_sw_enabled(&p->lapic);
 	vm_devices_unlock(vm, false);
-	if (apf_next_page_ready(a, &rs, rdtsc(), &out) != APF_READY_DELIVER)
+	if (apf_peek_page_ready(a, &rs, &out) != APF_READY_DELIVER)
 		return false;
 	if (write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, out.token))
 		return false;
-	trace_async_pf_ready(n, out.token, out.gpa);
 	vm_devices_lock(vm);
-	vlapic_accept(&p->lapic, out.vector);
-	vm_devices_unlock(vm, true);
+	accepted = vlapic_accept(&p->lapic, out.vector);
+	vm_devices_unlock(vm, accepted);
+	if (!accepted) {
+		/* The guest has not run since: the word is still ours. */
+		write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, 0);
+		return false;
+	}
+	apf_page_ready_sent(a, rdtsc());
+	trace_async_pf_ready(n, out.token, out.gpa);
 	return true;
 }
 
-/* The area's page stays resident while the protocol is on. */
-static void repin_area(struct vm *vm, struct apf_vcpu *a, bool was_on,
+/*
+ * The area's page stays resident while the protocol is on. A pin that
+ * failed is not retried until EN moves the area or turns it on again,
+ * and is never undone: the unpin would take away somebody else's pin of
+ * the same page (kvmclock's, another vCPU's area).
+ */
+static void repin_area(struct vm *vm, unsigned n, bool was_on,
 		       uint64_t old_gpa)
 {
+	struct vcpu_platform *p = &vm->plat[n];
+	struct apf_vcpu *a = &p->apf;
 	bool on = apf_enabled(a);
 
 	if (was_on == on && (!on || old_gpa == apf_area_gpa(a)))
 		return;
-	if (was_on)
-		vm_unpin_ram(vm, old_gpa);
-	if (on && vm_pin_ram(vm, apf_area_gpa(a)))
+	if (p->apf_area_pinned) {
+		vm_unpin_ram(vm, p->apf_pinned_gpa);
+		p->apf_area_pinned = false;
+	}
+	if (!on)
+		return;
+	if (vm_pin_ram(vm, apf_area_gpa(a))) {
 		hv_info("vcpu %u: async-PF area at gpa 0x%llx not pinned; it "
 			"is brought back when needed", a->vcpu_id,
 			(unsigned long long)apf_area_gpa(a));
+		return;
+	}
+	p->apf_area_pinned = true;
+	p->apf_pinned_gpa = apf_area_gpa(a);
 }
 
 bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
@@ -108,7 +136,10 @@ bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
 
 	if (apf_wrmsr(a, &vm->apf_env, msr, value, &effect) != APF_MSR_OK)
 		return false;
-	repin_area(vm, a, was_on, old_gpa);
+	repin_area(vm, n, was_on, old_gpa);
+	/* If this write fails, so does the read before each page-ready. */
+	if (effect.clear_token)
+		write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, 0);
 	if (effect.check_page_ready)
 		vm_request(vm, n, VCPU_REQ_PAGE_READY);
 	return true;
@@ -128,5 +159,5 @@ void vm_apf_reset(struct vm *vm, unsigned n)
 	struct apf_orphans orphans;
 
 	apf_vcpu_reset(a, &orphans);
-	repin_area(vm, a, was_on, old_gpa);
+	repin_area(vm, n, was_on, old_gpa);
 }

@@ -23,9 +23,10 @@ bool vm_apf_not_present(struct vm *vm, unsigned n, struct apf_guest_state *gs,
 /*
  * Before an entry: tokens whose swap-in has ended become ready, and the
  * next page-ready goes out (token into the area, vector into the LAPIC)
- * if the guest's slot is free. True when one went out.
+ * if the guest's slot is free. paging is the vCPU's CR0.PG now. True when
+ * one went out.
  */
-bool vm_apf_page_ready(struct vm *vm, unsigned n);
+bool vm_apf_page_ready(struct vm *vm, unsigned n, bool paging);
 
 /* Whether vCPU n has tokens in flight or page-ready to send. */
 static inline bool vm_apf_busy(const struct vm *vm, unsigned n)

@@ -49,6 +49,12 @@ static inline void vcpu_arm_preemption_timer(struct vcpu *v, uint64_t now,
 	v->timer_written = value;
 }
 
+/* CR0.PG as the guest has it now (a change of PG makes no exit). */
+static inline bool vcpu_guest_paging(void)
+{
+	return vmcs_read(VMCS_GUEST_CR0) & CR0_PG;
+}
+
 /* Injects what is pending (polling only when needed), arms the timer. */
 static inline void vcpu_prepare_entry(struct vcpu *v)
 {
@@ -60,7 +66,7 @@ static inline void vcpu_prepare_entry(struct vcpu *v)
 	if (vcpu_console_poll_due(v, now))
 		vcpu_poll_console(v, now);
 	if (apf)
-		vm_apf_page_ready(g, v->id);
+		vm_apf_page_ready(g, v->id, vcpu_guest_paging());
 	if (irq_poll_needed(&v->irq_memo, vm_irq_gen(g), now))
 		vcpu_poll_and_inject(v, now);
 	vcpu_arm_preemption_timer(v, now, v->irq_memo.deadline, apf);

@@ -231,7 +231,8 @@ static void wait_for_event(struct vcpu *v)
 		if (!swap_daemon_has_service_cpu(g->swap))
 			swap_daemon_work(g->swap);
 		vcpu_poll_console(v, rdtsc());
-		if (vm_apf_busy(g, v->id) && vm_apf_page_ready(g, v->id))
+		if (vm_apf_busy(g, v->id) &&
+		    vm_apf_page_ready(g, v->id, vcpu_guest_paging()))
 			apf_count_halt_woken(&v->plat->apf);
 		now = rdtsc();
 		vm_devices_lock(g);

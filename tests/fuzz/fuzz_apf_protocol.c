@@ -5,7 +5,7 @@
  * guest does (WRMSR of EN, INT, ACK with any value; faults in any CPU
  * state; reading and clearing its shared area's words; INIT) and of what
  * the hypervisor does (swap-ins completing, a #PF abandoned, page-ready
- * checks). A model beside it keeps the tokens the guest was given and the
+ * checks, a page-ready it could not deliver). A model beside it keeps the tokens the guest was given and the
  * two words of each shared area, and checks the promises of
  * ../shared/APF-PROTOCOL.md:
  *   - a token is never 0 nor the broadcast, carries its vCPU in the low 12
@@ -14,9 +14,11 @@
  *   - a "page not present" goes out only when the guest can take it (APF
  *     on, IF set, no shadow, no event in delivery or pending, paging, the
  *     flags word consumed; in ring 0 only with SEND_ALWAYS);
- *   - a page-ready goes out only into an empty token word with the LAPIC
- *     enabled, on the vector of MSR_KVM_ASYNC_PF_INT, for a token whose
- *     page completed (or the broadcast), once per token;
+ *   - a page-ready goes out only with paging on, into an empty token word
+ *     with the LAPIC enabled, on the vector of MSR_KVM_ASYNC_PF_INT (a legal one), for
+ *     a token whose page completed (or the broadcast), once per token;
+ *     one the host could not deliver stays first in line, unchanged;
+ *   - only an area newly in use has its token word cleared;
  *   - a refused WRMSR changes nothing; what the vCPU counts in flight is
  *     at least the model's count and never above its slots.
  */
@@ -79,10 +81,12 @@ static void check_counts(const struct model *s)
 }
 
 /* Page-readies the host would deliver now (before an entry, on ACK). */
-static void deliver_ready(struct model *s, bool lapic_enabled, uint64_t tsc)
+static void deliver_ready(struct model *s, bool paging, bool lapic_enabled,
+			  uint64_t tsc)
 {
 	for (;;) {
-		struct apf_ready_state st = { .lapic_enabled = lapic_enabled,
+		struct apf_ready_state st = { .paging = paging,
+					      .lapic_enabled = lapic_enabled,
 					      .area_token = s->area_token };
 		struct apf_page_ready pr;
 		enum apf_ready_verdict r =
@@ -91,9 +95,10 @@ static void deliver_ready(struct model *s, bool lapic_enabled, uint64_t tsc)
 
 		if (r != APF_READY_DELIVER)
 			return;
-		CHECK(lapic_enabled && s->area_token == 0);
+		CHECK(paging && lapic_enabled && s->area_token == 0);
 		CHECK(apf_enabled(&s->vcpu));
 		CHECK(pr.vector == apf_vector(&s->vcpu));
+		CHECK(pr.vector >= APF_FIRST_LEGAL_VECTOR);
 		if (pr.token == KVM_APF_TOKEN_WAKE_ALL) {
 			CHECK(s->wake_all_expected);
 			s->wake_all_expected = false;
@@ -107,6 +112,29 @@ static void deliver_ready(struct model *s, bool lapic_enabled, uint64_t tsc)
 	}
 }
 
+/*
+ * The host found a page-ready to send but could not (the token word not
+ * writable, the LAPIC refused the vector): nothing changes, and the same
+ * one is found again.
+ */
+static void delivery_fails(struct model *s)
+{
+	struct apf_ready_state st = { .paging = true, .lapic_enabled = true,
+				      .area_token = s->area_token };
+	struct apf_page_ready pr, again;
+	unsigned in_use = apf_outstanding(&s->vcpu);
+	bool pending = s->vcpu.page_ready_pending;
+
+	if (apf_peek_page_ready(&s->vcpu, &st, &pr) != APF_READY_DELIVER)
+		return;
+	CHECK(apf_peek_page_ready(&s->vcpu, &st, &again) == APF_READY_DELIVER);
+	CHECK(again.token == pr.token && again.gpa == pr.gpa);
+	CHECK(apf_outstanding(&s->vcpu) == in_use);
+	CHECK(s->vcpu.page_ready_pending == pending);
+	CHECK(pr.token == KVM_APF_TOKEN_WAKE_ALL ? s->wake_all_expected
+						 : find_held(s, pr.token) >= 0);
+}
+
 static void guest_wrmsr(struct model *s, struct fuzz_script *in)
 {
 	static const uint32_t msrs[4] = {
@@ -117,6 +145,8 @@ static void guest_wrmsr(struct model *s, struct fuzz_script *in)
 	uint32_t msr = msrs[how & 3];
 	uint64_t value = fuzz_take(in, 8);
 	uint64_t en = s->vcpu.msr_en, intr = s->vcpu.msr_int;
+	bool was_on = apf_enabled(&s->vcpu);
+	uint64_t old_area = apf_area_gpa(&s->vcpu);
 	unsigned queued = s->vcpu.ready_count;
 	struct apf_msr_effect effect;
 
@@ -132,6 +162,12 @@ static void guest_wrmsr(struct model *s, struct fuzz_script *in)
 		CHECK(s->vcpu.msr_en == en && s->vcpu.msr_int == intr);
 		return;
 	}
+	/* Only an area newly in use has its token word cleared. */
+	CHECK(!effect.clear_token ||
+	      (msr == MSR_KVM_ASYNC_PF_EN && apf_enabled(&s->vcpu) &&
+	       (!was_on || apf_area_gpa(&s->vcpu) != old_area)));
+	if (effect.clear_token)
+		s->area_token = 0;
 	if (msr == MSR_KVM_ASYNC_PF_EN) {
 		if (!apf_enabled(&s->vcpu)) {
 			/* Off: every token forgotten, the guest's included. */
@@ -146,7 +182,7 @@ static void guest_wrmsr(struct model *s, struct fuzz_script *in)
 		CHECK(s->vcpu.ready_count == queued);
 	}
 	if (effect.check_page_ready)
-		deliver_ready(s, how & 8, 0);
+		deliver_ready(s, !(how & 16), how & 8, 0);
 }
 
 static void guest_faults(struct model *s, struct fuzz_script *in,
@@ -238,7 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			swap_in_done(s, &in);
 			break;
 		case 5:
-			deliver_ready(s, !(op & 0x20), tsc);
+			deliver_ready(s, !(op & 0x40), !(op & 0x20), tsc);
 			break;
 		case 6:                 /* the guest consumed the #PF */
 			s->area_flags = 0;
@@ -254,6 +290,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(!apf_enabled(&s->vcpu) &&
 			      apf_outstanding(&s->vcpu) == 0);
 			forget_all(s);
+			break;
+		case 10:
+			delivery_fails(s);
 			break;
 		default:
 			break;

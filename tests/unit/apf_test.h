@@ -53,7 +53,8 @@ static inline struct apf_guest_state user_state(void)
 					 .paging = true, .cpl = 3 };
 }
 
-static const struct apf_ready_state slot_free = { .lapic_enabled = true };
+static const struct apf_ready_state slot_free = { .paging = true,
+						   .lapic_enabled = true };
 
 /* Enabled as Linux does it (INT first), the initial "wake all" taken. */
 static inline struct apf_vcpu *enabled_vcpu(uint32_t id)

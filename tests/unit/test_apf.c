@@ -303,7 +303,7 @@ static void peak_counts_tokens_not_the_wake_all(void **state)
 static void page_ready_in_completion_order_behind_the_slot(void **state)
 {
 	struct apf_vcpu *v = enabled_vcpu(0);
-	struct apf_ready_state busy = { .lapic_enabled = true };
+	struct apf_ready_state busy = { .paging = true, .lapic_enabled = true };
 	struct apf_msr_effect effect;
 	struct apf_page_ready pr;
 	uint32_t a = send(v, 0xa000, 100);
@@ -357,7 +357,8 @@ static void page_ready_in_completion_order_behind_the_slot(void **state)
 static void page_ready_waits_for_an_enabled_lapic(void **state)
 {
 	struct apf_vcpu *v = new_vcpu(0);
-	struct apf_ready_state lapic_off = { .lapic_enabled = false };
+	struct apf_ready_state lapic_off = { .paging = true,
+					     .lapic_enabled = false };
 	struct apf_page_ready pr;
 
 	(void)state;
@@ -370,6 +371,92 @@ static void page_ready_waits_for_an_enabled_lapic(void **state)
 	assert_int_equal(apf_next_page_ready(v, &slot_free, 0, &pr),
 			 APF_READY_DELIVER);
 	assert_int_equal(pr.token, KVM_APF_TOKEN_WAKE_ALL);
+	free(v);
+}
+
+static void page_ready_waits_for_a_legal_vector(void **state)
+{
+	struct apf_vcpu *v = new_vcpu(0);
+	struct apf_msr_effect effect;
+	struct apf_page_ready pr;
+
+	(void)state;
+	/* Vectors 0-15: the LAPIC would drop the interrupt. */
+	assert_int_equal(wr(v, MSR_KVM_ASYNC_PF_INT, 15), APF_MSR_OK);
+	assert_int_equal(wr(v, MSR_KVM_ASYNC_PF_EN, EN_ON), APF_MSR_OK);
+	assert_int_equal(apf_next_page_ready(v, &slot_free, 0, &pr),
+			 APF_READY_WAIT_VECTOR);
+	assert_true(apf_has_page_ready(v));
+	assert_false(v->page_ready_pending);
+	/* A legal vector: the check is asked for, and the queue moves. */
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_INT, 16, &effect),
+			 APF_MSR_OK);
+	assert_true(effect.check_page_ready);
+	assert_int_equal(apf_next_page_ready(v, &slot_free, 0, &pr),
+			 APF_READY_DELIVER);
+	assert_int_equal(pr.vector, 16);
+	assert_int_equal(pr.token, KVM_APF_TOKEN_WAKE_ALL);
+	/* With nothing queued, INT asks for no check. */
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_INT, 17, &effect),
+			 APF_MSR_OK);
+	assert_false(effect.check_page_ready);
+	free(v);
+}
+
+static void peeked_page_ready_stays_until_sent(void **state)
+{
+	struct apf_vcpu *v = enabled_vcpu(0);
+	struct apf_page_ready pr, again;
+	uint32_t a = send(v, 0xa000, 100);
+	uint32_t b = send(v, 0xb000, 100);
+
+	(void)state;
+	apf_page_completed(v, 0xa000);
+	apf_page_completed(v, 0xb000);
+	/* The caller could not deliver it: it is still first in line. */
+	assert_int_equal(apf_peek_page_ready(v, &slot_free, &pr),
+			 APF_READY_DELIVER);
+	assert_int_equal(pr.token, a);
+	assert_int_equal(apf_peek_page_ready(v, &slot_free, &again),
+			 APF_READY_DELIVER);
+	assert_int_equal(again.token, a);
+	assert_int_equal(apf_outstanding(v), 2);
+	assert_false(v->page_ready_pending);
+	assert_int_equal(v->stats.page_ready, 0);
+	apf_page_ready_sent(v, 300);
+	assert_true(v->page_ready_pending);
+	assert_int_equal(v->stats.page_ready, 1);
+	assert_int_equal(v->stats.ready_latency_tsc, 200);
+	assert_int_equal(apf_peek_page_ready(v, &slot_free, &pr),
+			 APF_READY_DELIVER);
+	assert_int_equal(pr.token, b);
+	assert_int_equal(apf_outstanding(v), 1);
+	free(v);
+}
+
+static void page_ready_waits_while_paging_is_off(void **state)
+{
+	struct apf_vcpu *v = enabled_vcpu(0);
+	struct apf_ready_state no_paging = slot_free;
+	struct apf_page_ready pr;
+	uint32_t token = send(v, 0xa000, 0);
+
+	(void)state;
+	no_paging.paging = false;
+	apf_page_completed(v, 0xa000);
+	/* Checked first: the LAPIC and the slot do not matter then. */
+	assert_int_equal(apf_next_page_ready(v, &no_paging, 0, &pr),
+			 APF_READY_WAIT_PAGING);
+	no_paging.lapic_enabled = false;
+	no_paging.area_token = 1;
+	assert_int_equal(apf_next_page_ready(v, &no_paging, 0, &pr),
+			 APF_READY_WAIT_PAGING);
+	/* Kept, not flushed as KVM 6.1 does at a CR0.PG change. */
+	assert_true(apf_has_page_ready(v));
+	assert_int_equal(v->stats.dropped, 0);
+	assert_int_equal(apf_next_page_ready(v, &slot_free, 0, &pr),
+			 APF_READY_DELIVER);
+	assert_int_equal(pr.token, token);
 	free(v);
 }
 
@@ -472,6 +559,9 @@ int main(void)
 		cmocka_unit_test(peak_counts_tokens_not_the_wake_all),
 		cmocka_unit_test(page_ready_in_completion_order_behind_the_slot),
 		cmocka_unit_test(page_ready_waits_for_an_enabled_lapic),
+		cmocka_unit_test(page_ready_waits_for_a_legal_vector),
+		cmocka_unit_test(peeked_page_ready_stays_until_sent),
+		cmocka_unit_test(page_ready_waits_while_paging_is_off),
 		cmocka_unit_test(latency_ignores_a_tsc_that_went_back),
 		cmocka_unit_test(counters_sum_per_vcpu_and_take_the_peak),
 		cmocka_unit_test(verdicts_have_names),

@@ -155,6 +155,42 @@ static void enabling_queues_one_wake_all(void **state)
 	free(v);
 }
 
+static void an_area_newly_in_use_gets_its_token_word_cleared(void **state)
+{
+	struct apf_vcpu *v = new_vcpu(0);
+	struct apf_msr_effect effect;
+
+	(void)state;
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_EN, EN_ON,
+				   &effect), APF_MSR_OK);
+	assert_true(effect.clear_token);
+	/* The same area again: a page-ready may sit in its word. */
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_EN, EN_ON,
+				   &effect), APF_MSR_OK);
+	assert_false(effect.clear_token);
+	/* Moved: the new word was never ours. */
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_EN, EN_ON + 0x40,
+				   &effect), APF_MSR_OK);
+	assert_true(effect.clear_token);
+	/* Off, a refused on, then on again (a CPU back online). */
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_EN, 0, &effect),
+			 APF_MSR_OK);
+	assert_false(effect.clear_token);
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_EN,
+				   RAM | KVM_ASYNC_PF_ENABLED |
+					   KVM_ASYNC_PF_DELIVERY_AS_INT,
+				   &effect), APF_MSR_RAISE_GP);
+	assert_false(effect.clear_token);
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_EN, EN_ON,
+				   &effect), APF_MSR_OK);
+	assert_true(effect.clear_token);
+	/* INT and ACK never touch it. */
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_ACK, 1, &effect),
+			 APF_MSR_OK);
+	assert_false(effect.clear_token);
+	free(v);
+}
+
 static void int_takes_any_vector_but_no_high_bits(void **state)
 {
 	struct apf_vcpu *v = new_vcpu(0);
@@ -294,6 +330,7 @@ int main(void)
 		cmocka_unit_test(en_area_must_lie_in_guest_ram),
 		cmocka_unit_test(en_without_interrupt_delivery_is_stored_but_off),
 		cmocka_unit_test(enabling_queues_one_wake_all),
+		cmocka_unit_test(an_area_newly_in_use_gets_its_token_word_cleared),
 		cmocka_unit_test(int_takes_any_vector_but_no_high_bits),
 		cmocka_unit_test(ack_bit0_rescans_other_bits_are_ignored),
 		cmocka_unit_test(other_msrs_are_not_ours),

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * guest/async_pf.c, the VM's side of async page faults, over a fake guest
+ * RAM and swap with the real virtual LAPIC: the shared area's two words,
+ * the page-ready vector raised in the LAPIC, the area's page kept
+ * resident. A small model of Linux 6.1's guest side (arch/x86/kernel/
+ * kvm.c) takes the interrupts: its handler reads and clears the token
+ * word and writes ACK, but only while its async PF is on.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "apf/kvm_para.h"
+#include "guest/async_pf.h"
+#include "guest/vm.h"
+#include "tests/unit/console_capture.h"
+
+#define RAM_SIZE (64u << 10)
+#define TSC_HZ 2500000000ull
+#define AREA 0x2040ull                  /* 64-byte aligned, page 2 */
+#define VECTOR 0xf3u
+#define EN_ON (AREA | KVM_ASYNC_PF_ENABLED | KVM_ASYNC_PF_DELIVERY_AS_INT)
+#define MAX_SEEN 16
+
+static struct vm vm;
+static uint8_t ram[RAM_SIZE];
+static unsigned pins[RAM_SIZE / PAGE_SIZE];
+static bool io_busy[RAM_SIZE / PAGE_SIZE];
+static bool pin_refused[RAM_SIZE / PAGE_SIZE];
+
+/* What goes wrong when a token is written into the area's token word. */
+static enum {
+	TOKEN_WRITE_OK,
+	TOKEN_WRITE_FAILS,              /* the page cannot come back */
+	TOKEN_WRITE_LAPIC_RESET,        /* meanwhile an INIT resets the LAPIC */
+} token_write;
+
+/* The guest model: CR0.PG, whether its async PF is on, what its handler
+ * saw. */
+static bool guest_paging;
+static bool guest_apf_on;
+static uint32_t woken[MAX_SEEN];
+static unsigned nwoken;
+
+/* ---- the rest of the VM, faked ---- */
+
+int vm_read_ram(struct vm *g, uint64_t gpa, void *dst, uint64_t len)
+{
+	assert_ptr_equal(g, &vm);
+	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
+		return -1;
+	memcpy(dst, ram + gpa, len);
+	return 0;
+}
+
+int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
+{
+	uint32_t w = 0;
+
+	assert_ptr_equal(g, &vm);
+	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
+		return -1;
+	if (gpa == AREA + KVM_APF_AREA_TOKEN_OFFSET && len == sizeof(w))
+		memcpy(&w, src, sizeof(w));
+	if (w && token_write == TOKEN_WRITE_FAILS)
+		return -1;
+	if (w && token_write == TOKEN_WRITE_LAPIC_RESET)
+		vlapic_init_signal(&vm.plat[0].lapic);
+	memcpy(ram + gpa, src, len);
+	return 0;
+}
+
+int vm_pin_ram(struct vm *g, uint64_t gpa)
+{
+	assert_ptr_equal(g, &vm);
+	if (gpa >= RAM_SIZE || pin_refused[gpa / PAGE_SIZE])
+		return -1;
+	pins[gpa / PAGE_SIZE]++;
+	return 0;
+}
+
+void vm_unpin_ram(struct vm *g, uint64_t gpa)
+{
+	assert_ptr_equal(g, &vm);
+	assert_true(gpa < RAM_SIZE && pins[gpa / PAGE_SIZE] > 0);
+	pins[gpa / PAGE_SIZE]--;
+}
+
+void vm_request(struct vm *g, unsigned n, enum vcpu_request req)
+{
+	assert_ptr_equal(g, &vm);
+	vm.plat[n].requests |= BIT(req);
+}
+
+bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa)
+{
+	assert_ptr_equal(gm, &vm.mem);
+	return gpa < RAM_SIZE && io_busy[gpa / PAGE_SIZE];
+}
+
+/* ---- the guest ---- */
+
+static struct vlapic *lapic(void)
+{
+	return &vm.plat[0].lapic;
+}
+
+static uint32_t area_word(uint64_t offset)
+{
+	uint32_t w;
+
+	memcpy(&w, ram + AREA + offset, sizeof(w));
+	return w;
+}
+
+static void set_area_word(uint64_t offset, uint32_t w)
+{
+	memcpy(ram + AREA + offset, &w, sizeof(w));
+}
+
+static void wrmsr(uint32_t msr, uint64_t value)
+{
+	if (!vm_apf_wrmsr(&vm, 0, msr, value))
+		fail_msg("WRMSR 0x%x of 0x%llx: #GP", msr,
+			 (unsigned long long)value);
+}
+
+/* kvm_guest_cpu_init: INT first, then EN. */
+static void guest_enables(void)
+{
+	wrmsr(MSR_KVM_ASYNC_PF_INT, VECTOR);
+	wrmsr(MSR_KVM_ASYNC_PF_EN, EN_ON);
+	guest_apf_on = true;
+}
+
+/* kvm_guest_cpu_offline: EN = 0, nothing else of the area. */
+static void guest_disables(void)
+{
+	wrmsr(MSR_KVM_ASYNC_PF_EN, 0);
+	guest_apf_on = false;
+}
+
+/* What the vCPU loop does before an entry (vmx/vcpu_entry.h). */
+static bool before_entry(void)
+{
+	return vm_apf_page_ready(&vm, 0, guest_paging);
+}
+
+/*
+ * The guest runs with IF=1 and takes what its LAPIC has for it.
+ * sysvec_kvm_asyncpf_interrupt: EOI, then, only if async PF is on, the
+ * token is read, its sleeper woken, the word cleared and ACK written.
+ * Every ACK exit is followed by an entry, which may send the next one.
+ */
+static void guest_takes_interrupts(void)
+{
+	int vector;
+
+	while ((vector = vlapic_pending_vector(lapic())) >= 0) {
+		vlapic_ack(lapic(), (uint8_t)vector);
+		vlapic_wrmsr(lapic(), VLAPIC_MSR_EOI, 0, 0, NULL);
+		if (vector != VECTOR || !guest_apf_on)
+			continue;
+		assert_true(nwoken < MAX_SEEN);
+		woken[nwoken++] = area_word(KVM_APF_AREA_TOKEN_OFFSET);
+		set_area_word(KVM_APF_AREA_TOKEN_OFFSET, 0);
+		wrmsr(MSR_KVM_ASYNC_PF_ACK, KVM_ASYNC_PF_ACK_SLOT_FREE);
+		before_entry();
+	}
+}
+
+/* A user task touches gpa while its swap-in runs: "page not present". */
+static uint32_t user_fault(uint64_t gpa)
+{
+	struct apf_guest_state gs = { .interrupts_enabled = true,
+				      .paging = true, .cpl = 3 };
+	uint32_t token = 0;
+
+	io_busy[gpa / PAGE_SIZE] = true;
+	assert_true(vm_apf_not_present(&vm, 0, &gs, gpa, &token));
+	assert_int_equal(area_word(KVM_APF_AREA_FLAGS_OFFSET),
+			 KVM_PV_REASON_PAGE_NOT_PRESENT);
+	/* The guest's #PF handler reads and clears the reason. */
+	set_area_word(KVM_APF_AREA_FLAGS_OFFSET, 0);
+	return token;
+}
+
+static void swap_in_done(uint64_t gpa)
+{
+	io_busy[gpa / PAGE_SIZE] = false;
+}
+
+static int setup(void **state)
+{
+	struct vlapic *a = &vm.plat[0].lapic;
+
+	(void)state;
+	memset(&vm, 0, sizeof(vm));
+	memset(ram, 0, sizeof(ram));
+	memset(pins, 0, sizeof(pins));
+	memset(io_busy, 0, sizeof(io_busy));
+	memset(pin_refused, 0, sizeof(pin_refused));
+	token_write = TOKEN_WRITE_OK;
+	guest_paging = true;
+	guest_apf_on = false;
+	nwoken = 0;
+	console_forget();
+	vm.nvcpus = 1;
+	vm.kvm_features = KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT;
+	vm.apf_env = (struct apf_msr_env){
+		.kvm_features = vm.kvm_features,
+		.guest_ram_size = RAM_SIZE,
+	};
+	apf_vcpu_init(&vm.plat[0].apf, 0);
+	vlapic_init(a, 0, true, TSC_HZ);
+	/* x2APIC, software-enabled, as Linux has it when EN is written. */
+	vlapic_wrmsr(a, VLAPIC_MSR_APIC_BASE, a->apic_base | VLAPIC_BASE_EXTD,
+		     0, NULL);
+	vlapic_wrmsr(a, VLAPIC_MSR_SVR, 0x1ff, 0, NULL);
+	return 0;
+}
+
+/* ---- the tests ---- */
+
+static void wake_all_then_a_page_ready(void **state)
+{
+	uint32_t token;
+
+	(void)state;
+	guest_enables();
+	assert_int_equal(pins[AREA / PAGE_SIZE], 1);
+	assert_true(before_entry());
+	assert_int_equal(area_word(KVM_APF_AREA_TOKEN_OFFSET),
+			 KVM_APF_TOKEN_WAKE_ALL);
+	guest_takes_interrupts();
+	token = user_fault(0x5000);
+	/* Nothing to send while the page is still being read. */
+	assert_false(before_entry());
+	swap_in_done(0x5000);
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 2);
+	assert_int_equal(woken[0], KVM_APF_TOKEN_WAKE_ALL);
+	assert_int_equal(woken[1], token);
+	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 0);
+	guest_disables();
+	assert_int_equal(pins[AREA / PAGE_SIZE], 0);
+}
+
+/*
+ * CPU offline, kexec or suspend: a page-ready goes out while the guest
+ * has interrupts off; it writes EN = 0 before it takes it, so its handler
+ * (async PF off) leaves the token in the word. EN on again must still
+ * bring the "wake all" and every later page-ready (KVM 6.1 sends none
+ * while the word is not 0, so there they all wait forever).
+ */
+static void page_ready_left_in_the_slot_across_off_and_on(void **state)
+{
+	uint32_t stale, fresh;
+
+	(void)state;
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	stale = user_fault(0x5000);
+	swap_in_done(0x5000);
+	assert_true(before_entry());            /* IF = 0: not taken yet */
+	guest_disables();
+	guest_takes_interrupts();               /* IF = 1, async PF off */
+	assert_int_equal(area_word(KVM_APF_AREA_TOKEN_OFFSET), stale);
+	nwoken = 0;
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	fresh = user_fault(0x6000);
+	swap_in_done(0x6000);
+	before_entry();
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 2);
+	assert_int_equal(woken[0], KVM_APF_TOKEN_WAKE_ALL);
+	assert_int_equal(woken[1], fresh);
+}
+
+static void software_enable_lapic(void)
+{
+	vlapic_wrmsr(lapic(), VLAPIC_MSR_SVR, 0x1ff, 0, NULL);
+}
+
+/*
+ * MSR_KVM_ASYNC_PF_INT names a vector the LAPIC refuses (0-15; KVM takes
+ * any): the page-ready waits, its word left empty, until the guest names
+ * a legal one; it is not raised into the LAPIC and lost meanwhile.
+ */
+static void page_ready_waits_for_a_legal_vector(void **state)
+{
+	(void)state;
+	wrmsr(MSR_KVM_ASYNC_PF_INT, 5);
+	wrmsr(MSR_KVM_ASYNC_PF_EN, EN_ON);
+	guest_apf_on = true;
+	assert_false(before_entry());
+	assert_int_equal(area_word(KVM_APF_AREA_TOKEN_OFFSET), 0);
+	assert_int_equal(lapic()->esr_pending, 0);     /* never raised */
+	assert_true(apf_has_page_ready(&vm.plat[0].apf));
+	vm.plat[0].requests = 0;
+	wrmsr(MSR_KVM_ASYNC_PF_INT, VECTOR);
+	assert_true(vm.plat[0].requests & BIT(VCPU_REQ_PAGE_READY));
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 1);
+	assert_int_equal(woken[0], KVM_APF_TOKEN_WAKE_ALL);
+}
+
+/*
+ * The LAPIC refuses the vector after the check that it would take it (an
+ * INIT from another vCPU reset it in between): the token word is emptied
+ * again and the page-ready stays queued for when the LAPIC is back on.
+ */
+static void page_ready_the_lapic_refuses_stays_queued(void **state)
+{
+	uint32_t token;
+
+	(void)state;
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	token = user_fault(0x5000);
+	swap_in_done(0x5000);
+	token_write = TOKEN_WRITE_LAPIC_RESET;
+	assert_false(before_entry());
+	assert_int_equal(area_word(KVM_APF_AREA_TOKEN_OFFSET), 0);
+	assert_true(apf_has_page_ready(&vm.plat[0].apf));
+	token_write = TOKEN_WRITE_OK;
+	assert_false(before_entry());           /* the LAPIC is still off */
+	software_enable_lapic();
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 2);
+	assert_int_equal(woken[1], token);
+	assert_int_equal(vm.plat[0].apf.stats.page_ready, 1);
+}
+
+/* The token word cannot be written: nothing raised, nothing lost. */
+static void page_ready_whose_token_cannot_be_written_stays_queued(void **state)
+{
+	uint32_t token;
+
+	(void)state;
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	token = user_fault(0x5000);
+	swap_in_done(0x5000);
+	token_write = TOKEN_WRITE_FAILS;
+	assert_false(before_entry());
+	assert_int_equal(vlapic_pending_vector(lapic()), -1);
+	token_write = TOKEN_WRITE_OK;
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 2);
+	assert_int_equal(woken[1], token);
+}
+
+/*
+ * The area's page could not be pinned (the pin table full, the page not
+ * brought back): it goes on unpinned, and what was never pinned is never
+ * unpinned, on EN = 0 or when the area moves, so a pin someone else took
+ * on that page later (kvmclock's, another vCPU's area) is left alone.
+ */
+static void area_pin_that_failed_is_never_unpinned(void **state)
+{
+	const unsigned page = AREA / PAGE_SIZE;
+
+	(void)state;
+	pin_refused[page] = true;
+	guest_enables();
+	assert_int_equal(console_nlines, 1);
+	assert_non_null(strstr(console_lines[0], "not pinned"));
+	assert_int_equal(pins[page], 0);
+	/* Still served: the page is brought back when written. */
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 1);
+	/* The kvmclock record lands on the same page and is pinned. */
+	pin_refused[page] = false;
+	assert_int_equal(vm_pin_ram(&vm, AREA + 0x100), 0);
+	guest_disables();
+	assert_int_equal(pins[page], 1);
+	/* Refused again, then moved to a page that pins, then INIT. */
+	pin_refused[page] = true;
+	guest_enables();
+	wrmsr(MSR_KVM_ASYNC_PF_EN, EN_ON + PAGE_SIZE);
+	assert_int_equal(pins[page], 1);
+	assert_int_equal(pins[page + 1], 1);
+	vm_apf_reset(&vm, 0);
+	assert_int_equal(pins[page], 1);
+	assert_int_equal(pins[page + 1], 0);
+}
+
+/*
+ * The guest turns paging off for a while (a kexec trampoline, a mode
+ * switch) with page-readies queued and interrupts on: they wait, no token
+ * written, no vector raised (its handler lives in paged code), and all go
+ * out once paging is back. KVM 6.1 drops them at the CR0.PG change, which
+ * strands their sleepers; newer KVM keeps and sends them.
+ */
+static void page_ready_held_while_paging_is_off(void **state)
+{
+	uint32_t a, b;
+
+	(void)state;
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	a = user_fault(0x5000);
+	b = user_fault(0x6000);
+	guest_paging = false;
+	swap_in_done(0x5000);
+	swap_in_done(0x6000);
+	assert_false(before_entry());
+	assert_int_equal(area_word(KVM_APF_AREA_TOKEN_OFFSET), 0);
+	assert_int_equal(vlapic_pending_vector(lapic()), -1);
+	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 2);
+	/* PG back on (no exit): the next entry sends them, in order. */
+	guest_paging = true;
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 3);
+	assert_int_equal(woken[1], a);
+	assert_int_equal(woken[2], b);
+	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 0);
+}
+
+#define T(name) cmocka_unit_test_setup(name, setup)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(wake_all_then_a_page_ready),
+		T(page_ready_left_in_the_slot_across_off_and_on),
+		T(page_ready_waits_for_a_legal_vector),
+		T(page_ready_the_lapic_refuses_stays_queued),
+		T(page_ready_whose_token_cannot_be_written_stays_queued),
+		T(area_pin_that_failed_is_never_unpinned),
+		T(page_ready_held_while_paging_is_off),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
