@@ -62,6 +62,9 @@ struct ahci_port {
 	unsigned next_slot;
 	unsigned errors_shown;
 	struct ahci_slot slot[AHCI_MAX_SLOTS];
+	/* counters */
+	uint64_t short_transfers;       /* struct blockdev's, see there */
+	uint64_t frames_held;           /* struct blockdev's, see there */
 };
 
 /*

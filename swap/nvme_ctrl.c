@@ -58,19 +58,20 @@ int nvme_ctrl_disable(struct nvme_ctrl *c)
 /*
  * A queue broke: disabling the controller aborts every command (7.3.1),
  * so no page handed back can still be written; the other queues fail
- * what they had.
+ * what they had. True when the controller finished its reset.
  */
-static void stop_controller(void *ctx)
+static bool stop_controller(void *ctx)
 {
 	struct nvme_ctrl *c = ctx;
 
 	if (c->stopped)
-		return;
+		return c->disabled;
 	c->stopped = true;
-	nvme_ctrl_disable(c);
+	c->disabled = nvme_ctrl_disable(c) == 0;
 	for (unsigned i = 0; i < c->nns; i++)
 		nvme_queue_fail_all(&c->ns[i].queue,
 				    "the controller was disabled");
+	return c->disabled;
 }
 
 /*

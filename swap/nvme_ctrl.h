@@ -43,6 +43,7 @@ struct nvme_ctrl {
 	struct nvme_namespace ns[NVME_MAX_NAMESPACES];
 	unsigned nns;
 	bool stopped;                   /* disabled after a queue broke */
+	bool disabled;                  /* ... and CSTS.RDY went back to 0 */
 };
 
 /*

@@ -49,6 +49,7 @@ static unsigned nvme_ns_poll(struct blockdev *dev, struct blk_completion *out,
 		if (done[i].blk != BLK_OK)
 			dev->errors++;
 	}
+	dev->frames_held = ns->queue.frames_held;
 	return n;
 }
 

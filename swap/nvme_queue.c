@@ -81,7 +81,7 @@ static void break_queue(struct nvme_queue *q, const char *why,
 	q->broken = why;
 	q->device_errors++;
 	if (q->stop_controller)
-		q->stop_controller(q->ctx);
+		(void)q->stop_controller(q->ctx);
 	nvme_queue_fail_all(q, why);
 }
 

@@ -50,8 +50,12 @@ struct nvme_queue {
 	uint16_t phase;                 /* the tag a new CQ entry carries */
 	unsigned in_flight;
 	uint64_t timeout_ticks;
-	/* The controller's part: disable it when the queue breaks. */
-	void (*stop_controller)(void *ctx);
+	/*
+	 * The controller's part: disable it when the queue breaks. True
+	 * once the controller is confirmed disabled (CSTS.RDY back to 0),
+	 * so that it can no longer write into a page.
+	 */
+	bool (*stop_controller)(void *ctx);
 	void *ctx;
 	const char *broken;             /* why, once broken */
 	struct {
@@ -71,6 +75,7 @@ struct nvme_queue {
 	unsigned nlocal;
 	/* counters */
 	uint64_t device_errors;         /* breaks: protocol, timeout, CFS */
+	uint64_t frames_held;           /* struct blockdev's, see there */
 };
 
 /*

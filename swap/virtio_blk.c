@@ -64,15 +64,18 @@ static int negotiate(struct vblk *vb, const char **why)
 /*
  * The queue broke (the device wrote what an honest one never does): a
  * reset stops the device from using the rings and the pages (2.1.2, 3.1.1).
+ * True when the reset finished.
  */
-static void stop_device(void *ctx)
+static bool stop_device(void *ctx)
 {
 	struct vblk *vb = ctx;
+	bool stopped = virtio_pci_reset(&vb->vp) == 0;
 
-	if (virtio_pci_reset(&vb->vp))
+	if (!stopped)
 		hv_error("%s: the device did not finish its reset either",
 			 vb->name);
 	virtio_pci_add_status(&vb->vp, VIRTIO_STATUS_FAILED);
+	return stopped;
 }
 
 static int setup_queue(struct vblk *vb, const char **why)
@@ -153,6 +156,8 @@ static unsigned vblk_poll(struct blockdev *dev, struct blk_completion *out,
 	unsigned n = vblk_queue_poll(&vb->queue, out, max, rdtsc());
 
 	blk_count_errors(dev, out, n);
+	dev->short_transfers = vb->queue.short_transfers;
+	dev->frames_held = vb->queue.frames_held;
 	return n;
 }
 

@@ -83,7 +83,7 @@ static void break_queue(struct vblk_queue *q, const char *why,
 	q->broken = why;
 	q->device_errors++;
 	if (q->stop_device)
-		q->stop_device(q->ctx);
+		(void)q->stop_device(q->ctx);
 	for (unsigned s = 0; s < q->nslots; s++) {
 		if (!q->slot[s].published)
 			continue;

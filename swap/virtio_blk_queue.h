@@ -92,8 +92,12 @@ struct vblk_queue {
 	uint16_t used_seen;             /* used->idx consumed up to */
 	unsigned on_device;             /* published, not yet returned */
 	uint64_t timeout_ticks;         /* a request's answer, at most */
-	/* The transport's part: reset the device when the queue breaks. */
-	void (*stop_device)(void *ctx);
+	/*
+	 * The transport's part: reset the device when the queue breaks.
+	 * True once the device is confirmed stopped (its reset finished),
+	 * so that it can no longer write into a page.
+	 */
+	bool (*stop_device)(void *ctx);
 	void *ctx;
 	const char *broken;             /* why, once the device broke it */
 	struct {
@@ -116,6 +120,8 @@ struct vblk_queue {
 	unsigned nlocal;
 	/* counters */
 	uint64_t device_errors;         /* protocol violations and timeouts */
+	uint64_t short_transfers;       /* struct blockdev's, see there */
+	uint64_t frames_held;           /* struct blockdev's, see there */
 };
 
 /*

@@ -41,10 +41,11 @@ void hv_error(const char *fmt, ...)
 
 static unsigned stops;
 
-static void stop(void *ctx)
+static bool stop(void *ctx)
 {
 	(void)ctx;
 	stops++;
+	return true;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

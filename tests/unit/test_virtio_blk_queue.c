@@ -36,10 +36,11 @@ static unsigned ntaken;
 static unsigned stops;
 static uint8_t next_status = VIRTIO_BLK_S_OK;
 
-static void fake_stop(void *ctx)
+static bool fake_stop(void *ctx)
 {
 	assert_ptr_equal(ctx, &q);
 	stops++;
+	return true;
 }
 
 /* The device takes every new available entry (without answering yet). */
