@@ -16,7 +16,13 @@
  * the timeout all "break" the queue: one "apfvisor: error:" line says
  * what the device did, the stop callback resets the device so it can no
  * longer write into the pages, every request that was on the device
- * completes with BLK_IO_ERROR, and so does every later one.
+ * completes with BLK_IO_ERROR, and so does every later one. A read stays
+ * on the device (its page held) while the stop callback cannot confirm
+ * the device stopped; each later poll asks it again.
+ *
+ * A read answered OK with a used length short of the page and the status
+ * byte completes with BLK_IO_ERROR (counted in short_transfers); the
+ * queue goes on.
  */
 #ifndef SWAP_VIRTIO_BLK_QUEUE_H
 #define SWAP_VIRTIO_BLK_QUEUE_H
@@ -103,6 +109,7 @@ struct vblk_queue {
 	struct {
 		void *cookie;
 		bool published;         /* the device has it */
+		bool held;              /* failed, kept until the device stops */
 		enum blk_op op;
 		uint64_t deadline;      /* ticks */
 	} slot[VBLK_MAX_SLOTS];
