@@ -239,15 +239,15 @@ static int check_used(struct vblk_queue *q, uint16_t index, uint32_t *len)
 
 /*
  * The device's answer to the request in slot. A read answered OK must
- * have a used length covering the page and the status byte (2.6.8, the
- * bytes written into the device-writable buffers): anything less means
+ * have a used length covering the page and the status byte (2.4.8: the
+ * bytes the device wrote into the request's buffers): anything less means
  * part of the page was never written, and it holds whatever the frame
  * held before. Such a read fails like one the device said IOERR to, and
  * is counted; the first is shown. Writes are not checked: their used
  * length only covers the status byte, nothing of the page.
  */
-static enum blk_status answer(struct vblk_queue *q, unsigned slot,
-			      uint32_t len)
+static enum blk_status request_status(struct vblk_queue *q, unsigned slot,
+				      uint32_t len)
 {
 	uint8_t status = *(volatile uint8_t *)&q->dma->status[slot];
 	uint32_t want = writable_bytes(q->slot[slot].op);
@@ -293,8 +293,8 @@ static unsigned take_used(struct vblk_queue *q, struct blk_completion *out,
 		q->used_seen++;
 		q->slot[slot].published = false;
 		q->on_device--;
-		complete(q, (unsigned)slot, answer(q, (unsigned)slot, len),
-			 &out[n++]);
+		complete(q, (unsigned)slot,
+			 request_status(q, (unsigned)slot, len), &out[n++]);
 	}
 	*drained = q->used_seen == used_idx;
 	return n;

@@ -156,10 +156,10 @@ static uint16_t io(struct fake_nvme *f, const struct nvme_sqe *c)
 	if (status)
 		return status;
 	if (c->opcode == NVME_CMD_READ && f->short_read >= 0) {
-		memcpy(pa_ptr(c->prp1), ns->disk + offset,
-		       (size_t)f->short_read);
+		bytes = (size_t)f->short_read;
 		f->short_read = -1;
-	} else if (c->opcode == NVME_CMD_READ)
+	}
+	if (c->opcode == NVME_CMD_READ)
 		memcpy(pa_ptr(c->prp1), ns->disk + offset, bytes);
 	else if (c->opcode == NVME_CMD_WRITE)
 		memcpy(ns->disk + offset, pa_ptr(c->prp1), bytes);
