@@ -81,6 +81,8 @@ static unsigned ahci_poll(struct blockdev *dev, struct blk_completion *out,
 	unsigned n = ahci_port_poll(&d->port, out, max);
 
 	blk_count_errors(dev, out, n);
+	dev->short_transfers = d->port.short_transfers;
+	dev->frames_held = d->port.frames_held;
 	return n;
 }
 

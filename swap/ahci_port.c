@@ -3,7 +3,8 @@
  * An AHCI port's command engine and slots (swap/ahci_port.h). Section
  * numbers are those of "Serial ATA AHCI 1.3.1"; the error handling
  * follows 6.2.2 (non-queued and NCQ error recovery) in its simplest form:
- * everything in flight fails, the port is stopped, cleared and started.
+ * the port is stopped, everything in flight fails, the port is cleared
+ * and started.
  */
 #include "swap/ahci_port.h"
 #include "arch/x86/cpu.h"
@@ -11,6 +12,7 @@
 #include "lib/console.h"
 #include "lib/format.h"
 #include "lib/string.h"
+#include "swap/read_poison.h"
 
 #define FOUR_GIB (1ull << 32)
 
@@ -67,6 +69,7 @@ void ahci_port_attach(struct ahci_port *p, const struct ahci_hba *hba,
 	p->rx_fis = m + AHCI_CMD_LIST_BYTES;
 	p->tables = (struct ahci_cmd_table *)(m + 2 * AHCI_CMD_LIST_BYTES);
 	p->nslots = 1;
+	p->poison_seed = read_poison_seed(rdtsc() ^ index);
 }
 
 struct engine_part {
@@ -196,11 +199,42 @@ static void finish(struct ahci_port *p, unsigned slot, enum blk_status st)
 	p->issued &= ~(uint32_t)BIT(slot);
 }
 
+/*
+ * The commands in flight fail. While the port is not confirmed stopped
+ * (!stopped) the HBA may still write into the page of a read, which must
+ * then go neither back to the frame pool nor to the guest: the read stays
+ * issued, held (counted once), until a poll finds the command list
+ * stopped (poll_failed_port). A write fails at once: the HBA only reads
+ * its page.
+ */
+static void fail_or_hold_issued(struct ahci_port *p, bool stopped)
+{
+	bool held_now = false;
+
+	for (unsigned i = 0; i < p->nslots; i++) {
+		struct ahci_slot *s = &p->slot[i];
+
+		if (!(p->issued & BIT(i)))
+			continue;
+		if (!stopped && s->op == BLK_READ) {
+			if (!s->held) {
+				p->frames_held++;
+				held_now = true;
+			}
+			s->held = true;
+			continue;
+		}
+		s->held = false;
+		finish(p, i, BLK_IO_ERROR);
+	}
+	if (held_now)
+		hv_error("%s: the pages of the reads in flight stay held "
+			 "until the port stops", p->name);
+}
+
 static void fail_issued(struct ahci_port *p)
 {
-	for (unsigned i = 0; i < p->nslots; i++)
-		if (p->issued & BIT(i))
-			finish(p, i, BLK_IO_ERROR);
+	fail_or_hold_issued(p, true);
 }
 
 static unsigned count_bits(uint32_t v)
@@ -229,9 +263,17 @@ static void issue(struct ahci_port *p, unsigned slot,
 {
 	struct ahci_slot *s = &p->slot[slot];
 
+	/*
+	 * PRDBC starts at 0 (the header is cleared) and then counts a DMA
+	 * command's bytes; an NCQ read is checked by its poison instead.
+	 */
 	ahci_cmd_build_rw(&p->cmd_list[slot], &p->tables[slot],
 			  (uintptr_t)&p->tables[slot], r->op, s->lba,
 			  r->buffer_pa, p->ncq, slot);
+	if (p->ncq && r->op == BLK_READ)
+		read_poison_fill(r->buffer_pa,
+				 read_poison_word(p->poison_seed,
+						  r->buffer_pa));
 	s->state = AHCI_SLOT_ISSUED;
 	s->deadline = tsc_after_ms(AHCI_IO_TIMEOUT_MS);
 	p->issued |= BIT(slot);
@@ -250,7 +292,8 @@ int ahci_port_submit(struct ahci_port *p, const struct blk_request *r)
 		return -1;
 	s = &p->slot[slot];
 	*s = (struct ahci_slot){ .op = r->op, .cookie = r->cookie,
-				 .lba = r->offset / AHCI_SECTOR_SIZE };
+				 .lba = r->offset / AHCI_SECTOR_SIZE,
+				 .buffer_pa = r->buffer_pa };
 	p->busy |= BIT(slot);
 	if (p->failed || !reachable(p, r->buffer_pa))
 		finish(p, (unsigned)slot, BLK_IO_ERROR);
@@ -277,18 +320,59 @@ static bool show_error(struct ahci_port *p)
 }
 
 /*
- * Back to a port that takes commands (6.2.2.1): stop it (which clears
- * PxCI and PxSACT), clear the errors, push a device still showing BSY or
- * DRQ past with a command list override when the HBA has one, start.
+ * A command that ended without an error: did it move its whole page?
+ * A DMA command's PRDBC says how many bytes the HBA transferred (4.2.2;
+ * it was 0 at issue). An HBA need not update PRDBC for an NCQ command
+ * (QEMU's does not), so an NCQ read's page was poisoned at issue and any
+ * poison left is what the HBA never wrote; an NCQ write cannot be told.
+ * Short, the command fails as a device error would (counted, shown).
  */
-static void recover(struct ahci_port *p)
+static enum blk_status transfer_status(struct ahci_port *p, unsigned slot)
+{
+	const struct ahci_slot *s = &p->slot[slot];
+	uint32_t bytes = *(volatile uint32_t *)&p->cmd_list[slot].prdbc;
+	char what[64];
+
+	if (!p->ncq) {
+		if (bytes == PAGE_SIZE)
+			return BLK_OK;
+		fmt_snprintf(what, sizeof(what), "%u of %u bytes transferred "
+			     "(PRDBC)", bytes, (unsigned)PAGE_SIZE);
+	} else {
+		unsigned left;
+
+		if (s->op != BLK_READ)
+			return BLK_OK;
+		left = read_poison_left(s->buffer_pa,
+					read_poison_word(p->poison_seed,
+							 s->buffer_pa));
+		if (!left)
+			return BLK_OK;
+		fmt_snprintf(what, sizeof(what), "%u of its %u words never "
+			     "written", left, (unsigned)READ_POISON_WORDS);
+	}
+	p->short_transfers++;
+	if (show_error(p))
+		hv_error("%s: %s of sectors %llu-%llu ended with %s; it "
+			 "fails%s", p->name, op_name(s->op),
+			 (unsigned long long)s->lba,
+			 (unsigned long long)(s->lba + AHCI_SECTORS_PER_PAGE -
+					      1), what,
+			 p->errors_shown == AHCI_ERRORS_SHOWN ?
+			 "; further errors are only counted" : "");
+	return BLK_IO_ERROR;
+}
+
+/*
+ * Back to a port that takes commands (6.2.2.1), once stopped (which
+ * cleared PxCI and PxSACT): clear the errors, push a device still
+ * showing BSY or DRQ past with a command list override when the HBA has
+ * one, start.
+ */
+static void restart(struct ahci_port *p)
 {
 	uint32_t tfd, cmd;
 
-	if (!ahci_port_stop(p)) {
-		p->failed = true;
-		return;
-	}
 	clear_errors(p);
 	tfd = port_read(p, PX_TFD);
 	if ((PX_TFD_STS(tfd) & (ATA_STS_BSY | ATA_STS_DRQ)) &&
@@ -317,8 +401,15 @@ static void port_error(struct ahci_port *p, uint32_t is)
 			 n == 1 ? "" : "s", ahci_error_cause(is, tfd), is, tfd,
 			 serr, p->errors_shown == AHCI_ERRORS_SHOWN ?
 			 "; further errors are only counted" : "");
+	if (!ahci_port_stop(p)) {
+		p->failed = true;
+		fail_or_hold_issued(p, false);
+		hv_error("%s: the port could not be restarted after an "
+			 "error; the disk is not used any more", p->name);
+		return;
+	}
 	fail_issued(p);
-	recover(p);
+	restart(p);
 }
 
 static void port_timeout(struct ahci_port *p, unsigned slot)
@@ -331,10 +422,20 @@ static void port_timeout(struct ahci_port *p, unsigned slot)
 		 (unsigned long long)(s->lba + AHCI_SECTORS_PER_PAGE - 1),
 		 AHCI_IO_TIMEOUT_MS, port_read(p, PX_CI),
 		 port_read(p, PX_TFD));
-	fail_issued(p);
 	p->failed = true;
-	/* Best effort: the HBA must not keep working on our tables. */
-	ahci_port_stop(p);
+	/* The HBA must not keep working on our tables and pages. */
+	fail_or_hold_issued(p, ahci_port_stop(p));
+}
+
+/*
+ * A failed port with reads held: are they safe to fail now? PxCMD.CR
+ * clear means the command list engine, which moves the commands' data,
+ * has stopped (FR only concerns FIS receive into the port's own area).
+ */
+static void poll_failed_port(struct ahci_port *p)
+{
+	if (!(port_read(p, PX_CMD) & PX_CMD_CR))
+		fail_issued(p);
 }
 
 /* -------------------------------------------------------- completion */
@@ -357,7 +458,7 @@ static void check_hardware(struct ahci_port *p)
 	done = p->issued & ~pending;
 	for (unsigned i = 0; done; i++, done >>= 1)
 		if (done & 1)
-			finish(p, i, BLK_OK);
+			finish(p, i, transfer_status(p, i));
 	if (is & PX_IS_ERRORS) {
 		port_error(p, is);
 		return;
@@ -376,7 +477,9 @@ unsigned ahci_port_poll(struct ahci_port *p, struct blk_completion *out,
 {
 	unsigned n = 0;
 
-	if (p->issued)
+	if (p->issued && p->failed)
+		poll_failed_port(p);
+	else if (p->issued)
 		check_hardware(p);
 	for (unsigned i = 0; i < p->nslots && n < max; i++) {
 		struct ahci_slot *s = &p->slot[i];

@@ -12,7 +12,15 @@
  * after which the port is restarted and takes new commands. A command
  * that does not finish within AHCI_IO_TIMEOUT_MS, or a port that cannot
  * be restarted, fails the disk: later requests complete at once with
- * BLK_IO_ERROR. Each of these prints one "apfvisor: error:" line.
+ * BLK_IO_ERROR. Each of these prints one "apfvisor: error:" line. While
+ * the port cannot be stopped (PxCMD.CR stays set) the HBA may still
+ * write into the pages of reads: those stay in flight, held, until a
+ * poll finds CR clear.
+ *
+ * A command that ends without an error but moved less than its page
+ * fails too (counted in short_transfers): PRDBC tells for DMA commands;
+ * with NCQ, where the HBA need not update PRDBC, a read's page is
+ * poisoned before and checked after (swap/read_poison.h).
  */
 #ifndef SWAP_AHCI_PORT_H
 #define SWAP_AHCI_PORT_H
@@ -42,8 +50,10 @@ struct ahci_slot {
 	enum blk_status status;
 	enum blk_op op;
 	uint64_t lba;
+	uint64_t buffer_pa;
 	void *cookie;
 	uint64_t deadline;      /* TSC */
+	bool held;              /* failed, kept until the port stops */
 };
 
 struct ahci_port {
@@ -61,7 +71,11 @@ struct ahci_port {
 	uint32_t busy;                  /* slots not free */
 	unsigned next_slot;
 	unsigned errors_shown;
+	uint64_t poison_seed;           /* swap/read_poison.h */
 	struct ahci_slot slot[AHCI_MAX_SLOTS];
+	/* counters */
+	uint64_t short_transfers;       /* struct blockdev's, see there */
+	uint64_t frames_held;           /* struct blockdev's, see there */
 };
 
 /*

@@ -16,10 +16,14 @@
  * the 48-bit Address feature set, READ/WRITE SECTORS, 8 sectors each; the
  * host side of the PIO data-in and data-out protocols of ATA/ATAPI-6
  * clause 9 with nIEN set (no interrupts). A device error (ERR or DF in
- * Status) completes the request with BLK_IO_ERROR and is counted; a
- * command that takes longer than ATA_IO_TIMEOUT_US is an error too, after
- * which the disk is no longer used (the master on the same channel is the
- * boot disk, so no software reset, which would reset it as well).
+ * Status) completes the request with BLK_IO_ERROR and is counted; so
+ * does a command that ends cleanly after fewer data blocks than asked
+ * (counted in short_transfers: the driver moves and counts every word
+ * itself); a command that takes longer than ATA_IO_TIMEOUT_US is an
+ * error too, after which the disk is no longer used (the master on the
+ * same channel is the boot disk, so no software reset, which would reset
+ * it as well). A timed-out request's page needs no holding: with PIO no
+ * device writes into memory, only the CPU does, and it stops.
  *
  * Why not bus-master DMA (the PIIX IDE function Bochs has): Bochs starts
  * every bus-master transfer on a timer 1000 emulated microseconds out
@@ -440,6 +444,8 @@ static enum step pio_transfer(struct ata_disk *d, const struct blk_request *r,
 	if (d->cmd.sectors == SECTORS_PER_PAGE) {
 		*st = BLK_OK;
 	} else {
+		/* The missing sectors' words never reached the page. */
+		d->dev.short_transfers++;
 		show_error(d, r, s, 0, "command ended early");
 		*st = BLK_IO_ERROR;
 	}

@@ -59,6 +59,20 @@ struct blockdev {
 	unsigned bus;
 	/* counters */
 	uint64_t reads, writes, errors;
+	/*
+	 * Requests the device reported done without moving the whole page
+	 * (a byte count short of 4 KiB, or words of a read it never wrote):
+	 * each failed with BLK_IO_ERROR, and counted in errors as well.
+	 */
+	uint64_t short_transfers;
+	/*
+	 * Reads that failed while the device could not be confirmed stopped
+	 * (a timeout, or a reset that did not finish): the device may still
+	 * write into their pages, so the driver keeps them in flight, and
+	 * their frames out of everyone's reach, until it is. Counted once
+	 * each, when held.
+	 */
+	uint64_t frames_held;
 };
 
 /* For drivers: count a request they accepted, and the failed completions. */

@@ -25,6 +25,8 @@ static void sync_counters(struct blockdev_faults *f)
 	f->dev.errors = f->inner->errors +
 			f->injected.injected_read_failures +
 			f->injected.injected_write_failures;
+	f->dev.short_transfers = f->inner->short_transfers;
+	f->dev.frames_held = f->inner->frames_held;
 }
 
 /* Is the next accepted request of this kind one to fail? */

@@ -37,8 +37,9 @@ struct blockdev_faults {
 /*
  * Makes f a wrapper over inner that fails every fail_reads-th read and
  * every fail_writes-th write (0 = none). f->dev has inner's name, size and
- * queue depth; its reads/writes counters follow inner's, its errors count
- * inner's plus the injected ones. Pure: no output.
+ * queue depth; its reads/writes, short_transfers and frames_held counters
+ * follow inner's, its errors count inner's plus the injected ones. Pure:
+ * no output.
  */
 void blockdev_faults_init(struct blockdev_faults *f, struct blockdev *inner,
 			  uint32_t fail_reads, uint32_t fail_writes);

@@ -56,21 +56,58 @@ int nvme_ctrl_disable(struct nvme_ctrl *c)
 }
 
 /*
+ * Whether the controller is disabled: the first call clears CC.EN and
+ * waits up to CAP.TO for CSTS.RDY to follow; later ones, while it has
+ * not, read CSTS once more instead of waiting again. All ones in CSTS (no
+ * answer on the bus, or a lie) does not count as disabled.
+ */
+static bool controller_disabled(struct nvme_ctrl *c)
+{
+	uint32_t csts;
+
+	if (!c->stopped) {
+		c->stopped = true;
+		c->disabled = nvme_ctrl_disable(c) == 0;
+	} else if (!c->disabled) {
+		csts = nvme_read32(&c->regs, NVME_REG_CSTS);
+		c->disabled = csts != NVME_CSTS_GONE &&
+			      !(csts & NVME_CSTS_RDY);
+	}
+	return c->disabled;
+}
+
+/*
  * A queue broke: disabling the controller aborts every command (7.3.1),
  * so no page handed back can still be written; the other queues fail
- * what they had.
+ * what they had. Until the controller is confirmed disabled it may still
+ * write into the pages of the Reads in flight: every queue holds those
+ * (nvme_queue_hold_all) and fails them once a later call finds CSTS.RDY
+ * clear. True when the controller is disabled.
  */
-static void stop_controller(void *ctx)
+static bool stop_controller(void *ctx)
 {
 	struct nvme_ctrl *c = ctx;
+	bool asked = c->stopped, was_disabled = c->disabled;
 
-	if (c->stopped)
-		return;
-	c->stopped = true;
-	nvme_ctrl_disable(c);
-	for (unsigned i = 0; i < c->nns; i++)
-		nvme_queue_fail_all(&c->ns[i].queue,
-				    "the controller was disabled");
+	if (!controller_disabled(c)) {
+		unsigned held = 0;
+
+		for (unsigned i = 0; i < c->nns; i++) {
+			nvme_queue_hold_all(&c->ns[i].queue,
+					    "the controller was disabled");
+			held += c->ns[i].queue.in_flight;
+		}
+		if (!asked && held)
+			hv_error("%s: the pages of the Reads in flight stay "
+				 "held until the controller's reset finishes",
+				 c->name);
+		return false;
+	}
+	if (!was_disabled)
+		for (unsigned i = 0; i < c->nns; i++)
+			nvme_queue_fail_all(&c->ns[i].queue,
+					    "the controller was disabled");
+	return true;
 }
 
 /*
@@ -253,16 +290,13 @@ static int find_namespaces(struct nvme_ctrl *c)
 int nvme_ctrl_bring_up(struct nvme_ctrl *c)
 {
 	c->nns = 0;
-	c->stopped = false;
+	c->stopped = c->disabled = false;
 	if (check_cap(c) || enable(c))
 		return -1;
 	c->identify = c->alloc_pages(1);
 	if (find_namespaces(c)) {
 		/* A broken admin queue has disabled it already. */
-		if (!c->stopped) {
-			c->stopped = true;
-			nvme_ctrl_disable(c);
-		}
+		controller_disabled(c);
 		return -1;
 	}
 	return 0;

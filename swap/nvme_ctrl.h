@@ -28,6 +28,7 @@ struct nvme_namespace {
 	uint32_t nsid;
 	struct nvme_ns_info info;
 	struct nvme_queue queue;        /* its own I/O queue pair */
+	uint64_t poison_seed;           /* swap/read_poison.h */
 };
 
 struct nvme_ctrl {
@@ -42,7 +43,8 @@ struct nvme_ctrl {
 	struct nvme_ctrl_info info;
 	struct nvme_namespace ns[NVME_MAX_NAMESPACES];
 	unsigned nns;
-	bool stopped;                   /* disabled after a queue broke */
+	bool stopped;                   /* CC.EN cleared after a queue broke */
+	bool disabled;                  /* ... and CSTS.RDY seen back at 0 */
 };
 
 /*

@@ -3,7 +3,9 @@
  * NVMe namespaces behind swap/blockdev.h (swap/nvme_namespace.h).
  */
 #include "swap/nvme_namespace.h"
+#include "lib/console.h"
 #include "swap/nvme_command.h"
+#include "swap/read_poison.h"
 
 static bool in_range(const struct nvme_namespace *ns,
 		     const struct blk_request *req)
@@ -25,6 +27,11 @@ static int nvme_ns_submit(struct blockdev *dev, const struct blk_request *req)
 						   BLK_OUT_OF_RANGE);
 	nvme_cmd_page_io(&cmd, req->op, ns->nsid, ns->info.lba_shift,
 			 req->offset, req->buffer_pa);
+	/* No byte count comes back: see page_written. */
+	if (req->op == BLK_READ)
+		read_poison_fill(req->buffer_pa,
+				 read_poison_word(ns->poison_seed,
+						  req->buffer_pa));
 	ret = nvme_queue_submit(&ns->queue, &cmd,
 				req->offset >> ns->info.lba_shift, req->cookie);
 	if (ret)
@@ -36,6 +43,33 @@ static int nvme_ns_submit(struct blockdev *dev, const struct blk_request *req)
 	return 0;
 }
 
+/*
+ * A Read that completed with success: did the controller write its whole
+ * page? An NVMe completion carries no byte count, so the page was filled
+ * with poison before the Read (swap/read_poison.h); a word still holding
+ * it was never written, and the Read fails as if the controller had
+ * reported an error (counted; the first one shown). The poison, not a
+ * cleared page: a page left cleared would pass for a page of zeros.
+ */
+static bool page_written(struct nvme_namespace *ns,
+			 const struct nvme_done *d)
+{
+	unsigned left = read_poison_left(d->prp1,
+					 read_poison_word(ns->poison_seed,
+							  d->prp1));
+
+	if (!left)
+		return true;
+	if (!ns->bdev.short_transfers)
+		hv_error("%s: a short read: the Read of LBA %llu completed "
+			 "with success, but %u of the page's %u words were "
+			 "never written; it fails (later ones are only "
+			 "counted)", ns->name, (unsigned long long)d->lba,
+			 left, (unsigned)READ_POISON_WORDS);
+	ns->bdev.short_transfers++;
+	return false;
+}
+
 static unsigned nvme_ns_poll(struct blockdev *dev, struct blk_completion *out,
 			     unsigned max)
 {
@@ -45,10 +79,16 @@ static unsigned nvme_ns_poll(struct blockdev *dev, struct blk_completion *out,
 				     MIN(max, (unsigned)ARRAY_SIZE(done)));
 
 	for (unsigned i = 0; i < n; i++) {
-		out[i] = (struct blk_completion){ done[i].cookie, done[i].blk };
-		if (done[i].blk != BLK_OK)
+		enum blk_status st = done[i].blk;
+
+		if (st == BLK_OK && done[i].opcode == NVME_CMD_READ &&
+		    !page_written(ns, &done[i]))
+			st = BLK_IO_ERROR;
+		out[i] = (struct blk_completion){ done[i].cookie, st };
+		if (st != BLK_OK)
 			dev->errors++;
 	}
+	dev->frames_held = ns->queue.frames_held;
 	return n;
 }
 
@@ -66,4 +106,6 @@ void nvme_namespace_init(struct nvme_namespace *ns)
 		.queue_depth = nvme_queue_depth(&ns->queue),
 		.driver = ns,
 	};
+	ns->poison_seed = read_poison_seed(nvme_now(ns->queue.regs) ^
+					   ns->nsid);
 }

@@ -2,6 +2,8 @@
 /*
  * An NVMe namespace as a block device (swap/blockdev.h): each 4 KiB page
  * request becomes one Read or Write on the namespace's own I/O queue pair.
+ * A Read's page is poisoned first, and a Read that succeeds with poison
+ * left in it fails (swap/read_poison.h): NVMe reports no byte count.
  */
 #ifndef SWAP_NVME_NAMESPACE_H
 #define SWAP_NVME_NAMESPACE_H

@@ -46,17 +46,47 @@ static void complete_locally(struct nvme_queue *q, unsigned slot,
 	q->nlocal++;
 }
 
-void nvme_queue_fail_all(struct nvme_queue *q, const char *why)
+/* A command whose page the controller writes: a Read of an I/O queue. */
+static bool writes_page(const struct nvme_queue *q, unsigned s)
+{
+	return q->qid != 0 && q->slot[s].opcode == NVME_CMD_READ;
+}
+
+/* Everything in flight fails, but with !disabled the Reads stay held. */
+static void end_in_flight(struct nvme_queue *q, const char *why,
+			  bool disabled)
 {
 	if (!q->broken)
 		q->broken = why;
 	for (unsigned s = 0; s < nvme_queue_depth(q); s++) {
 		if (!q->slot[s].busy)
 			continue;
+		if (!disabled && writes_page(q, s)) {
+			if (!q->slot[s].held)
+				q->frames_held++;
+			q->slot[s].held = true;
+			continue;
+		}
 		q->slot[s].busy = false;
+		q->slot[s].held = false;
+		q->in_flight--;
 		complete_locally(q, s, BLK_IO_ERROR);
 	}
-	q->in_flight = 0;
+}
+
+void nvme_queue_fail_all(struct nvme_queue *q, const char *why)
+{
+	end_in_flight(q, why, true);
+}
+
+void nvme_queue_hold_all(struct nvme_queue *q, const char *why)
+{
+	end_in_flight(q, why, false);
+}
+
+static bool controller_stopped(struct nvme_queue *q)
+{
+	return !q->stop_controller || q->stop_controller(q->ctx);
 }
 
 /*
@@ -80,9 +110,7 @@ static void break_queue(struct nvme_queue *q, const char *why,
 		 q->in_flight);
 	q->broken = why;
 	q->device_errors++;
-	if (q->stop_controller)
-		q->stop_controller(q->ctx);
-	nvme_queue_fail_all(q, why);
+	end_in_flight(q, why, controller_stopped(q));
 }
 
 static int take_slot(struct nvme_queue *q, void *cookie)
@@ -93,6 +121,9 @@ static int take_slot(struct nvme_queue *q, void *cookie)
 		return -1;
 	slot = q->free_slot[--q->nfree];
 	q->slot[slot].cookie = cookie;
+	/* Not sent (yet): no command to name on completion. */
+	q->slot[slot].opcode = 0;
+	q->slot[slot].lba = q->slot[slot].prp1 = 0;
 	return (int)slot;
 }
 
@@ -125,8 +156,10 @@ int nvme_queue_submit(struct nvme_queue *q, const struct nvme_sqe *cmd,
 	}
 	entry.cid = (uint16_t)slot;
 	q->slot[slot].busy = true;
+	q->slot[slot].held = false;
 	q->slot[slot].opcode = cmd->opcode;
 	q->slot[slot].lba = lba;
+	q->slot[slot].prp1 = cmd->prp1;
 	q->slot[slot].deadline = nvme_now(q->regs) + q->timeout_ticks;
 	q->in_flight++;
 	*(struct nvme_sqe *)&q->sq[q->sq_tail] = entry;
@@ -176,7 +209,15 @@ static int check_completion(struct nvme_queue *q,
 static void finish(struct nvme_queue *q, unsigned slot, enum blk_status blk,
 		   uint16_t status, uint32_t result, struct nvme_done *out)
 {
-	*out = (struct nvme_done){ q->slot[slot].cookie, blk, status, result };
+	*out = (struct nvme_done){
+		.cookie = q->slot[slot].cookie,
+		.blk = blk,
+		.status = status,
+		.result = result,
+		.opcode = q->slot[slot].opcode,
+		.lba = q->slot[slot].lba,
+		.prp1 = q->slot[slot].prp1,
+	};
 	q->free_slot[q->nfree++] = (uint8_t)slot;
 }
 
@@ -270,6 +311,9 @@ unsigned nvme_queue_poll(struct nvme_queue *q, struct nvme_done *out,
 		if (!q->broken && drained && q->in_flight &&
 		    (n || check_controller(q)))
 			check_deadlines(q);
+	} else if (q->in_flight && controller_stopped(q)) {
+		/* Reads held for a reset that has now finished. */
+		nvme_queue_fail_all(q, q->broken);
 	}
 	while (n < max && q->nlocal) {
 		q->nlocal--;

@@ -17,7 +17,10 @@
  * the bus) "break" the queue: one "apfvisor: error:" line says what
  * happened, the stop callback disables the controller (which ends its use
  * of every data page, 7.3.1), every command in flight completes with
- * BLK_IO_ERROR, and so does every later one.
+ * BLK_IO_ERROR, and so does every later one. While the stop callback
+ * cannot confirm the controller disabled, a Read of an I/O queue stays
+ * in flight instead (its page held, see nvme_queue_hold_all); each later
+ * poll asks the callback again.
  */
 #ifndef SWAP_NVME_QUEUE_H
 #define SWAP_NVME_QUEUE_H
@@ -37,6 +40,10 @@ struct nvme_done {
 	enum blk_status blk;    /* BLK_OK, or why not */
 	uint16_t status;        /* the CQE status field (0: success) */
 	uint32_t result;        /* the CQE's DW0 */
+	/* The command that completed: its opcode, LBA and PRP1 (page). */
+	uint8_t opcode;
+	uint64_t lba;
+	uint64_t prp1;
 };
 
 struct nvme_queue {
@@ -50,15 +57,21 @@ struct nvme_queue {
 	uint16_t phase;                 /* the tag a new CQ entry carries */
 	unsigned in_flight;
 	uint64_t timeout_ticks;
-	/* The controller's part: disable it when the queue breaks. */
-	void (*stop_controller)(void *ctx);
+	/*
+	 * The controller's part: disable it when the queue breaks. True
+	 * once the controller is confirmed disabled (CSTS.RDY back to 0),
+	 * so that it can no longer write into a page.
+	 */
+	bool (*stop_controller)(void *ctx);
 	void *ctx;
 	const char *broken;             /* why, once broken */
 	struct {
 		void *cookie;
 		bool busy;              /* the controller has it */
+		bool held;              /* failed, kept until it is disabled */
 		uint8_t opcode;
 		uint64_t lba;           /* of a Read or Write, for messages */
+		uint64_t prp1;          /* its page */
 		uint64_t deadline;      /* ticks */
 	} slot[NVME_QUEUE_SLOTS];
 	uint8_t free_slot[NVME_QUEUE_SLOTS];
@@ -71,6 +84,7 @@ struct nvme_queue {
 	unsigned nlocal;
 	/* counters */
 	uint64_t device_errors;         /* breaks: protocol, timeout, CFS */
+	uint64_t frames_held;           /* struct blockdev's, see there */
 };
 
 /*
@@ -107,8 +121,19 @@ unsigned nvme_queue_poll(struct nvme_queue *q, struct nvme_done *out,
 
 /*
  * Fails everything in flight without a message (another queue of the
- * same controller broke and said why); later commands fail too.
+ * same controller broke and said why, and the controller is disabled);
+ * later commands fail too.
  */
 void nvme_queue_fail_all(struct nvme_queue *q, const char *why);
+
+/*
+ * As nvme_queue_fail_all while the controller is not confirmed disabled:
+ * it may still write into the pages of the Reads in flight, so those stay
+ * in flight (held, counted once each in frames_held) until
+ * nvme_queue_fail_all; everything else fails now. The admin queue's
+ * commands all fail: the pages they write (Identify) are the
+ * controller's own and never handed to anyone else.
+ */
+void nvme_queue_hold_all(struct nvme_queue *q, const char *why);
 
 #endif

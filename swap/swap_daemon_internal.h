@@ -69,7 +69,7 @@ struct swap_daemon {
 	unsigned nheld;
 	struct swap_daemon_stats stats;
 	struct counter_source daemon_counters, memory_counters, queue_counters;
-	struct counter_source injected_counters;
+	struct counter_source device_counters, injected_counters;
 };
 
 /* Registers the daemon's counters (after the swap device is open). */

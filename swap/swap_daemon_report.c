@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * What the paging daemon reports: its counters in the registry (its own,
- * guest memory's, the I/O queues', injected faults') and the per-page
- * figures of bench.swap.
+ * guest memory's, the I/O queues', the device's, injected faults') and
+ * the per-page figures of bench.swap.
  */
 #include "swap/swap_daemon_internal.h"
 #include "swap/blockdev_faults.h"
@@ -23,6 +23,15 @@ static void each_queue_counter(const void *obj, counter_fn fn, void *ctx)
 
 	fn(ctx, "swap.reads_ahead_of_writes", q->reads_ahead_of_writes);
 	fn(ctx, "swap.unknown_completions", q->unknown_completions);
+}
+
+/* What the swap device's driver counted of a device that lied or hung. */
+static void each_device_counter(const void *obj, counter_fn fn, void *ctx)
+{
+	const struct blockdev *dev = obj;
+
+	fn(ctx, "swap.short_transfers", dev->short_transfers);
+	fn(ctx, "swap.frames_held", dev->frames_held);
 }
 
 static void each_injected_counter(const void *obj, counter_fn fn, void *ctx)
@@ -49,9 +58,14 @@ void swap_daemon_register_counters(struct swap_daemon *d)
 		.each = each_queue_counter,
 		.obj = &d->io,
 	};
+	d->device_counters = (struct counter_source){
+		.each = each_device_counter,
+		.obj = d->dev,
+	};
 	counters_register(&d->memory_counters);
 	counters_register(&d->daemon_counters);
 	counters_register(&d->queue_counters);
+	counters_register(&d->device_counters);
 	if (d->cfg.params.fail_reads || d->cfg.params.fail_writes) {
 		d->injected_counters = (struct counter_source){
 			.each = each_injected_counter,

@@ -37,6 +37,8 @@ struct vblk {
 	char name[32];
 	volatile uint16_t *notify;      /* queue 0's notify address */
 	struct vblk_queue queue;
+	bool reset_asked;               /* the queue broke: 0 written */
+	bool stopped;                   /* ... and read back (reset done) */
 };
 
 /* ----------------------------------------------------- initialization */
@@ -64,15 +66,31 @@ static int negotiate(struct vblk *vb, const char **why)
 /*
  * The queue broke (the device wrote what an honest one never does): a
  * reset stops the device from using the rings and the pages (2.1.2, 3.1.1).
+ * True once the reset has finished. The queue asks again on each poll
+ * while its reads are held: those calls only read the status back, one
+ * register read, instead of writing 0 and spinning once more.
  */
-static void stop_device(void *ctx)
+static bool stop_device(void *ctx)
 {
 	struct vblk *vb = ctx;
 
-	if (virtio_pci_reset(&vb->vp))
-		hv_error("%s: the device did not finish its reset either",
-			 vb->name);
+	if (vb->stopped)
+		return true;
+	if (!vb->reset_asked) {
+		vb->reset_asked = true;
+		if (virtio_pci_reset(&vb->vp)) {
+			hv_error("%s: the device did not finish its reset "
+				 "either; the pages of its reads in flight "
+				 "stay held until it does", vb->name);
+			return false;
+		}
+	} else if (virtio_pci_status(&vb->vp) != 0) {
+		return false;   /* 4.1.4.3.2: 0 read back ends the reset */
+	}
+	vb->stopped = true;
+	/* Only now: a status written meanwhile would never read back 0. */
 	virtio_pci_add_status(&vb->vp, VIRTIO_STATUS_FAILED);
+	return true;
 }
 
 static int setup_queue(struct vblk *vb, const char **why)
@@ -153,6 +171,8 @@ static unsigned vblk_poll(struct blockdev *dev, struct blk_completion *out,
 	unsigned n = vblk_queue_poll(&vb->queue, out, max, rdtsc());
 
 	blk_count_errors(dev, out, n);
+	dev->short_transfers = vb->queue.short_transfers;
+	dev->frames_held = vb->queue.frames_held;
 	return n;
 }
 

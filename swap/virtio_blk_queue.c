@@ -44,6 +44,7 @@ void vblk_queue_init(struct vblk_queue *q, void *rings, uint16_t qsize,
 	for (unsigned i = 0; i < q->nslots; i++) {
 		q->free_slot[i] = (uint8_t)(q->nslots - 1 - i);
 		q->slot[i].published = false;
+		q->slot[i].held = false;
 	}
 }
 
@@ -59,6 +60,37 @@ static void complete_locally(struct vblk_queue *q, unsigned slot,
 	q->local[q->nlocal].slot = (uint8_t)slot;
 	q->local[q->nlocal].status = st;
 	q->nlocal++;
+}
+
+/*
+ * The requests on the device fail, but a read only once the device is
+ * confirmed stopped: until then it may still write into the read's page,
+ * which must therefore go neither back to the frame pool nor to the
+ * guest. Such a read stays on the device, its page held (counted once),
+ * and a later poll asks for the stop again. A write fails at once: the
+ * device only ever reads its page.
+ */
+static void fail_on_device(struct vblk_queue *q, bool stopped)
+{
+	for (unsigned s = 0; s < q->nslots; s++) {
+		if (!q->slot[s].published)
+			continue;
+		if (!stopped && q->slot[s].op == BLK_READ) {
+			if (!q->slot[s].held)
+				q->frames_held++;
+			q->slot[s].held = true;
+			continue;
+		}
+		q->slot[s].published = false;
+		q->slot[s].held = false;
+		q->on_device--;
+		complete_locally(q, s, BLK_IO_ERROR);
+	}
+}
+
+static bool device_stopped(struct vblk_queue *q)
+{
+	return !q->stop_device || q->stop_device(q->ctx);
 }
 
 /*
@@ -82,15 +114,7 @@ static void break_queue(struct vblk_queue *q, const char *why,
 		 q->on_device);
 	q->broken = why;
 	q->device_errors++;
-	if (q->stop_device)
-		q->stop_device(q->ctx);
-	for (unsigned s = 0; s < q->nslots; s++) {
-		if (!q->slot[s].published)
-			continue;
-		q->slot[s].published = false;
-		complete_locally(q, s, BLK_IO_ERROR);
-	}
-	q->on_device = 0;
+	fail_on_device(q, device_stopped(q));
 }
 
 /* The three descriptors of a slot: header, data, status (5.2.6). */
@@ -157,6 +181,7 @@ int vblk_queue_submit(struct vblk_queue *q, const struct blk_request *req,
 	}
 	fill_descriptors(q, slot, req);
 	q->slot[slot].published = true;
+	q->slot[slot].held = false;
 	q->slot[slot].deadline = now + q->timeout_ticks;
 	q->on_device++;
 	*notify = publish(q, slot);
@@ -179,15 +204,17 @@ static enum blk_status map_status(uint8_t s)
 
 /*
  * One used element, read once (the device may be writing the ring). A
- * slot number when the element answers a request on the device, else -1
- * with the queue broken.
+ * slot number when the element answers a request on the device (its used
+ * length in *len), else -1 with the queue broken.
  */
-static int check_used(struct vblk_queue *q, uint16_t index)
+static int check_used(struct vblk_queue *q, uint16_t index, uint32_t *len)
 {
 	const volatile struct virtq_used_elem *e =
 		&q->used->ring[index & (q->qsize - 1)];
-	uint32_t id = e->id, len = e->len;
+	uint32_t id = e->id;
 	unsigned slot = id / VBLK_DESC_PER_REQ;
+
+	*len = e->len;
 
 	if (id % VBLK_DESC_PER_REQ || slot >= q->nslots) {
 		break_queue(q, "the device returned a descriptor that was "
@@ -200,14 +227,43 @@ static int check_used(struct vblk_queue *q, uint16_t index)
 			    "submitted", id);
 		return -1;
 	}
-	if (len > writable_bytes(q->slot[slot].op)) {
+	if (*len > writable_bytes(q->slot[slot].op)) {
 		break_queue(q, "the device claims to have written more than "
 			    "the request's buffers", "used id %u, length %u "
-			    "of at most %u", id, len,
+			    "of at most %u", id, *len,
 			    writable_bytes(q->slot[slot].op));
 		return -1;
 	}
 	return (int)slot;
+}
+
+/*
+ * The device's answer to the request in slot. A read answered OK must
+ * have a used length covering the page and the status byte (2.4.8: the
+ * bytes the device wrote into the request's buffers): anything less means
+ * part of the page was never written, and it holds whatever the frame
+ * held before. Such a read fails like one the device said IOERR to, and
+ * is counted; the first is shown. Writes are not checked: their used
+ * length only covers the status byte, nothing of the page.
+ */
+static enum blk_status request_status(struct vblk_queue *q, unsigned slot,
+				      uint32_t len)
+{
+	uint8_t status = *(volatile uint8_t *)&q->dma->status[slot];
+	uint32_t want = writable_bytes(q->slot[slot].op);
+
+	if (map_status(status) != BLK_OK)
+		return BLK_IO_ERROR;
+	if (q->slot[slot].op != BLK_READ || len >= want)
+		return BLK_OK;
+	if (!q->short_transfers)
+		hv_error("%s: a short read: the read of sector %llu was "
+			 "answered OK with a used length of %u, not %u; it "
+			 "fails (later ones are only counted)", q->name,
+			 (unsigned long long)q->dma->hdr[slot].sector, len,
+			 want);
+	q->short_transfers++;
+	return BLK_IO_ERROR;
 }
 
 /*
@@ -229,16 +285,16 @@ static unsigned take_used(struct vblk_queue *q, struct blk_completion *out,
 		return 0;
 	}
 	while (n < max && q->used_seen != used_idx) {
-		int slot = check_used(q, q->used_seen);
-		uint8_t status;
+		uint32_t len;
+		int slot = check_used(q, q->used_seen, &len);
 
 		if (slot < 0)
 			return n;
 		q->used_seen++;
 		q->slot[slot].published = false;
 		q->on_device--;
-		status = *(volatile uint8_t *)&q->dma->status[slot];
-		complete(q, (unsigned)slot, map_status(status), &out[n++]);
+		complete(q, (unsigned)slot,
+			 request_status(q, (unsigned)slot, len), &out[n++]);
 	}
 	*drained = q->used_seen == used_idx;
 	return n;
@@ -268,6 +324,9 @@ unsigned vblk_queue_poll(struct vblk_queue *q, struct blk_completion *out,
 		n = take_used(q, out, max, &drained);
 		if (!q->broken && drained)
 			check_deadlines(q, now);
+	} else if (q->on_device && device_stopped(q)) {
+		/* Reads held for a stop that has now finished. */
+		fail_on_device(q, true);
 	}
 	while (n < max && q->nlocal) {
 		q->nlocal--;

@@ -16,7 +16,13 @@
  * the timeout all "break" the queue: one "apfvisor: error:" line says
  * what the device did, the stop callback resets the device so it can no
  * longer write into the pages, every request that was on the device
- * completes with BLK_IO_ERROR, and so does every later one.
+ * completes with BLK_IO_ERROR, and so does every later one. A read stays
+ * on the device (its page held) while the stop callback cannot confirm
+ * the device stopped; each later poll asks it again.
+ *
+ * A read answered OK with a used length short of the page and the status
+ * byte completes with BLK_IO_ERROR (counted in short_transfers); the
+ * queue goes on.
  */
 #ifndef SWAP_VIRTIO_BLK_QUEUE_H
 #define SWAP_VIRTIO_BLK_QUEUE_H
@@ -92,13 +98,18 @@ struct vblk_queue {
 	uint16_t used_seen;             /* used->idx consumed up to */
 	unsigned on_device;             /* published, not yet returned */
 	uint64_t timeout_ticks;         /* a request's answer, at most */
-	/* The transport's part: reset the device when the queue breaks. */
-	void (*stop_device)(void *ctx);
+	/*
+	 * The transport's part: reset the device when the queue breaks.
+	 * True once the device is confirmed stopped (its reset finished),
+	 * so that it can no longer write into a page.
+	 */
+	bool (*stop_device)(void *ctx);
 	void *ctx;
 	const char *broken;             /* why, once the device broke it */
 	struct {
 		void *cookie;
 		bool published;         /* the device has it */
+		bool held;              /* failed, kept until the device stops */
 		enum blk_op op;
 		uint64_t deadline;      /* ticks */
 	} slot[VBLK_MAX_SLOTS];
@@ -116,6 +127,8 @@ struct vblk_queue {
 	unsigned nlocal;
 	/* counters */
 	uint64_t device_errors;         /* protocol violations and timeouts */
+	uint64_t short_transfers;       /* struct blockdev's, see there */
+	uint64_t frames_held;           /* struct blockdev's, see there */
 };
 
 /*

@@ -53,6 +53,7 @@ void fake_ahci_disk(unsigned n)
 	uint16_t *w = p->identify;
 
 	memset(p, 0, sizeof(*p));
+	p->short_transfer = -1;
 	p->cmd = PX_CMD_ST | PX_CMD_FRE | PX_CMD_CR | PX_CMD_FR;
 	p->tfd = TFD_DRDY;
 	p->sig = AHCI_SIG_ATA;
@@ -117,11 +118,16 @@ static bool run_slot(struct fake_ahci_port *p, unsigned s)
 		task_file_error(p, p->fail_error ? p->fail_error : ERR_ABRT);
 		return false;
 	}
+	if (p->short_transfer >= 0) {
+		bytes = (unsigned)p->short_transfer;
+		p->short_transfer = -1;
+	}
 	if (h->flags & AHCI_HDR_WRITE)
 		memcpy(p->data + lba * 512, buf, bytes);
 	else
 		memcpy(buf, p->data + lba * 512, bytes);
-	h->prdbc = bytes;
+	if (!ncq)
+		h->prdbc = bytes;
 	p->sact &= ~(uint32_t)BIT(s);
 	return true;
 }

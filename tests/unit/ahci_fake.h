@@ -5,8 +5,9 @@
  * ST, FR follows FRE, unless told to stick), and a SATA disk per port
  * backed by memory that runs the command slots it is given (IDENTIFY
  * DEVICE, READ/WRITE DMA EXT, READ/WRITE FPDMA QUEUED) a few register
- * reads after they are issued, with injected task-file errors and
- * commands that never finish.
+ * reads after they are issued, with injected task-file errors, commands
+ * that never finish and transfers cut short. Like QEMU's, it updates
+ * PRDBC for DMA commands only, never for NCQ ones.
  */
 #ifndef TESTS_UNIT_AHCI_FAKE_H
 #define TESTS_UNIT_AHCI_FAKE_H
@@ -29,6 +30,9 @@ struct fake_ahci_port {
 	uint64_t fail_lba;
 	uint8_t fail_error;             /* the ATA Error register then */
 	unsigned latency;               /* PxCI reads before a slot runs */
+	int short_transfer;             /* >= 0: the next read or write moves
+					   only that many bytes, and ends
+					   without an error */
 	/* the disk */
 	uint16_t identify[256];
 	uint8_t data[FAKE_AHCI_SECTORS * 512];

@@ -28,6 +28,7 @@ void fake_nvme_init(struct fake_nvme *f)
 	f->cap = 1023 | BIT(16) | 1ull << 24 | (uint64_t)FAKE_DSTRD << 32 |
 		 BIT(37);
 	f->bogus_cid = -1;
+	f->short_read = -1;
 	f->queues_granted = 63;
 }
 
@@ -154,6 +155,10 @@ static uint16_t io(struct fake_nvme *f, const struct nvme_sqe *c)
 	f->fail_status = 0;
 	if (status)
 		return status;
+	if (c->opcode == NVME_CMD_READ && f->short_read >= 0) {
+		bytes = (size_t)f->short_read;
+		f->short_read = -1;
+	}
 	if (c->opcode == NVME_CMD_READ)
 		memcpy(pa_ptr(c->prp1), ns->disk + offset, bytes);
 	else if (c->opcode == NVME_CMD_WRITE)

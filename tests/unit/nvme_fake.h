@@ -6,7 +6,8 @@
  * and Read/Write on an in-memory disk per namespace, completions posted
  * with the phase tag as a controller does. Knobs make it misbehave: never
  * ready, stuck ready, a fatal status, an error status, silence, a bogus
- * command identifier. Its clock advances one tick per reading.
+ * command identifier, a Read that succeeds without writing all of its
+ * page. Its clock advances one tick per reading.
  */
 #ifndef TESTS_UNIT_NVME_FAKE_H
 #define TESTS_UNIT_NVME_FAKE_H
@@ -46,6 +47,9 @@ struct fake_nvme {
 	uint16_t fail_status;           /* the next I/O command's status */
 	uint8_t fail_admin_opcode;      /* that admin command fails */
 	int bogus_cid;                  /* >= 0: the next completion's CID */
+	int short_read;                 /* >= 0: the next Read writes only
+					   that many bytes of its page, and
+					   completes with success */
 	uint32_t queues_granted;        /* Set Features result, 0-based */
 	/* model */
 	struct fake_nvme_queue sq[FAKE_NVME_QUEUES], cq[FAKE_NVME_QUEUES];

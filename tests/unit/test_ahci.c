@@ -6,8 +6,10 @@
  * FIS and PRDT contents, slot allocation, reuse and wrap, several
  * commands in flight with and without NCQ, out-of-range requests and
  * pages the HBA cannot reach, a task-file error (the commands in flight
- * failed, the port working again after it), the error causes, and a
- * command that never finishes.
+ * failed, the port working again after it), the error causes, a
+ * command that never finishes, transfers the HBA reports done though
+ * cut short (PRDBC; with NCQ, a page left poisoned), and a port that
+ * does not stop, whose reads are held until it does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -411,6 +413,173 @@ static void test_command_timeout_fails_the_disk(void **state)
 	assert_int_equal(f->ci, 0);
 }
 
+/* True when no 8-byte word of page holds the byte b everywhere. */
+static bool no_word_of(const uint8_t *page, uint8_t b)
+{
+	uint64_t stale, w;
+
+	memset(&stale, b, sizeof(stale));
+	for (unsigned i = 0; i < PAGE_SIZE; i += 8) {
+		memcpy(&w, page + i, 8);
+		if (w == stale)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A DMA read or write that ends without an error but with PRDBC short of
+ * the page: the HBA moved less than asked. It fails (counted, one line),
+ * and the port goes on without a restart.
+ */
+static void test_short_dma_transfer_fails(void **state)
+{
+	static const int moved[] = { 0, 512, PAGE_SIZE - 2 };
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_completion c;
+	struct blk_request r;
+	unsigned writes;
+
+	(void)state;
+	ready_port(4, false);
+	for (unsigned i = 0; i < ARRAY_SIZE(moved); i++) {
+		memset(pages[i], 0xee, PAGE_SIZE);      /* stale */
+		f->short_transfer = moved[i];
+		r = req(BLK_READ, 2 * PAGE_SIZE, i);
+		assert_int_equal(ahci_port_submit(&port, &r), 0);
+		assert_int_equal(poll_n(&c, 1), 1);
+		assert_int_equal(c.status, BLK_IO_ERROR);
+	}
+	f->short_transfer = 100;
+	r = req(BLK_WRITE, 3 * PAGE_SIZE, 3);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(poll_n(&c, 1), 1);
+	assert_int_equal(c.status, BLK_IO_ERROR);
+	assert_int_equal(port.short_transfers, ARRAY_SIZE(moved) + 1);
+	assert_int_equal(console_nlines, 4);
+	expect_line(0, "apfvisor: error: ahci 00:1f.2 port1: read of "
+		    "sectors 16-23 ended with 0 of 4096 bytes transferred "
+		    "(PRDBC); it fails");
+	expect_line(3, "apfvisor: error: ahci 00:1f.2 port1: write of "
+		    "sectors 24-31 ended with 100 of 4096 bytes transferred "
+		    "(PRDBC); it fails");
+	/* No error to recover from: the port was never stopped. */
+	writes = f->ncmd_writes;
+	r = req(BLK_READ, 2 * PAGE_SIZE, 4);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(poll_n(&c, 1), 1);
+	assert_int_equal(c.status, BLK_OK);
+	assert_memory_equal(pages[4], f->data + 2 * PAGE_SIZE, PAGE_SIZE);
+	assert_int_equal(f->ncmd_writes, writes);
+	assert_false(port.failed);
+}
+
+/*
+ * The same with NCQ, where the HBA need not update PRDBC (this one, like
+ * QEMU's, does not): the driver poisons the page before the read and
+ * finds the poison left. The read fails, the page shows nothing of what
+ * the frame held before.
+ */
+static void test_short_ncq_read_fails(void **state)
+{
+	static const int moved[] = { 0, 512, PAGE_SIZE - 8 };
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_completion c;
+	struct blk_request r;
+
+	(void)state;
+	ready_port(4, true);
+	for (unsigned i = 0; i < ARRAY_SIZE(moved); i++) {
+		memset(pages[i], 0xee, PAGE_SIZE);      /* stale */
+		f->short_transfer = moved[i];
+		r = req(BLK_READ, 2 * PAGE_SIZE, i);
+		assert_int_equal(ahci_port_submit(&port, &r), 0);
+		assert_int_equal(poll_n(&c, 1), 1);
+		assert_int_equal(c.status, BLK_IO_ERROR);
+		assert_true(no_word_of(pages[i], 0xee));
+	}
+	assert_int_equal(port.short_transfers, ARRAY_SIZE(moved));
+	assert_int_equal(console_nlines, 3);
+	expect_line(0, "apfvisor: error: ahci 00:1f.2 port1: read of "
+		    "sectors 16-23 ended with 512 of its 512 words never "
+		    "written; it fails");
+	/* An honest NCQ read (PRDBC left at 0) is fine. */
+	r = req(BLK_READ, 2 * PAGE_SIZE, 4);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(poll_n(&c, 1), 1);
+	assert_int_equal(c.status, BLK_OK);
+	assert_memory_equal(pages[4], f->data + 2 * PAGE_SIZE, PAGE_SIZE);
+}
+
+/*
+ * A command times out and the port does not stop (CR stays set): the HBA
+ * may still write into the page of a read, which stays in flight, held
+ * and counted, until a later poll finds CR clear. A write fails at once:
+ * the HBA only reads its page.
+ */
+static void test_timed_out_read_held_until_port_stops(void **state)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_completion c[3];
+	struct blk_request r;
+
+	(void)state;
+	ready_port(4, true);
+	f->hang = true;
+	f->cr_stuck = true;
+	r = req(BLK_READ, 0, 0);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	r = req(BLK_WRITE, 5 * PAGE_SIZE, 1);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(poll_n(c, 1), 1);
+	assert_int_equal(ahci_port_poll(&port, c + 1, 2), 0);
+	assert_ptr_equal(c[0].cookie, (void *)2);
+	assert_int_equal(c[0].status, BLK_IO_ERROR);
+	assert_int_equal(port.frames_held, 1);
+	assert_int_equal(console_nlines, 3);
+	assert_non_null(strstr(console_lines[1], "the command list did not "
+			       "stop"));
+	expect_line(2, "apfvisor: error: ahci 00:1f.2 port1: the pages of "
+		    "the reads in flight stay held until the port stops");
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(ahci_port_poll(&port, c, 3), 0);
+	/* Later requests fail at once, without a command. */
+	r = req(BLK_READ, 0, 2);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_poll(&port, c, 3), 1);
+	assert_ptr_equal(c[0].cookie, (void *)3);
+	assert_int_equal(c[0].status, BLK_IO_ERROR);
+	/* CR clears at last: the read fails now, counted once. */
+	f->cmd &= ~(uint32_t)PX_CMD_CR;
+	assert_int_equal(ahci_port_poll(&port, c, 3), 1);
+	assert_ptr_equal(c[0].cookie, (void *)1);
+	assert_int_equal(c[0].status, BLK_IO_ERROR);
+	assert_int_equal(port.frames_held, 1);
+	assert_int_equal(port.busy, 0);
+}
+
+/* After an error, a port that does not stop holds its reads as well. */
+static void test_error_with_port_that_never_stops_holds_reads(void **state)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_completion c[2];
+	struct blk_request r = req(BLK_READ, 2 * PAGE_SIZE, 0);
+
+	(void)state;
+	ready_port(4, false);
+	f->fail_set = true;
+	f->fail_lba = 17;
+	f->cr_stuck = true;
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(ahci_port_poll(&port, c, 2), 0);
+	assert_true(port.failed);
+	assert_int_equal(port.frames_held, 1);
+	f->cmd &= ~(uint32_t)PX_CMD_CR;
+	assert_int_equal(ahci_port_poll(&port, c, 2), 1);
+	assert_int_equal(c[0].status, BLK_IO_ERROR);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup(name, setup)
@@ -430,6 +599,10 @@ int main(void)
 		T(test_queue_depth),
 		T(test_error_causes),
 		T(test_command_timeout_fails_the_disk),
+		T(test_short_dma_transfer_fails),
+		T(test_short_ncq_read_fails),
+		T(test_timed_out_read_held_until_port_stops),
+		T(test_error_with_port_that_never_stops_holds_reads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

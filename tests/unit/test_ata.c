@@ -3,7 +3,8 @@
  * swap/ata.c over fake IDE channels (tests/unit/ata_fake.c): where the
  * probe looks and what it leaves alone, what it prints, reads and writes
  * with 48- and 28-bit LBAs, the queue, one page per poll, out-of-range
- * requests, device errors and timeouts.
+ * requests, device errors, short transfers (counted) and timeouts (after
+ * which nothing touches the page).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -363,6 +364,60 @@ static void test_command_ends_early(void **state)
 	assert_int_equal(dev->errors, 2);
 }
 
+/*
+ * A clean end after fewer sectors than asked: the words of the missing
+ * sectors never reached the page. The read fails, as does a write, and
+ * both count as short transfers; the disk stays in use.
+ */
+static void test_short_transfer_is_counted(void **state)
+{
+	static uint8_t buf[4096];
+	struct blockdev *dev;
+	struct fake_dev *disk = &fake_ata[0].dev[1];
+
+	(void)state;
+	dev = slave_disk(4096, true);
+	disk->count_skew = -7;                  /* one sector of eight */
+	assert_int_equal(run(dev, BLK_READ, 2 * 4096, buf), BLK_IO_ERROR);
+	disk->count_skew = -3;
+	assert_int_equal(run(dev, BLK_WRITE, 2 * 4096, buf), BLK_IO_ERROR);
+	assert_int_equal(dev->short_transfers, 2);
+	assert_int_equal(dev->errors, 2);
+	disk->count_skew = 0;
+	assert_int_equal(run(dev, BLK_READ, 2 * 4096, buf), BLK_OK);
+	assert_int_equal(dev->short_transfers, 2);
+}
+
+/*
+ * PIO: the CPU moves every word, so once a read has timed out nothing can
+ * write into its page any more, even a device that wakes up and offers
+ * the data: there is nothing to hold (frames_held stays 0).
+ */
+static void test_timed_out_read_page_untouched_after(void **state)
+{
+	static uint8_t buf[4096];
+	struct blk_completion c;
+	struct blockdev *dev;
+	struct fake_dev *disk = &fake_ata[0].dev[1];
+
+	(void)state;
+	dev = slave_disk(4096, true);
+	memset(buf, 0xee, sizeof(buf));
+	disk->stuck = true;
+	assert_int_equal(run(dev, BLK_READ, 4096, buf), BLK_IO_ERROR);
+	/* The device wakes up with the page's first sector ready. */
+	disk->stuck = false;
+	disk->status = 0x48;                    /* DRDY, DRQ */
+	disk->remaining = 8;
+	disk->word = 0;
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(blk_poll(dev, &c, 1), 0);
+	for (unsigned i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0xee);
+	assert_int_equal(dev->frames_held, 0);
+	assert_int_equal(disk->remaining, 8);   /* no word was taken */
+}
+
 /* More data blocks than asked: never into the page, the disk retired. */
 static void test_device_offers_too_much(void **state)
 {
@@ -496,6 +551,8 @@ int main(void)
 		T(test_read_error_with_data),
 		T(test_command_ends_early),
 		T(test_device_offers_too_much),
+		T(test_short_transfer_is_counted),
+		T(test_timed_out_read_page_untouched_after),
 		T(test_errors_shown_limited),
 		T(test_timeout_retires_disk),
 		T(test_queue_and_order),

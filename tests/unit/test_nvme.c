@@ -8,6 +8,8 @@
  * never completes, CSTS.CFS and a completion for a command that was never
  * submitted. Each failure must be one error line, the controller disabled
  * where its DMA could still land, and every page completed exactly once.
+ * A Read that succeeds without writing its whole page fails; a Read whose
+ * controller does not finish its reset is held until it does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -464,6 +466,114 @@ static void test_bogus_command_id(void **state)
 			 "is disabled, its 1 command(s) in flight fail");
 }
 
+/* True when no 8-byte word of page holds the byte b everywhere. */
+static bool no_word_of(const void *page, uint8_t b)
+{
+	uint64_t stale, w;
+
+	memset(&stale, b, sizeof(stale));
+	for (unsigned i = 0; i < 4096; i += 8) {
+		memcpy(&w, (const uint8_t *)page + i, 8);
+		if (w == stale)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A Read that completes with success having written none, or only part,
+ * of its page. NVMe has no byte count in the completion, so the driver
+ * poisons the page before the Read and finds the poison left: the read
+ * fails (counted), the page shows nothing of what the frame held before,
+ * and the queue goes on.
+ */
+static void test_short_read_fails(void **state)
+{
+	static const int written[] = { 0, 512, 4096 - 8 };
+	struct blk_completion c;
+	struct blockdev *dev;
+	uint8_t *buf;
+
+	(void)state;
+	dev = bring_up_one(9);
+	buf = alloc_pages(1);
+	memset(fake.ns[0].disk + 5 * 4096, 0x77, 4096);
+	for (unsigned i = 0; i < ARRAY_SIZE(written); i++) {
+		memset(buf, 0xee, 4096);        /* what the frame held */
+		fake.short_read = written[i];
+		submit(dev, BLK_READ, 5, buf, 1 + i);
+		collect(dev, &c, 1);
+		assert_ptr_equal(c.cookie, (void *)(uintptr_t)(1 + i));
+		assert_int_equal(c.status, BLK_IO_ERROR);
+		assert_true(no_word_of(buf, 0xee));
+	}
+	assert_int_equal(dev->short_transfers, ARRAY_SIZE(written));
+	assert_int_equal(dev->errors, ARRAY_SIZE(written));
+	expect_one_error("apfvisor: error: " NAME " ns1: a short read: the "
+			 "Read of LBA 40 completed with success, but 512 of "
+			 "the page's 512 words were never written; it fails "
+			 "(later ones are only counted)");
+	/* An honest Read still brings the page, the controller still up. */
+	submit(dev, BLK_READ, 5, buf, 9);
+	collect(dev, &c, 1);
+	assert_int_equal(c.status, BLK_OK);
+	assert_memory_equal(buf, fake.ns[0].disk + 5 * 4096, 4096);
+	assert_int_equal(fake.disables, 0);
+}
+
+/*
+ * A command times out and the controller does not finish its reset
+ * (CSTS.RDY stays 1): it may still write into the page of a Read, which
+ * stays in flight, held and counted, until a later poll finds CSTS.RDY
+ * clear. A Write fails at once: the controller only reads its page.
+ */
+static void test_timed_out_read_held_until_disabled(void **state)
+{
+	struct blk_completion c[3];
+	struct blockdev *dev;
+	unsigned got = 0;
+	void *in, *out;
+
+	(void)state;
+	dev = bring_up_one(12);
+	in = alloc_pages(1);
+	out = alloc_pages(1);
+	fake.hold = true;
+	fake.stuck_ready = true;
+	submit(dev, BLK_READ, 8, in, 1);
+	submit(dev, BLK_WRITE, 9, out, 2);
+	for (unsigned i = 0; !got && i < POLL_LIMIT; i++)
+		got = blk_poll(dev, c, 3);
+	assert_int_equal(got, 1);
+	assert_ptr_equal(c[0].cookie, (void *)2);
+	assert_int_equal(c[0].status, BLK_IO_ERROR);
+	assert_int_equal(dev->frames_held, 1);
+	assert_int_equal(console_nlines, 3);
+	assert_string_equal(console_lines[1], "apfvisor: error: " NAME ": "
+			    "CSTS.RDY did not become 0 within CAP.TO (500 ms) "
+			    "after CC.EN = 0");
+	assert_string_equal(console_lines[2], "apfvisor: error: " NAME ": "
+			    "the pages of the Reads in flight stay held until "
+			    "the controller's reset finishes");
+	/* Not stopped yet: held, however often polled. */
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(blk_poll(dev, c, 3), 0);
+	/* Later requests fail at once, without the controller. */
+	submit(dev, BLK_READ, 1, out, 3);
+	collect(dev, c, 1);
+	assert_ptr_equal(c[0].cookie, (void *)3);
+	assert_int_equal(c[0].status, BLK_IO_ERROR);
+	/* The reset finishes late: the Read fails now, counted once. */
+	fake.csts &= ~(uint32_t)NVME_CSTS_RDY;
+	collect(dev, c, 1);
+	assert_ptr_equal(c[0].cookie, (void *)1);
+	assert_int_equal(c[0].status, BLK_IO_ERROR);
+	assert_int_equal(blk_poll(dev, c, 3), 0);
+	assert_int_equal(dev->frames_held, 1);
+	assert_int_equal(fake.io_commands, 0);
+	assert_int_equal(console_nlines, 3);
+}
+
 /* One broken namespace queue stops the controller: the others fail too. */
 static void test_sibling_queues_fail(void **state)
 {
@@ -573,6 +683,8 @@ int main(void)
 		T(test_fatal_status),
 		T(test_bogus_command_id),
 		T(test_sibling_queues_fail),
+		T(test_short_read_fails),
+		T(test_timed_out_read_held_until_disabled),
 		T(test_identify_namespace),
 		T(test_commands),
 #undef T

@@ -6,7 +6,9 @@
  * one page-resident event per swap-in naming every waiting vCPU, daemon
  * work only where it belongs (the service CPU when there is one), reads
  * before queued writes at the device, a stuck request reported and then
- * fatal, and a too-small swap area ending in one fatal error, not a spin.
+ * fatal (its frame kept from the pool all along), the device's counters
+ * in the registry, and a too-small swap area ending in one fatal error,
+ * not a spin.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -432,6 +434,58 @@ static void stuck_request_is_reported_then_fatal(void **state)
 			     GUEST_FAULT_RESOLVED);
 }
 
+/*
+ * A read the device never answers stays the device's: once the guest was
+ * stopped for it, its frame is still out of the pool and the page still
+ * waits for it (SWAPIN), so no late transfer can land in a frame given
+ * to anyone else.
+ */
+static void given_up_read_keeps_its_frame(void **state)
+{
+	struct env *e = make_env(64, 16, 64, true);
+	struct guest_page_info info;
+	uint64_t free_before;
+
+	(void)state;
+	fill_and_evict(e, 16);
+	disk.hold = true;
+	assert_int_equal(swap_fault_begin(e->d, 0, 0),
+			 GUEST_FAULT_SWAPIN_STARTED);
+	swap_daemon_work(e->d);
+	assert_int_equal(disk.nreq, 1);
+	free_before = e->pool.nfree;
+	fake_now += 5 * SWAP_IO_DEADLINE_S * tsc_hz;
+	swap_daemon_work(e->d);
+	assert_int_equal(e->fatals, 1);
+	for (int i = 0; i < 10; i++)
+		swap_daemon_work(e->d);
+	assert_int_equal(e->pool.nfree, free_before);
+	assert_true(guest_memory_page_info(&e->mem, 0, &info));
+	assert_int_equal(info.state, PAGE_SWAPIN);
+	assert_int_equal(info.frame_pa, disk.req[0].buffer_pa);
+	assert_true(frame_pool_contains(&e->pool, info.frame_pa));
+	assert_int_equal(e->events, 0);
+}
+
+/*
+ * What the driver counted of a device that lied about a transfer or could
+ * not be stopped reaches the counter registry.
+ */
+static void device_counters_are_registered(void **state)
+{
+	struct env *e = make_env(64, 16, 64, false);
+	uint64_t v;
+
+	(void)state;
+	(void)e;
+	disk.dev.short_transfers = 3;
+	disk.dev.frames_held = 2;
+	assert_int_equal(counters_find("swap.short_transfers", &v), 1);
+	assert_int_equal(v, 3);
+	assert_int_equal(counters_find("swap.frames_held", &v), 1);
+	assert_int_equal(v, 2);
+}
+
 /* Too little swap for the working set: one fatal error, no endless wait. */
 static void swap_too_small_ends_with_one_error(void **state)
 {
@@ -511,6 +565,10 @@ int main(void)
 		cmocka_unit_test_teardown(read_latency_holds_completions,
 					  free_env),
 		cmocka_unit_test_teardown(stuck_request_is_reported_then_fatal, free_env),
+		cmocka_unit_test_teardown(given_up_read_keeps_its_frame,
+					  free_env),
+		cmocka_unit_test_teardown(device_counters_are_registered,
+					  free_env),
 		cmocka_unit_test_teardown(swap_too_small_ends_with_one_error, free_env),
 		cmocka_unit_test_teardown(apf_halts_count_for_the_thrashing_rule,
 					  free_env),

@@ -7,7 +7,9 @@
  * that was never a request head, one returned twice, an index that runs
  * ahead, a length larger than the buffers, no answer at all), which must
  * stop the device, fail what it had with one error line and never touch
- * memory outside the queue.
+ * memory outside the queue; a read answered OK with a length short of
+ * the page, which fails alone; and a device whose reset does not finish,
+ * which keeps its reads (and their pages) until it does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,12 +36,14 @@ static uint16_t dev_used_idx;           /* its used->idx */
 static uint16_t taken_heads[VBLK_QUEUE_SIZE];
 static unsigned ntaken;
 static unsigned stops;
+static bool reset_finishes;             /* what the next stop reports */
 static uint8_t next_status = VIRTIO_BLK_S_OK;
 
-static void fake_stop(void *ctx)
+static bool fake_stop(void *ctx)
 {
 	assert_ptr_equal(ctx, &q);
 	stops++;
+	return reset_finishes;
 }
 
 /* The device takes every new available entry (without answering yet). */
@@ -116,6 +120,7 @@ static int setup(void **state)
 	q.used->flags = 0;
 	dev_avail_seen = dev_used_idx = 0;
 	ntaken = stops = 0;
+	reset_finishes = true;
 	console_forget();
 	next_status = VIRTIO_BLK_S_OK;
 	return 0;
@@ -468,6 +473,85 @@ static void test_no_answer_times_out(void **state)
 	expect_broken("did not answer in time", 0);
 }
 
+/*
+ * A read answered "OK" with a used length that does not cover the page
+ * and the status byte: the device did not write all of the page (here it
+ * wrote none of it, the buffer keeps its stale bytes). The read fails as
+ * if the device had said IOERR, and is counted; the queue goes on.
+ */
+static void test_short_read_fails(void **state)
+{
+	static const uint32_t lens[] = { 0, 1, PAGE_SIZE, PAGE_SIZE / 2 + 1 };
+	static uint8_t buf[PAGE_SIZE];
+
+	(void)state;
+	memset(disk[2], 0x77, PAGE_SIZE);
+	for (unsigned i = 0; i < ARRAY_SIZE(lens); i++) {
+		memset(buf, 0xee, PAGE_SIZE);   /* what the frame held */
+		assert_int_equal(submit(BLK_READ, 2, buf, 10 + i), 0);
+		device_take();
+		q.dma->status[taken_heads[0] / VBLK_DESC_PER_REQ] =
+			VIRTIO_BLK_S_OK;
+		device_push_used(taken_heads[0], lens[i]);
+		ntaken = 0;
+		assert_int_equal(poll_one(10 + i), BLK_IO_ERROR);
+	}
+	assert_int_equal(q.short_transfers, ARRAY_SIZE(lens));
+	assert_null(q.broken);
+	assert_int_equal(stops, 0);
+	assert_int_equal(console_nlines, 1);
+	assert_string_equal(console_lines[0], "apfvisor: error: virtio-blk "
+			    "00:04.0: a short read: the read of sector 16 was "
+			    "answered OK with a used length of 0, not 4097; it "
+			    "fails (later ones are only counted)");
+	/* An honest answer still brings the page. */
+	assert_int_equal(submit(BLK_READ, 2, buf, 20), 0);
+	device_run();
+	assert_int_equal(poll_one(20), BLK_OK);
+	assert_memory_equal(buf, disk[2], PAGE_SIZE);
+}
+
+/*
+ * A read times out and the reset does not finish: the device may still
+ * write into the page, so the read stays on it (its frame held, counted)
+ * until a later poll finds the reset done; then it fails. A write in
+ * flight fails at once: the device only reads its page.
+ */
+static void test_timed_out_read_held_until_reset_finishes(void **state)
+{
+	static uint8_t buf[3][PAGE_SIZE];
+	struct blk_completion c[VBLK_MAX_SLOTS];
+	bool notify;
+
+	(void)state;
+	reset_finishes = false;
+	assert_int_equal(submit_at(BLK_READ, 3, buf[0], 1, 0, &notify), 0);
+	assert_int_equal(submit_at(BLK_WRITE, 4, buf[1], 2, 0, &notify), 0);
+	device_take();
+	assert_int_equal(vblk_queue_poll(&q, c, VBLK_MAX_SLOTS, TIMEOUT + 1),
+			 1);
+	assert_ptr_equal(c[0].cookie, (void *)2);
+	assert_int_equal(c[0].status, BLK_IO_ERROR);
+	assert_non_null(q.broken);
+	assert_int_equal(q.frames_held, 1);
+	/* Still not stopped: asked again, the read still held. */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(vblk_queue_poll(&q, c, VBLK_MAX_SLOTS,
+						 2 * TIMEOUT), 0);
+	assert_true(stops >= 2);
+	/* Requests after the break fail at once, held or not. */
+	assert_int_equal(submit(BLK_READ, 5, buf[2], 3), 0);
+	assert_int_equal(poll_one(3), BLK_IO_ERROR);
+	/* The late transfer lands in the page still held, nowhere else. */
+	device_serve(taken_heads[0]);
+	reset_finishes = true;
+	assert_int_equal(poll_one(1), BLK_IO_ERROR);
+	assert_int_equal(q.on_device, 0);
+	assert_int_equal(q.nfree, q.nslots);
+	assert_int_equal(q.frames_held, 1);     /* counted once */
+	assert_int_equal(console_nlines, 1);
+}
+
 static void test_answers_waiting_in_ring_are_not_late(void **state)
 {
 	static uint8_t buf[2][PAGE_SIZE];
@@ -507,6 +591,8 @@ int main(void)
 		T(test_read_length_limit),
 		T(test_no_answer_times_out),
 		T(test_answers_waiting_in_ring_are_not_late),
+		T(test_short_read_fails),
+		T(test_timed_out_read_held_until_reset_finishes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,7 +10,8 @@
 UNIT_TESTS += test_ahci
 
 unit_srcs_test_ahci := swap/ahci_cmd.c swap/ata_error.c \
-	swap/ata_identify.c lib/format.c tests/unit/console_capture.c
+	swap/ata_identify.c swap/read_poison.c lib/format.c \
+	tests/unit/console_capture.c
 unit_objs_test_ahci := $(UNIT_OUT)/obj/swap/ahci_port_fake_x86.o \
 	$(UNIT_OUT)/obj/tests/unit/ahci_fake.o
 
