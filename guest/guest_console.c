@@ -36,7 +36,11 @@ size_t guest_console_escape(const char *in, size_t len, char *out,
 
 void guest_console_print_host(const char *escaped, size_t len)
 {
-	con_printf("guest: %.*s\n", (int)len, escaped);
+	/*
+	 * In parts, not through con_printf's line buffer: an escaped line
+	 * can be longer than that, and must not lose its newline.
+	 */
+	con_write_line("guest: ", escaped, len);
 }
 
 void guest_console_init(struct guest_console *c,
