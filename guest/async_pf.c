@@ -2,6 +2,7 @@
 #include "guest/async_pf.h"
 #include "arch/x86/cpu.h"
 #include "lib/console.h"
+#include "lib/ratelimit.h"
 #include "lib/trace.h"
 
 static int read_area_u32(struct vm *vm, const struct apf_vcpu *a,
@@ -83,6 +84,13 @@ bool vm_apf_page_ready(struct vm *vm, unsigned n)
 	return true;
 }
 
+/*
+ * The guest chooses when to turn the protocol on: a line for each time
+ * the pin failed would be a line for each WRMSR (lib/ratelimit.h).
+ */
+static struct ratelimit unpinned_area_lines =
+	RATELIMIT("async-PF areas not pinned", 8);
+
 /* The area's page stays resident while the protocol is on. */
 static void repin_area(struct vm *vm, struct apf_vcpu *a, bool was_on,
 		       uint64_t old_gpa)
@@ -93,7 +101,8 @@ static void repin_area(struct vm *vm, struct apf_vcpu *a, bool was_on,
 		return;
 	if (was_on)
 		vm_unpin_ram(vm, old_gpa);
-	if (on && vm_pin_ram(vm, apf_area_gpa(a)))
+	if (on && vm_pin_ram(vm, apf_area_gpa(a)) &&
+	    ratelimit_allow(&unpinned_area_lines))
 		hv_info("vcpu %u: async-PF area at gpa 0x%llx not pinned; it "
 			"is brought back when needed", a->vcpu_id,
 			(unsigned long long)apf_area_gpa(a));
