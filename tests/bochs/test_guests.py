@@ -225,6 +225,45 @@ def test_hostile_guest(ctx, cpus):
     run.expect_stat_at_least("exit.mwait", 1)
     run.expect_line("apfvisor: guest halted: test-exit code 0")
     run.expect_status(0)
+    check_hostile_console(run)
+
+
+# The guest lines of hostile.asm's console section, in order.
+HOSTILE_LETTERS = "".join(chr(ord("a") + i % 26) for i in range(4096))
+HOSTILE_ESCS = "guest: " + "\\x1b" * 256
+HOSTILE_CONSOLE_LINES = (
+    ["guest: " + HOSTILE_LETTERS[i:i + 256] for i in range(0, 4096, 256)] +
+    [HOSTILE_ESCS, "guest: hostile: a lone CR:is dropped",
+     "guest: hostile: no newline, then quiet", "guest: hostile: PASS",
+     HOSTILE_ESCS])
+
+
+def check_hostile_console(run):
+    """The console section at hostile.asm's end (issue 25): a 4 KiB line
+    comes out as 16 whole guest lines of 256 bytes, 256 ESC bytes as one
+    line of 1024 characters, a lone CR is dropped, a line without a newline
+    is printed alone after 100 ms of quiet, and 256 ESC bytes without a
+    newline right before the test exit are followed by apfvisor's "guest
+    halted" line at column 0. No line of apfvisor's or the guest's is glued
+    onto another: "apfvisor:" and "guest:" appear inside a line only where
+    the forged line put them."""
+    forged = [l for l in run.lines if "forged" in l]
+    guest = [l.rstrip() for l in run.lines if l.startswith("guest: ")]
+    want = HOSTILE_CONSOLE_LINES
+    expect(guest[-len(want):] == want,
+           "expected the console section's guest lines, in order, at the "
+           "end of the guest's output; got:\n" +
+           "\n".join("    > " + l[:100] for l in guest[-len(want):]))
+    run.expect_order(r"^guest: hostile: PASS$",
+                     r"^guest: (\\x1b){256}$",
+                     r"^apfvisor: guest halted: test-exit code 0$",
+                     r"^apfvisor: stat ", r"^apfvisor: done$")
+    glued = [l for l in run.lines
+             if l not in forged and ("apfvisor:" in l[1:] or
+                                     "guest:" in l[1:])]
+    expect(not glued, "expected every apfvisor and guest line on a line of "
+           "its own; glued:\n" + "\n".join("    > " + l[:100] + " ..."
+                                            for l in glued[:5]))
 
 
 def test_init_sipi_guest(ctx):
