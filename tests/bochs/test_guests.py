@@ -280,11 +280,47 @@ def test_init_sipi_guest(ctx):
                     "0x8000")
     run.expect_line("guest: initsipi: INIT while halted, the next SIPI "
                     "restarted the AP")
+    run.expect_line(f"guest: initsipi: {INIT_SIPI_STRESS} more INIT/SIPI "
+                    "cycles, the AP started each time")
     run.expect_line("guest: initsipi: PASS")
     run.expect_absent(r"^apfvisor: error:")
-    run.expect_stat_at_least("msr.gp_injected", 2)
+    run.expect_stat_at_least("msr.gp_injected", 2 + INIT_SIPI_STRESS)
+    check_restart_lines_limited(run, 1 + INIT_SIPI_STRESS)
     run.expect_line("apfvisor: guest halted: test-exit code 0")
     run.expect_status(0)
+
+
+# The INIT/SIPI cycles at initsipi.asm's end (STRESS_CYCLES there), and
+# the restart lines apfvisor prints in full (vmx/vcpu.c's ratelimit).
+INIT_SIPI_STRESS = 10000
+RESTART_LINES_SHOWN = 8
+
+
+def check_restart_lines_limited(run, restarts):
+    """A guest restarting an AP again and again (issue 25): the first
+    restart lines are printed, then only "apfvisor: vcpu INIT/SIPI
+    restarts: N similar lines suppressed" at powers of two and at the end,
+    and the printed lines and the suppressed counts add up to every
+    restart."""
+    shown = [l for l in run.lines if re.match(
+        r"^apfvisor: vcpu 1: INIT, then SIPI: starting again at 0x8000$", l)]
+    counts = [int(m[1]) for l in run.lines if (m := re.match(
+        r"^apfvisor: vcpu INIT/SIPI restarts: (\d+) similar lines? "
+        r"suppressed$", l))]
+    about = [l for l in run.lines if "INIT" in l and
+             l.startswith("apfvisor: ")]
+    # Reports at 16, 32, ... up to the count, and one at the end.
+    bound = RESTART_LINES_SHOWN + restarts.bit_length() + 1
+    expect(len(about) <= bound,
+           f"expected at most {bound} apfvisor lines about {restarts} "
+           f"INIT/SIPI restarts, got {len(about)}")
+    expect(len(shown) == RESTART_LINES_SHOWN,
+           f"expected the first {RESTART_LINES_SHOWN} restart lines, got "
+           f"{len(shown)}")
+    expect(len(shown) + sum(counts) == restarts,
+           f"expected {restarts} restarts in all, printed or counted as "
+           f"suppressed; got {len(shown)} printed and {sum(counts)} "
+           f"suppressed ({counts})")
 
 
 ISOLATION_MIB = 32
