@@ -31,6 +31,7 @@
 #include "vmx/vcpu.h"
 #include "lib/console.h"
 #include "lib/counters.h"
+#include "lib/ratelimit.h"
 
 /* The service CPU polls the host console for guest input this often. */
 #define CONSOLE_POLLS_PER_SECOND 1000
@@ -74,6 +75,7 @@ static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
 	vm_devices_unlock(vm, false);
 	guest_console_drain(&vm->console);
 	vm_report_end(vm);
+	ratelimit_report_all();
 	if (vm->show_vga_text)
 		vga_text_report(vm);
 	counters_each(print_stat, NULL);

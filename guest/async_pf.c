@@ -2,6 +2,7 @@
 #include "guest/async_pf.h"
 #include "arch/x86/cpu.h"
 #include "lib/console.h"
+#include "lib/ratelimit.h"
 #include "lib/trace.h"
 
 static int read_area_u32(struct vm *vm, const struct apf_vcpu *a,
@@ -97,6 +98,13 @@ bool vm_apf_page_ready(struct vm *vm, unsigned n, bool paging)
 }
 
 /*
+ * The guest chooses when to turn the protocol on: a line for each time
+ * the pin failed would be a line for each WRMSR (lib/ratelimit.h).
+ */
+static struct ratelimit unpinned_area_lines =
+	RATELIMIT("async-PF areas not pinned", 8);
+
+/*
  * The area's page stays resident while the protocol is on. A pin that
  * failed is not retried until EN moves the area or turns it on again,
  * and is never undone: the unpin would take away somebody else's pin of
@@ -118,9 +126,11 @@ static void repin_area(struct vm *vm, unsigned n, bool was_on,
 	if (!on)
 		return;
 	if (vm_pin_ram(vm, apf_area_gpa(a))) {
-		hv_info("vcpu %u: async-PF area at gpa 0x%llx not pinned; it "
-			"is brought back when needed", a->vcpu_id,
-			(unsigned long long)apf_area_gpa(a));
+		if (ratelimit_allow(&unpinned_area_lines))
+			hv_info("vcpu %u: async-PF area at gpa 0x%llx not "
+				"pinned; it is brought back when needed",
+				a->vcpu_id,
+				(unsigned long long)apf_area_gpa(a));
 		return;
 	}
 	p->apf_area_pinned = true;

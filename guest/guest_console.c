@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The guest's console lines (guest/guest_console.h). */
 #include "guest/guest_console.h"
+#include "lib/console.h"
 #include "lib/string.h"
 
 static const char hex_digits[] = "0123456789abcdef";
@@ -31,6 +32,15 @@ size_t guest_console_escape(const char *in, size_t len, char *out,
 	}
 	out[n] = 0;
 	return n;
+}
+
+void guest_console_print_host(const char *escaped, size_t len)
+{
+	/*
+	 * In parts, not through con_printf's line buffer: an escaped line
+	 * can be longer than that, and must not lose its newline.
+	 */
+	con_write_line("guest: ", escaped, len);
 }
 
 void guest_console_init(struct guest_console *c,

@@ -53,6 +53,9 @@ struct guest_console {
 void guest_console_init(struct guest_console *c,
 			void (*print)(const char *escaped, size_t len));
 
+/* The print of apfvisor's VMs: "guest: <escaped>\n" on the host console. */
+void guest_console_print_host(const char *escaped, size_t len);
+
 /* A uart_line_sink (ctx: the console): queues one line. */
 void guest_console_push(void *ctx, const char *line, size_t len);
 

@@ -29,12 +29,6 @@ static void *identity(void *ctx, uint64_t pa)
 	return (void *)(uintptr_t)pa;
 }
 
-/* One guest line, already escaped by guest/guest_console.c. */
-static void print_guest_line(const char *escaped, size_t len)
-{
-	con_printf("guest: %.*s\n", (int)len, escaped);
-}
-
 void vm_request(struct vm *vm, unsigned n, enum vcpu_request req)
 {
 	if (n >= vm->nvcpus)
@@ -195,7 +189,7 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 		apf_vcpu_init(&vm->plat[i].apf, i);
 	}
 	guest_interrupts_init(vm, tsc_hz);
-	guest_console_init(&vm->console, print_guest_line);
+	guest_console_init(&vm->console, guest_console_print_host);
 	uart_init(&vm->uart, guest_console_push, &vm->console);
 	if (spec->terminal_write) {
 		guest_console_attach_terminal(&vm->console,

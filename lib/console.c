@@ -2,8 +2,7 @@
 #include "lib/console.h"
 #include "lib/format.h"
 #include "lib/spinlock.h"
-
-#define CONSOLE_LINE_MAX 512
+#include "lib/string.h"
 
 static console_sink_fn sinks[CONSOLE_MAX_SINKS];
 /* One lock for all CPUs so that lines from different CPUs do not mix. */
@@ -40,13 +39,37 @@ void con_write(const char *s, size_t len)
 	spin_unlock(&console_lock);
 }
 
+void con_write_line(const char *prefix, const char *text, size_t len)
+{
+	spin_lock(&console_lock);
+	write_locked(prefix, strlen(prefix));
+	write_locked(text, len);
+	write_locked("\n", 1);
+	spin_unlock(&console_lock);
+}
+
+/*
+ * How much of a formatted text of `wanted` characters (fmt_vsnprintf's
+ * count) went into a buffer of cap bytes: all of it, or cap - 1.
+ */
+static size_t kept_length(int wanted, size_t cap)
+{
+	return wanted < 0 ? 0 : MIN((size_t)wanted, cap - 1);
+}
+
+/*
+ * The line is formatted in front of its newline, which always has its
+ * place: a text too long loses its end, never the "\n" (the next line
+ * would be glued onto it).
+ */
 static void vprint_line(const char *prefix, const char *fmt, va_list ap)
 {
 	char line[CONSOLE_LINE_MAX];
-	int n = fmt_snprintf(line, sizeof(line), "%s", prefix);
-	int m = fmt_vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
-	size_t len = (size_t)n + (size_t)MIN(m, (int)sizeof(line) - n - 2);
+	size_t len = kept_length(fmt_snprintf(line, sizeof(line) - 1, "%s",
+					      prefix), sizeof(line) - 1);
 
+	len += kept_length(fmt_vsnprintf(line + len, sizeof(line) - 1 - len,
+					 fmt, ap), sizeof(line) - 1 - len);
 	line[len++] = '\n';
 	con_write(line, len);
 }
@@ -55,11 +78,17 @@ void con_printf(const char *fmt, ...)
 {
 	char buf[CONSOLE_LINE_MAX];
 	va_list ap;
+	int wanted;
+	size_t len;
 
 	va_start(ap, fmt);
-	int n = fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
+	wanted = fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	con_write(buf, (size_t)MIN(n, (int)sizeof(buf) - 1));
+	len = kept_length(wanted, sizeof(buf));
+	/* Cut: its end, newline and all, is lost; a newline ends it here. */
+	if (len < (size_t)MAX(wanted, 0))
+		buf[len - 1] = '\n';
+	con_write(buf, len);
 }
 
 void hv_info(const char *fmt, ...)

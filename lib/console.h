@@ -12,15 +12,31 @@
 typedef void (*console_sink_fn)(const char *s, size_t len);
 
 #define CONSOLE_MAX_SINKS 4
+/*
+ * The longest line that con_printf, hv_info and hv_error print, newline
+ * included; a longer one is cut and still ends with its newline.
+ */
+#define CONSOLE_LINE_MAX 512
 
 void console_add_sink(console_sink_fn fn);
 void console_remove_sink(console_sink_fn fn);
 
 /* Raw text, no prefix. */
 void con_write(const char *s, size_t len);
+/*
+ * Formatted raw text, at most CONSOLE_LINE_MAX - 1 characters: text cut
+ * there ends with "\n" in place of its last character, so that whatever
+ * is printed next starts at column 0.
+ */
 void con_printf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+/*
+ * One line "<prefix><text>\n" of any length (text need not end in NUL),
+ * written as one piece: no other CPU's line can come between its parts,
+ * and nothing of it is cut.
+ */
+void con_write_line(const char *prefix, const char *text, size_t len);
 
-/* One line "apfvisor: <text>\n". */
+/* One line "apfvisor: <text>\n" (text cut to fit CONSOLE_LINE_MAX). */
 void hv_info(const char *fmt, ...) PRINTF_LIKE(1, 2);
 /* One counter line "apfvisor: stat <name> <value>\n". */
 void hv_stat(const char *name, uint64_t value);

@@ -14,6 +14,7 @@
 #include "lib/console.h"
 #include "lib/format.h"
 #include "lib/heap.h"
+#include "lib/ratelimit.h"
 #include "lib/trace.h"
 
 /* vmx/vmx_entry.asm: 0 after a VM exit, else the entry failed. */
@@ -163,6 +164,13 @@ static bool start_vcpu(struct vcpu *v)
 	return true;
 }
 
+/*
+ * A guest can restart its APs as often as it likes (CPU hotplug, or a
+ * loop): the first restarts are shown, the rest counted (lib/ratelimit.h).
+ */
+static struct ratelimit restart_lines = RATELIMIT("vcpu INIT/SIPI restarts",
+						  8);
+
 /* An INIT sent to a running AP: back to waiting for a SIPI. */
 static bool restart_after_init(struct vcpu *v)
 {
@@ -170,8 +178,9 @@ static bool restart_after_init(struct vcpu *v)
 
 	if (!wait_for_sipi(v, &s))
 		return false;
-	hv_info("vcpu %u: INIT, then SIPI: starting again at 0x%x", v->id,
-		s.real_mode_cs << 4);
+	if (ratelimit_allow(&restart_lines))
+		hv_info("vcpu %u: INIT, then SIPI: starting again at 0x%x",
+			v->id, s.real_mode_cs << 4);
 	vmcs_load_entry_state(&s);
 	v->regs = (struct guest_regs){ 0 };
 	return true;

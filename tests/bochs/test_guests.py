@@ -173,6 +173,45 @@ def test_hostile_guest(ctx, cpus):
     run.expect_stat_at_least("exit.mwait", 1)
     run.expect_line("apfvisor: guest halted: test-exit code 0")
     run.expect_status(0)
+    check_hostile_console(run)
+
+
+# The guest lines of hostile.asm's console section, in order.
+HOSTILE_LETTERS = "".join(chr(ord("a") + i % 26) for i in range(4096))
+HOSTILE_ESCS = "guest: " + "\\x1b" * 256
+HOSTILE_CONSOLE_LINES = (
+    ["guest: " + HOSTILE_LETTERS[i:i + 256] for i in range(0, 4096, 256)] +
+    [HOSTILE_ESCS, "guest: hostile: a lone CR:is dropped",
+     "guest: hostile: no newline, then quiet", "guest: hostile: PASS",
+     HOSTILE_ESCS])
+
+
+def check_hostile_console(run):
+    """The console section at hostile.asm's end (issue 25): a 4 KiB line
+    comes out as 16 whole guest lines of 256 bytes, 256 ESC bytes as one
+    line of 1024 characters, a lone CR is dropped, a line without a newline
+    is printed alone after 100 ms of quiet, and 256 ESC bytes without a
+    newline right before the test exit are followed by apfvisor's "guest
+    halted" line at column 0. No line of apfvisor's or the guest's is glued
+    onto another: "apfvisor:" and "guest:" appear inside a line only where
+    the forged line put them."""
+    forged = [l for l in run.lines if "forged" in l]
+    guest = [l.rstrip() for l in run.lines if l.startswith("guest: ")]
+    want = HOSTILE_CONSOLE_LINES
+    expect(guest[-len(want):] == want,
+           "expected the console section's guest lines, in order, at the "
+           "end of the guest's output; got:\n" +
+           "\n".join("    > " + l[:100] for l in guest[-len(want):]))
+    run.expect_order(r"^guest: hostile: PASS$",
+                     r"^guest: (\\x1b){256}$",
+                     r"^apfvisor: guest halted: test-exit code 0$",
+                     r"^apfvisor: stat ", r"^apfvisor: done$")
+    glued = [l for l in run.lines
+             if l not in forged and ("apfvisor:" in l[1:] or
+                                     "guest:" in l[1:])]
+    expect(not glued, "expected every apfvisor and guest line on a line of "
+           "its own; glued:\n" + "\n".join("    > " + l[:100] + " ..."
+                                            for l in glued[:5]))
 
 
 def test_init_sipi_guest(ctx):
@@ -189,11 +228,47 @@ def test_init_sipi_guest(ctx):
                     "0x8000")
     run.expect_line("guest: initsipi: INIT while halted, the next SIPI "
                     "restarted the AP")
+    run.expect_line(f"guest: initsipi: {INIT_SIPI_STRESS} more INIT/SIPI "
+                    "cycles, the AP started each time")
     run.expect_line("guest: initsipi: PASS")
     run.expect_absent(r"^apfvisor: error:")
-    run.expect_stat_at_least("msr.gp_injected", 2)
+    run.expect_stat_at_least("msr.gp_injected", 2 + INIT_SIPI_STRESS)
+    check_restart_lines_limited(run, 1 + INIT_SIPI_STRESS)
     run.expect_line("apfvisor: guest halted: test-exit code 0")
     run.expect_status(0)
+
+
+# The INIT/SIPI cycles at initsipi.asm's end (STRESS_CYCLES there), and
+# the restart lines apfvisor prints in full (vmx/vcpu.c's ratelimit).
+INIT_SIPI_STRESS = 10000
+RESTART_LINES_SHOWN = 8
+
+
+def check_restart_lines_limited(run, restarts):
+    """A guest restarting an AP again and again (issue 25): the first
+    restart lines are printed, then only "apfvisor: vcpu INIT/SIPI
+    restarts: N similar lines suppressed" at powers of two and at the end,
+    and the printed lines and the suppressed counts add up to every
+    restart."""
+    shown = [l for l in run.lines if re.match(
+        r"^apfvisor: vcpu 1: INIT, then SIPI: starting again at 0x8000$", l)]
+    counts = [int(m[1]) for l in run.lines if (m := re.match(
+        r"^apfvisor: vcpu INIT/SIPI restarts: (\d+) similar lines? "
+        r"suppressed$", l))]
+    about = [l for l in run.lines if "INIT" in l and
+             l.startswith("apfvisor: ")]
+    # Reports at 16, 32, ... up to the count, and one at the end.
+    bound = RESTART_LINES_SHOWN + restarts.bit_length() + 1
+    expect(len(about) <= bound,
+           f"expected at most {bound} apfvisor lines about {restarts} "
+           f"INIT/SIPI restarts, got {len(about)}")
+    expect(len(shown) == RESTART_LINES_SHOWN,
+           f"expected the first {RESTART_LINES_SHOWN} restart lines, got "
+           f"{len(shown)}")
+    expect(len(shown) + sum(counts) == restarts,
+           f"expected {restarts} restarts in all, printed or counted as "
+           f"suppressed; got {len(shown)} printed and {sum(counts)} "
+           f"suppressed ({counts})")
 
 
 ISOLATION_MIB = 32

@@ -18,7 +18,8 @@ unit_srcs_test_pit8254 := guest/pit8254.c guest/port61.c
 
 # The guest's console lines: escaping and the queue outside the device lock.
 UNIT_TESTS += test_guest_console
-unit_srcs_test_guest_console := guest/guest_console.c
+unit_srcs_test_guest_console := guest/guest_console.c lib/console.c \
+	lib/format.c
 
 # Guest page-table walks for the emulated INS/OUTS.
 UNIT_TESTS += test_guest_pagewalk
@@ -36,7 +37,8 @@ unit_srcs_test_guest_msr := guest/msr.c guest/vlapic.c guest/vlapic_ipi.c \
 UNIT_TESTS += test_io_ports
 unit_srcs_test_io_ports := guest/io_ports.c guest/uart.c guest/pic8259.c \
 	guest/pit8254.c guest/port61.c guest/pci_host.c \
-	guest/guest_console.c guest/acpi_tables.c guest/fw_cfg.c lib/string.c
+	guest/guest_console.c guest/acpi_tables.c guest/fw_cfg.c lib/string.c \
+	lib/console.c lib/format.c
 
 # The platform's interrupt routing (guest/interrupts.c) with its real
 # LAPIC, 8259 and UART; vm_request is faked.
