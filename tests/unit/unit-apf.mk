@@ -12,4 +12,5 @@ unit_srcs_test_apf_msr := $(UNIT_APF_SRCS)
 UNIT_TESTS += test_guest_apf
 unit_srcs_test_guest_apf := guest/async_pf.c guest/vlapic.c \
 	guest/vlapic_ipi.c guest/vlapic_timer.c tests/unit/console_capture.c \
+	lib/ratelimit.c \
 	$(UNIT_APF_SRCS)
