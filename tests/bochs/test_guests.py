@@ -300,6 +300,11 @@ def test_isolation_scan_under_swap(ctx):
                          r"frames and on the boot stack")
     frames = ISOLATION_SWAP_FRAMES_MIB * MIB // PAGE
     expect(int(m[1]) >= frames * 3 // 4, f"only {m[1]} free frames planted")
+    # The swap disk's header page and the ATA driver's drain buffer.
+    run.expect_line("apfvisor: debug: isolation secret also in every guest "
+                    "frame freed from now on, in 2 buffers of the swap "
+                    "drivers, and in the slots of the swap writes and the "
+                    "frames of the swap reads that debug.swap_fail_* fails")
     fill_pages = (ISOLATION_MIB - ISOLATION_FILL_FROM_MIB) * MIB // PAGE
     run.expect_line(f"guest: isolation: filling {fill_pages * PAGE // MIB} "
                     f"MiB from {ISOLATION_FILL_FROM_MIB} MiB with address "
