@@ -3,6 +3,9 @@
 #include "boot/isolation_secret.h"
 #include "lib/console.h"
 #include "lib/heap.h"
+#include "swap/blockdev_faults.h"
+#include "swap/swap_daemon.h"
+#include "swap/swap_device.h"
 
 static void fill_page(uint64_t pa, uint64_t secret)
 {
@@ -35,6 +38,29 @@ static uint64_t plant_in_free_frames(struct frame_pool *pool, uint64_t secret)
 	return n;
 }
 
+/*
+ * With swap, the secret also goes where pages pass on their way to disk and
+ * back: every frame freed from now on, the swap path's own buffers, and,
+ * when debug.swap_fail_* fails requests, the slots of the failed writes
+ * and the frames of the failed reads (page, already full of the secret, is
+ * what they get: swap/blockdev_faults.h).
+ */
+static void plant_for_swap(struct vm *vm, uint64_t secret, uint64_t page)
+{
+	unsigned buffers;
+	bool torn;
+
+	if (!vm->swap || !swap_daemon_has_swap(vm->swap))
+		return;
+	guest_memory_fill_freed_frames(&vm->mem, secret);
+	buffers = swap_device_fill_buffers(secret);
+	torn = blockdev_faults_set_torn_page(page);
+	hv_info("debug: isolation secret also in every guest frame freed from "
+		"now on, in %u buffers of the swap drivers%s", buffers,
+		torn ? ", and in the slots of the swap writes and the frames "
+		       "of the swap reads that debug.swap_fail_* fails" : "");
+}
+
 void isolation_secret_plant(struct vm *vm, uint64_t secret)
 {
 	uint64_t heap_page = hv_alloc_pages_low(1);
@@ -49,4 +75,5 @@ void isolation_secret_plant(struct vm *vm, uint64_t secret)
 		"in %llu free guest frames and on the boot stack at 0x%llx",
 		(unsigned long long)heap_page, (unsigned long long)frames,
 		(unsigned long long)(uintptr_t)on_stack);
+	plant_for_swap(vm, secret, heap_page);
 }

@@ -582,3 +582,9 @@ struct blockdev *ata_probe(void)
 
 	return ata_probe_all(&dev, 1) ? dev : NULL;
 }
+
+void ata_fill_drain_buffer(uint64_t value)
+{
+	for (unsigned i = 0; i < sizeof(ata_scratch); i += sizeof(value))
+		memcpy((uint8_t *)ata_scratch + i, &value, sizeof(value));
+}

@@ -30,4 +30,11 @@ void ata_forget(void);
 /* The first usable disk of ata_probe_all(), or NULL. */
 struct blockdev *ata_probe(void);
 
+/*
+ * debug.isolation_secret: fills the driver's one buffer of its own, where
+ * the data blocks of a failed read that are left after the error are
+ * drained to, with value in every 8-byte word.
+ */
+void ata_fill_drain_buffer(uint64_t value);
+
 #endif

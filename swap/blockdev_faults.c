@@ -3,6 +3,9 @@
  * Fault injection over a struct blockdev (see swap/blockdev_faults.h): a
  * failed request is kept back from the driver and its completion, with
  * BLK_IO_ERROR, is handed out by the next poll before the driver's own.
+ * With a torn page a failed write does go to the driver, from the torn
+ * page, under a cookie of the wrapper's (an entry of torn[]) that the poll
+ * turns back into the caller's, with BLK_IO_ERROR.
  */
 #include "swap/blockdev_faults.h"
 #include "lib/console.h"
@@ -35,6 +38,45 @@ static bool fails_next(uint32_t every, uint64_t seen)
 	return every && (seen + 1) % every == 0;
 }
 
+/*
+ * A failed write with a torn page: the torn page goes to the request's
+ * offset. -1 when the driver (or torn[]) is full: not counted, as below.
+ */
+static int torn_write(struct blockdev_faults *f, const struct blk_request *req)
+{
+	struct blk_request r = *req;
+	struct blockdev_torn_write *t = NULL;
+
+	for (unsigned i = 0; !t && i < BLOCKDEV_FAULTS_PENDING; i++)
+		if (!f->torn[i].busy)
+			t = &f->torn[i];
+	if (!t)
+		return -1;
+	r.buffer_pa = f->torn_pa;
+	r.cookie = t;
+	if (blk_submit(f->inner, &r))
+		return -1;
+	*t = (struct blockdev_torn_write){ .cookie = req->cookie, .busy = true };
+	f->writes_seen++;
+	f->injected.injected_write_failures++;
+	sync_counters(f);
+	return 0;
+}
+
+/* A completion of the driver's for a torn write: the caller's, failed. */
+static void untear(struct blockdev_faults *f, struct blk_completion *c)
+{
+	uintptr_t p = (uintptr_t)c->cookie, first = (uintptr_t)f->torn;
+	struct blockdev_torn_write *t;
+
+	if (p < first || p >= (uintptr_t)(f->torn + BLOCKDEV_FAULTS_PENDING))
+		return;
+	t = c->cookie;
+	c->cookie = t->cookie;
+	c->status = BLK_IO_ERROR;
+	*t = (struct blockdev_torn_write){ 0 };
+}
+
 static int faults_submit(struct blockdev *dev, const struct blk_request *req)
 {
 	struct blockdev_faults *f = faults_of(dev);
@@ -49,11 +91,17 @@ static int faults_submit(struct blockdev *dev, const struct blk_request *req)
 		sync_counters(f);
 		return r;
 	}
+	if (write && f->torn_pa)
+		return torn_write(f, req);
 	if (f->pending_count == BLOCKDEV_FAULTS_PENDING)
 		return -1;      /* "queue full": the caller polls and retries */
 	f->pending[(f->pending_head + f->pending_count) %
 		   BLOCKDEV_FAULTS_PENDING] = req->cookie;
 	f->pending_count++;
+	/* Host memory is identity-mapped (arch/x86/host_paging.h). */
+	if (!write && f->torn_pa)
+		memcpy((void *)(uintptr_t)req->buffer_pa,
+		       (const void *)(uintptr_t)f->torn_pa, PAGE_SIZE);
 	(*seen)++;
 	if (write)
 		f->injected.injected_write_failures++;
@@ -78,8 +126,13 @@ static unsigned faults_poll(struct blockdev *dev, struct blk_completion *out,
 				  BLOCKDEV_FAULTS_PENDING;
 		f->pending_count--;
 	}
-	if (n < max)
-		n += blk_poll(f->inner, out + n, max - n);
+	if (n < max) {
+		unsigned got = blk_poll(f->inner, out + n, max - n);
+
+		for (unsigned i = n; i < n + got; i++)
+			untear(f, &out[i]);
+		n += got;
+	}
 	sync_counters(f);
 	return n;
 }
@@ -140,6 +193,14 @@ struct blockdev *blockdev_faults_wrap(struct blockdev *dev,
 	describe(writes, sizeof(writes), fail_writes, "write");
 	hv_info("debug: failing %s, %s", reads, writes);
 	return &the_faults.dev;
+}
+
+bool blockdev_faults_set_torn_page(uint64_t torn_pa)
+{
+	if (!the_faults_used)
+		return false;
+	the_faults.torn_pa = torn_pa;
+	return true;
 }
 
 struct blockdev_fault_counts blockdev_faults_injected(void)

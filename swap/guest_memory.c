@@ -111,6 +111,11 @@ int guest_memory_enable_swap(struct guest_memory *gm,
 	return 0;
 }
 
+void guest_memory_fill_freed_frames(struct guest_memory *gm, uint64_t value)
+{
+	gm->freed_fill = value;
+}
+
 /* UNTOUCHED -> RESIDENT: a zeroed frame, mapped read/write/execute. */
 static enum guest_fault_result zero_fill(struct guest_memory *gm, uint64_t gfn)
 {

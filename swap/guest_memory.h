@@ -231,6 +231,12 @@ struct guest_memory {
 	bool swap_full;                 /* the last slot allocation failed */
 	bool swap_full_reported;
 	struct guest_quarantine *quarantine;    /* NULL: off */
+	/*
+	 * debug.isolation_secret: every frame a page gives back to the pool
+	 * is filled with this word (0: left as it was); see
+	 * guest_memory_fill_freed_frames.
+	 */
+	uint64_t freed_fill;
 	struct guest_pin {
 		uint64_t gfn;
 		uint32_t count;                 /* 0: the entry is free */
@@ -281,6 +287,16 @@ void guest_memory_init(struct guest_memory *gm, uint64_t ram_size,
  */
 int guest_memory_enable_swap(struct guest_memory *gm,
 			     const struct guest_swap_config *cfg);
+
+/*
+ * debug.isolation_secret: from now on every frame that a page gives back to
+ * the pool (evicted after its write, dropped as clean or all zero, left by
+ * a read given up) is filled with value in every 8-byte word before anyone
+ * can take it again. A frame reaches the guest only zero-filled or holding
+ * what was read into it: one mapped without either would show value. 0
+ * turns it off (frames keep what they held).
+ */
+void guest_memory_fill_freed_frames(struct guest_memory *gm, uint64_t value);
 
 /* An EPT violation at gpa: bring the page in. */
 enum guest_fault_result guest_memory_fault(struct guest_memory *gm,

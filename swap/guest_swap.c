@@ -166,10 +166,25 @@ static unsigned select_batch(struct guest_memory *gm, unsigned want,
 	return n;
 }
 
+/*
+ * Filled only once the pool took the frame back: a frame it refuses (a
+ * double free, a stray address) may belong to someone else.
+ */
+static void fill_freed(struct guest_memory *gm, uint64_t pa)
+{
+	uint64_t *w = frame_ptr(gm, pa);
+
+	for (unsigned i = 0; i < PAGE_SIZE / sizeof(*w); i++)
+		w[i] = gm->freed_fill;
+}
+
 static void free_frame(struct guest_memory *gm, uint64_t gfn, uint64_t pa)
 {
-	if (frame_pool_free(gm->pool, pa) == 0)
+	if (frame_pool_free(gm->pool, pa) == 0) {
+		if (gm->freed_fill)
+			fill_freed(gm, pa);
 		return;
+	}
 	gm->stats.frame_free_errors++;
 	hv_error("swap: frame 0x%llx of gpa 0x%llx was already free: two "
 		 "guest pages may share it", (unsigned long long)pa,

@@ -21,6 +21,10 @@
 #define UNCALIBRATED_TSC_HZ 1000000000ull
 #define ERR_LEN 160
 
+/* The pages swap_device_open read headers into (swap_device_fill_buffers). */
+static uint8_t *header_pages[BLOCKDEV_MAX];
+static unsigned nheader_pages;
+
 const char *swap_device_kind_name(enum swap_device_kind kind)
 {
 	switch (kind) {
@@ -112,6 +116,15 @@ static void report(const struct blockdev *dev,
 		(unsigned long long)hdr->page_count, uuid);
 }
 
+unsigned swap_device_fill_buffers(uint64_t value)
+{
+	for (unsigned i = 0; i < nheader_pages; i++)
+		for (unsigned j = 0; j < PAGE_SIZE; j += sizeof(value))
+			memcpy(header_pages[i] + j, &value, sizeof(value));
+	ata_fill_drain_buffer(value);
+	return nheader_pages + 1;
+}
+
 struct blockdev *swap_device_open(enum swap_device_kind kind,
 				  struct swap_header_info *hdr)
 {
@@ -134,6 +147,8 @@ struct blockdev *swap_device_open(enum swap_device_kind kind,
 		/* A page each: a read that timed out may still land later. */
 		uint8_t *page = (uint8_t *)(uintptr_t)hv_alloc_pages_low(1);
 
+		if (nheader_pages < ARRAY_SIZE(header_pages))
+			header_pages[nheader_pages++] = page;
 		if (blockdev_check_header(found[i], page, swap_header_parse,
 					  hdr, err[i], ERR_LEN) == 0) {
 			report(found[i], hdr);

@@ -27,6 +27,15 @@
 struct blockdev *swap_device_open(enum swap_device_kind kind,
 				  struct swap_header_info *hdr);
 
+/*
+ * debug.isolation_secret: fills the swap path's own data buffers with value
+ * in every 8-byte word: the pages swap_device_open read headers into (one
+ * per device it looked at) and the ATA driver's drain buffer. Returns how
+ * many buffers. The drivers move guest pages straight between the device
+ * and the guest's frames, so there is no bounce buffer to fill.
+ */
+unsigned swap_device_fill_buffers(uint64_t value);
+
 /* Most block devices apfvisor looks at (all drivers together). */
 #define BLOCKDEV_MAX 8
 

@@ -308,6 +308,111 @@ def test_isolation_scan(ctx, cpus):
                              ISOLATION_MIB * MIB // PAGE // 2)
 
 
+# Under overcommit: 32 MiB of guest RAM on 8 MiB of host frames, pages
+# going to an ATA swap disk and back.
+ISOLATION_SWAP_FRAMES_MIB = 8
+# isolation.asm's FIRST: the fill covers FIRST to the end of RAM.
+ISOLATION_FILL_FROM_MIB = 4
+# debug.swap_fail_*: every Nth read and write fails in the driver.
+ISOLATION_FAIL_READS = 13
+ISOLATION_FAIL_WRITES = 11
+
+
+def secret_swap(ctx, name, size, secret):
+    """A formatted swap image (test_swap.formatted_swap) whose every slot,
+    from the first after the header to the last the header counts, holds
+    the secret in each 8-byte word: a page read from a slot that was
+    never written for it (or from a retired one) would show it."""
+    from test_swap import formatted_swap
+    image = formatted_swap(ctx, name, size)
+    with open(image, "r+b") as f:
+        header = f.read(PAGE)
+        expect(header[:8] == b"APFVSWAP",
+               f"test bug: {image} has no swap header")
+        pages = int.from_bytes(header[24:32], "little")
+        page = secret.to_bytes(8, "little") * (PAGE // 8)
+        f.seek(PAGE)
+        for _ in range(pages):
+            f.write(page)
+    return image, pages
+
+
+def test_isolation_scan_under_swap(ctx):
+    # The isolation scan while the guest's pages go to swap and back (issue
+    # 25 item 9). The secret is on every slot of the swap disk and, as
+    # apfvisor plants it, in every free frame, in every frame freed during
+    # the run, in the swap driver's buffers and in the slots of the writes
+    # that the fault injection fails (retired). The guest fills 28 MiB
+    # with words of their own address and a tag, then scans all its RAM
+    # twice (the first pass rewrites every word with a second tag, so
+    # every page goes to swap a second time; the second only reads): the
+    # secret is found 0 times and every word holds its pattern (no zero,
+    # stale or foreign page). One host CPU: the vCPU's exits run the
+    # paging daemon.
+    secret = secrets.randbits(64) | 1 << 63     # bit 63: never a pattern
+    masked = secret ^ 0x5A5A5A5A5A5A5A5A
+    swap, slots = secret_swap(ctx, "swap.img", "48M", secret)
+    run = ctx.boot_cfg("# isolation scan under swap\n"
+                       "guest.kernel = isolation.bin\n"
+                       "guest.format = flat\n"
+                       f"guest.memory = {ISOLATION_MIB}M\n"
+                       f"host.guest_frames = {ISOLATION_SWAP_FRAMES_MIB}M\n"
+                       "swap.device = ata\n"
+                       f"guest.cmdline = 0x{masked:016x} fill\n"
+                       f"debug.isolation_secret = 0x{secret:016x}\n"
+                       f"debug.swap_fail_reads = {ISOLATION_FAIL_READS}\n"
+                       f"debug.swap_fail_writes = {ISOLATION_FAIL_WRITES}\n",
+                       cpus=1, timeout=900, swap=swap)
+    ctx.log(f"### wall time {run.wall:.1f} s")
+    expect(run.status != 2, "the run hung until the timeout")
+    run.expect_regex(rf"^apfvisor: swap: ata0-slave, 48 MiB, {slots} "
+                     r"pages, uuid ")
+    run.expect_line(f"apfvisor: debug: failing every "
+                    f"{ISOLATION_FAIL_READS}th swap read, every "
+                    f"{ISOLATION_FAIL_WRITES}th swap write")
+    m = run.expect_regex(r"^apfvisor: debug: isolation secret planted in a "
+                         r"heap page at 0x[0-9a-f]+, in (\d+) free guest "
+                         r"frames and on the boot stack")
+    frames = ISOLATION_SWAP_FRAMES_MIB * MIB // PAGE
+    expect(int(m[1]) >= frames * 3 // 4, f"only {m[1]} free frames planted")
+    # The swap disk's header page and the ATA driver's drain buffer.
+    run.expect_line("apfvisor: debug: isolation secret also in every guest "
+                    "frame freed from now on, in 2 buffers of the swap "
+                    "drivers, and in the slots of the swap writes and the "
+                    "frames of the swap reads that debug.swap_fail_* fails")
+    fill_pages = (ISOLATION_MIB - ISOLATION_FILL_FROM_MIB) * MIB // PAGE
+    run.expect_line(f"guest: isolation: filling {fill_pages * PAGE // MIB} "
+                    f"MiB from {ISOLATION_FILL_FROM_MIB} MiB with address "
+                    "| tag")
+    words = ISOLATION_MIB * MIB // 8
+    for p in (1, 2):
+        run.expect_line(f"guest: isolation: pass {p}: {words} words "
+                        "scanned, the secret found 0 times, wrong words 0")
+    run.expect_line("guest: isolation: past the end of RAM: all ones, a "
+                    "write dropped")
+    run.expect_stat("mmio.unclaimed", 3)
+    run.expect_line("apfvisor: guest halted: test-exit code 0")
+    run.expect_absent(r"FAIL")
+    run.expect_absent(r"^apfvisor: error:")
+    # The pages really went both ways, twice over: the fill and the first
+    # pass each write all but the pages that fit in the frames, the first
+    # and the second pass each read them back.
+    floor = 2 * (fill_pages - frames)
+    for name in ("swap.outs", "swap.ins"):
+        run.expect_stat_at_least(name, floor)
+        ctx.log(f"### {name} {run.stat(name)}")
+    # Failures were injected and handled: failed writes retired their
+    # slots, failed reads were retried, nothing was lost or freed twice.
+    for name in ("swap.injected_read_failures",
+                 "swap.injected_write_failures", "swap.io_retries",
+                 "swap.slots_retired"):
+        run.expect_stat_at_least(name, 1)
+        ctx.log(f"### {name} {run.stat(name)}")
+    run.expect_stat("swap.read_failures", 0)
+    run.expect_stat("swap.frame_free_errors", 0)
+    run.expect_status(0)
+
+
 def test_kvmclock_on_swapped_page(ctx):
     # 28 MiB filled on 8 MiB of frames: the first page is in swap when the
     # guest asks for its kvmclock record there; apfvisor brings it back

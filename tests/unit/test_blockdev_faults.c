@@ -270,6 +270,129 @@ static void test_driver_errors_pass_through(void **state)
 	assert_int_equal(f.injected.injected_write_failures, 1);
 }
 
+/* The request the fake driver holds k-th from its queue's head. */
+static const struct blk_request *held(const struct fake *fk, unsigned k)
+{
+	assert_true(k < fk->count);
+	return &fk->q[(fk->head + k) % FAKE_MAX];
+}
+
+static uint8_t torn_page[4096];
+
+/*
+ * With a torn page, a failed write reaches the driver with the torn page
+ * as its buffer, at the request's offset, under a cookie of the wrapper's;
+ * its completion is the caller's cookie with BLK_IO_ERROR.
+ */
+static void test_torn_write(void **state)
+{
+	struct blockdev_faults f;
+	struct fake fk;
+	int status[FAKE_MAX];
+
+	(void)state;
+	setup(&f, &fk, 8, 0, 2, status);
+	f.torn_pa = (uintptr_t)torn_page;
+	for (uintptr_t n = 1; n <= 4; n++)
+		assert_int_equal(submit(&f.dev, BLK_WRITE, n), 0);
+	assert_int_equal(fk.seen, 4);
+	for (unsigned k = 0; k < 4; k++) {
+		const struct blk_request *r = held(&fk, k);
+		bool torn = k % 2 == 1;
+
+		assert_int_equal(r->offset, (k + 1) * 4096);
+		assert_int_equal(r->buffer_pa, torn ? (uintptr_t)torn_page :
+				 0x100000);
+		if (torn)
+			assert_ptr_not_equal(r->cookie, (void *)(uintptr_t)
+					     (k + 1));
+		else
+			assert_ptr_equal(r->cookie, (void *)(uintptr_t)(k + 1));
+	}
+	assert_int_equal(drain(&f.dev, status, 3), 4);
+	assert_int_equal(status[1], BLK_OK);
+	assert_int_equal(status[2], BLK_IO_ERROR);
+	assert_int_equal(status[3], BLK_OK);
+	assert_int_equal(status[4], BLK_IO_ERROR);
+	assert_int_equal(f.injected.injected_write_failures, 2);
+	assert_int_equal(f.dev.writes, 4);
+	assert_int_equal(f.dev.errors, 2);
+	for (unsigned i = 0; i < BLOCKDEV_FAULTS_PENDING; i++)
+		assert_false(f.torn[i].busy);
+}
+
+/* A torn write the driver cannot take yet is not counted either. */
+static void test_torn_write_queue_full(void **state)
+{
+	struct blockdev_faults f;
+	struct fake fk;
+	int status[FAKE_MAX];
+
+	(void)state;
+	setup(&f, &fk, 1, 0, 2, status);
+	f.torn_pa = (uintptr_t)torn_page;
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 1), 0);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 2), -1);
+	assert_int_equal(f.injected.injected_write_failures, 0);
+	assert_int_equal(drain(&f.dev, status, 8), 1);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 2), 0);
+	assert_int_equal(held(&fk, 0)->buffer_pa, (uintptr_t)torn_page);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), -1);
+	assert_int_equal(drain(&f.dev, status, 8), 1);
+	assert_int_equal(status[2], BLK_IO_ERROR);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), 0);
+	assert_int_equal(held(&fk, 0)->buffer_pa, 0x100000);
+	assert_int_equal(drain(&f.dev, status, 8), 1);
+	assert_int_equal(status[3], BLK_OK);
+	assert_int_equal(f.injected.injected_write_failures, 1);
+}
+
+/*
+ * A failed read with a torn page: the caller's buffer gets the torn page
+ * at once, the driver never sees the request, the completion fails.
+ */
+static void test_torn_read(void **state)
+{
+	static uint8_t buf[2][4096];
+	struct blockdev_faults f;
+	struct fake fk;
+	int status[FAKE_MAX];
+
+	(void)state;
+	setup(&f, &fk, 8, 2, 0, status);
+	memset(torn_page, 0xe7, sizeof(torn_page));
+	memset(buf, 0x11, sizeof(buf));
+	f.torn_pa = (uintptr_t)torn_page;
+	for (uintptr_t n = 1; n <= 2; n++) {
+		struct blk_request r = { .op = BLK_READ, .offset = n * 4096,
+					 .buffer_pa = (uintptr_t)buf[n - 1],
+					 .cookie = (void *)n };
+
+		assert_int_equal(blk_submit(&f.dev, &r), 0);
+	}
+	assert_int_equal(fk.seen, 1);
+	assert_int_equal(buf[0][0], 0x11);      /* the fake moves no data */
+	assert_memory_equal(buf[1], torn_page, sizeof(torn_page));
+	assert_int_equal(drain(&f.dev, status, 8), 2);
+	assert_int_equal(status[1], BLK_OK);
+	assert_int_equal(status[2], BLK_IO_ERROR);
+	assert_int_equal(f.injected.injected_read_failures, 1);
+}
+
+static void test_set_torn_page(void **state)
+{
+	struct blockdev *dev;
+	struct fake fk;
+
+	(void)state;
+	fake_init(&fk, 8);
+	dev = blockdev_faults_wrap(&fk.dev, 0, 3);
+	assert_true(blockdev_faults_set_torn_page((uintptr_t)torn_page));
+	assert_int_equal(((struct blockdev_faults *)dev->driver)->torn_pa,
+			 (uintptr_t)torn_page);
+	assert_true(blockdev_faults_set_torn_page(0));
+}
+
 static void test_wrap_prints_and_counts(void **state)
 {
 	static const struct {
@@ -322,7 +445,11 @@ int main(void)
 		cmocka_unit_test(test_queue_full_is_not_counted),
 		cmocka_unit_test(test_pending_limit),
 		cmocka_unit_test(test_driver_errors_pass_through),
+		cmocka_unit_test(test_torn_write),
+		cmocka_unit_test(test_torn_write_queue_full),
+		cmocka_unit_test(test_torn_read),
 		cmocka_unit_test(test_wrap_prints_and_counts),
+		cmocka_unit_test(test_set_torn_page),
 	};
 
 	return cmocka_run_group_tests_name("blockdev_faults", tests, NULL,

@@ -281,6 +281,87 @@ static void test_transition_counts(void **state)
 	assert_int_equal(st->swap_ins, 1);
 }
 
+/* debug.isolation_secret's fill of freed frames. */
+#define FREED_FILL 0x9e3779b97f4a7c15ull
+
+static bool frame_is_fill(struct swap_fake *sf, uint64_t pa)
+{
+	uint64_t w;
+
+	for (unsigned i = 0; i < PAGE_SIZE; i += sizeof(w)) {
+		memcpy(&w, swap_fake_frame(sf, pa) + i, sizeof(w));
+		if (w != FREED_FILL)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Every frame a page gives back holds the fill once it is free: after a
+ * write, a clean drop, an all-zero drop and a read given up. A page that
+ * gets such a frame sees zeroes or its own data, never the fill; a frame
+ * that is not given back (a write given up) keeps the page. Off again,
+ * freed frames keep what they held.
+ */
+static void test_freed_frames_filled(void **state)
+{
+	struct swap_fake *sf = new_guest(state);
+	enum guest_fault_result r;
+	uint64_t pa;
+
+	guest_memory_fill_freed_frames(&sf->gm, FREED_FILL);
+	fill4(sf);
+	pa = page_frame(sf, 0);
+	evict_one(sf, 0);
+	assert_false(frame_is_fill(sf, pa));    /* the write reads it */
+	swap_fake_complete_all(sf);
+	assert_true(frame_is_fill(sf, pa));
+	assert_int_equal(swap_fake_slot(sf, page_slot(sf, 0))[0], 0xa0);
+
+	/* Read back into that frame (the pool's top): the page as it was. */
+	swap_in(sf, 0);
+	assert_int_equal(page_frame(sf, 0), pa);
+	assert_int_equal(get(sf, 0), 0xa0);
+	assert_int_equal(swap_fake_frame(sf, pa)[8], 0);
+
+	/* Clean: dropped without a write, filled. */
+	evict_one(sf, 0);
+	assert_int_equal(sf->gm.stats.clean_drops, 1);
+	assert_true(frame_is_fill(sf, pa));
+
+	/* A new page on it is zero-filled; dropped as all zero, filled. */
+	put(sf, 4, 0);
+	assert_int_equal(page_frame(sf, 4), pa);
+	assert_int_equal(swap_fake_frame(sf, pa)[8], 0);
+	evict_one(sf, 4);
+	assert_int_equal(sf->gm.stats.zero_pages_skipped, 1);
+	assert_true(frame_is_fill(sf, pa));
+
+	/* A read given up: the frame with its garbage is filled. */
+	assert_null(swap_fake_access(sf, 0, false, &r));
+	assert_int_equal(r, GUEST_FAULT_SWAPIN_STARTED);
+	assert_int_equal(page_frame(sf, 0), pa);
+	fail_all_tries(sf);
+	assert_true(frame_is_fill(sf, pa));
+
+	/* A write given up: the page keeps its frame, untouched. */
+	pa = page_frame(sf, 1);
+	evict_one(sf, 1);
+	fail_all_tries(sf);
+	assert_state(sf, 1, PAGE_RESIDENT);
+	assert_int_equal(get(sf, 1), 0xa1);
+	assert_false(frame_is_fill(sf, pa));
+
+	/* Off: a frame freed keeps the page it held. */
+	guest_memory_fill_freed_frames(&sf->gm, 0);
+	pa = page_frame(sf, 2);
+	evict_one(sf, 2);
+	swap_fake_complete_all(sf);
+	assert_state(sf, 2, PAGE_SWAPPED);
+	assert_int_equal(swap_fake_frame(sf, pa)[0], 0xa2);
+	assert_int_equal(sf->gm.stats.frame_free_errors, 0);
+}
+
 struct seen {
 	char names[64][48];
 	uint64_t values[64];
@@ -357,6 +438,7 @@ int main(void)
 		swap_test(test_stale_ids),
 		swap_test(test_swap_full_reported_once),
 		swap_test(test_transition_counts),
+		swap_test(test_freed_frames_filled),
 		swap_test(test_stat_names),
 	};
 
