@@ -7,16 +7,24 @@
 #   make fuzz                   builds every target and runs each for
 #                               FUZZ_SECONDS (60) from its seed corpus
 #   make fuzz FUZZ_SECONDS=600  longer
+#   make fuzz FUZZ_INPUT_TIMEOUT=N  an input running longer than N s
+#                               (10) is a finding, as a crash is
 #
 # A target is added by naming it in FUZZ_TARGETS and listing in
 # fuzz_srcs_<name> the project sources it links; tests/fuzz/<name>.c holds
-# LLVMFuzzerTestOneInput. Seeds: tests/fuzz/<name>.seeds (a command that
-# writes seed files into the directory given as $1), when it exists.
-# A crash leaves its input in build/fuzz/<name>.crashes/.
+# LLVMFuzzerTestOneInput. fuzz_includes_<name>, when set, puts directories
+# of stand-in headers before the repository root (the fakes of
+# tests/unit/fake_exits or tests/unit/fake_x86: a VMCS of plain words, the
+# TSC and port I/O as functions the target defines). Seeds:
+# tests/fuzz/<name>.seeds (a command that writes seed files into the
+# directory given as $1), when it exists. Each input may take at most
+# FUZZ_INPUT_TIMEOUT seconds (libFuzzer's -timeout): a hang is a finding.
+# A crash or a hang leaves its input in build/fuzz/<name>.crashes/.
 
 FUZZ_CC ?= clang
 FUZZ_OUT := build/fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_INPUT_TIMEOUT ?= 10
 FUZZ_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. -g -O1 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-Wall -Wextra -Werror
@@ -51,12 +59,16 @@ fuzz_srcs_fuzz_acpi_tables := arch/x86/acpi.c arch/x86/acpi_fadt.c \
 
 .PHONY: fuzz fuzz-binaries
 
+FUZZ_HEADERS := $(wildcard */*.h arch/x86/*.h tests/fuzz/*.h \
+	tests/unit/fake_*/*/*.h tests/unit/fake_*/*/*/*.h)
+
 fuzz-binaries: $(addprefix $(FUZZ_OUT)/,$(FUZZ_TARGETS))
 
 define fuzz_rule
-$(FUZZ_OUT)/$(1): tests/fuzz/$(1).c $(fuzz_srcs_$(1)) $(wildcard */*.h) | deps
+$(FUZZ_OUT)/$(1): tests/fuzz/$(1).c $(fuzz_srcs_$(1)) $(FUZZ_HEADERS) | deps
 	@mkdir -p $$(@D)
-	$$(FUZZ_CC) $$(FUZZ_CFLAGS) -o $$@ tests/fuzz/$(1).c $(fuzz_srcs_$(1))
+	$$(FUZZ_CC) $(fuzz_includes_$(1)) $$(FUZZ_CFLAGS) -o $$@ \
+		tests/fuzz/$(1).c $(fuzz_srcs_$(1))
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rule,$(t))))
 
@@ -68,6 +80,7 @@ fuzz: fuzz-binaries
 			tests/fuzz/$$t.seeds $$corpus; fi; \
 		echo "  FUZZ    $$t for $(FUZZ_SECONDS) s"; \
 		$(FUZZ_OUT)/$$t -max_total_time=$(FUZZ_SECONDS) \
+			-timeout=$(FUZZ_INPUT_TIMEOUT) \
 			-artifact_prefix=$$crashes/ -print_final_stats=1 \
 			$$corpus 2>$(FUZZ_OUT)/$$t.log || \
 			{ tail -n 40 $(FUZZ_OUT)/$$t.log; \
