@@ -32,7 +32,7 @@ FUZZ_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. -g -O1 \
 FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_virtio_blk_queue fuzz_bzimage fuzz_ata_identify fuzz_image_format \
 	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices \
-	fuzz_apf_protocol
+	fuzz_apf_protocol fuzz_string_io
 fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 	guest/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_config := boot/config.c guest/image_format.c lib/format.c \
@@ -54,6 +54,9 @@ fuzz_srcs_fuzz_guest_devices := guest/interrupts.c guest/vlapic.c \
 # The async page fault protocol's host side for two vCPUs, with a model.
 fuzz_srcs_fuzz_apf_protocol := apf/apf.c apf/apf_msr.c apf/apf_counters.c \
 	lib/counters.c lib/format.c lib/string.c
+# INS/OUTS over the guest's page tables, with the exit handlers' fakes.
+fuzz_includes_fuzz_string_io := -Itests/unit/fake_exits
+fuzz_srcs_fuzz_string_io := vmx/exit_string_io.c guest/guest_pagewalk.c
 fuzz_srcs_fuzz_acpi_tables := arch/x86/acpi.c arch/x86/acpi_fadt.c \
 	arch/x86/acpi_mcfg.c lib/string.c
 
