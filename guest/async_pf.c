@@ -83,32 +83,42 @@ bool vm_apf_page_ready(struct vm *vm, unsigned n)
 	return true;
 }
 
-/* The area's page stays resident while the protocol is on. */
-static void repin_area(struct vm *vm, struct apf_vcpu *a, bool was_on,
-		       uint64_t old_gpa)
+/*
+ * The area's page stays resident while the protocol is on. Only a pin
+ * that was taken is given back: one that failed (a page that could not
+ * come back) is tried again at the next write, and an unpin in its place
+ * would take away another holder's pin of that page (a kvmclock record).
+ */
+static void repin_area(struct vm *vm, unsigned n)
 {
-	bool on = apf_enabled(a);
+	struct vcpu_platform *p = &vm->plat[n];
+	bool on = apf_enabled(&p->apf);
+	uint64_t gpa = apf_area_gpa(&p->apf);
 
-	if (was_on == on && (!on || old_gpa == apf_area_gpa(a)))
+	if (p->apf_area_pinned && (!on || gpa != p->apf_area_pin)) {
+		vm_unpin_ram(vm, p->apf_area_pin);
+		p->apf_area_pinned = false;
+	}
+	if (!on || p->apf_area_pinned)
 		return;
-	if (was_on)
-		vm_unpin_ram(vm, old_gpa);
-	if (on && vm_pin_ram(vm, apf_area_gpa(a)))
+	if (vm_pin_ram(vm, gpa)) {
 		hv_info("vcpu %u: async-PF area at gpa 0x%llx not pinned; it "
-			"is brought back when needed", a->vcpu_id,
-			(unsigned long long)apf_area_gpa(a));
+			"is brought back when needed", p->apf.vcpu_id,
+			(unsigned long long)gpa);
+		return;
+	}
+	p->apf_area_pinned = true;
+	p->apf_area_pin = gpa;
 }
 
 bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
 {
 	struct apf_vcpu *a = &vm->plat[n].apf;
-	bool was_on = apf_enabled(a);
-	uint64_t old_gpa = apf_area_gpa(a);
 	struct apf_msr_effect effect;
 
 	if (apf_wrmsr(a, &vm->apf_env, msr, value, &effect) != APF_MSR_OK)
 		return false;
-	repin_area(vm, a, was_on, old_gpa);
+	repin_area(vm, n);
 	if (effect.check_page_ready)
 		vm_request(vm, n, VCPU_REQ_PAGE_READY);
 	return true;
@@ -122,11 +132,8 @@ bool vm_apf_rdmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t *value)
 
 void vm_apf_reset(struct vm *vm, unsigned n)
 {
-	struct apf_vcpu *a = &vm->plat[n].apf;
-	bool was_on = apf_enabled(a);
-	uint64_t old_gpa = apf_area_gpa(a);
 	struct apf_orphans orphans;
 
-	apf_vcpu_reset(a, &orphans);
-	repin_area(vm, a, was_on, old_gpa);
+	apf_vcpu_reset(&vm->plat[n].apf, &orphans);
+	repin_area(vm, n);
 }

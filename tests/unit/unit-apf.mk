@@ -6,3 +6,10 @@ UNIT_APF_SRCS := apf/apf.c apf/apf_msr.c apf/apf_counters.c lib/counters.c
 UNIT_TESTS += test_apf test_apf_msr
 unit_srcs_test_apf := $(UNIT_APF_SRCS)
 unit_srcs_test_apf_msr := $(UNIT_APF_SRCS)
+
+# guest/async_pf.c, the VM's side of the async-PF MSRs: the shared area's
+# pin over a fake guest RAM that counts pins.
+UNIT_TESTS += test_guest_async_pf
+unit_srcs_test_guest_async_pf := guest/async_pf.c guest/vlapic.c \
+	guest/vlapic_ipi.c guest/vlapic_timer.c tests/unit/console_capture.c \
+	lib/format.c $(UNIT_APF_SRCS)
