@@ -32,7 +32,7 @@ FUZZ_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. -g -O1 \
 FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_virtio_blk_queue fuzz_bzimage fuzz_ata_identify fuzz_image_format \
 	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices \
-	fuzz_apf_protocol fuzz_string_io fuzz_mmio_exit
+	fuzz_apf_protocol fuzz_string_io fuzz_mmio_exit fuzz_guest_msr
 fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 	guest/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_config := boot/config.c guest/image_format.c lib/format.c \
@@ -62,6 +62,13 @@ fuzz_includes_fuzz_mmio_exit := -Itests/unit/fake_exits
 fuzz_srcs_fuzz_mmio_exit := vmx/exit_mmio.c guest/guest_pagewalk.c \
 	guest/mmio_decode.c guest/vlapic.c guest/vlapic_ipi.c \
 	guest/vlapic_timer.c guest/vlapic_mmio.c guest/ioapic.c lib/format.c \
+	lib/string.c
+# The guest's MSRs with kvmclock and the async-PF MSRs and area; the TSC
+# is the target's (tests/unit/fake_exits).
+fuzz_includes_fuzz_guest_msr := -Itests/unit/fake_exits
+fuzz_srcs_fuzz_guest_msr := guest/msr.c guest/async_pf.c guest/kvmclock.c \
+	guest/vlapic.c guest/vlapic_ipi.c guest/vlapic_timer.c apf/apf.c \
+	apf/apf_msr.c apf/apf_counters.c lib/counters.c lib/format.c \
 	lib/string.c
 fuzz_srcs_fuzz_acpi_tables := arch/x86/acpi.c arch/x86/acpi_fadt.c \
 	arch/x86/acpi_mcfg.c lib/string.c
