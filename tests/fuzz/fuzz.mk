@@ -33,7 +33,7 @@ FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_virtio_blk_queue fuzz_bzimage fuzz_ata_identify fuzz_image_format \
 	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices \
 	fuzz_apf_protocol fuzz_string_io fuzz_mmio_exit fuzz_guest_msr \
-	fuzz_pci_bar
+	fuzz_pci_bar fuzz_nvme
 fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 	guest/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_config := boot/config.c guest/image_format.c lib/format.c \
@@ -75,6 +75,10 @@ fuzz_srcs_fuzz_guest_msr := guest/msr.c guest/async_pf.c guest/kvmclock.c \
 # capabilities, the virtio-PCI structures (port I/O is the target's).
 fuzz_includes_fuzz_pci_bar := -Itests/unit/fake_x86
 fuzz_srcs_fuzz_pci_bar := arch/x86/pci.c swap/virtio_pci.c
+# The NVMe driver with the input as the controller.
+fuzz_srcs_fuzz_nvme := swap/nvme_ctrl.c swap/nvme_queue.c \
+	swap/nvme_namespace.c swap/nvme_command.c swap/nvme_identify.c \
+	lib/format.c lib/string.c
 fuzz_srcs_fuzz_acpi_tables := arch/x86/acpi.c arch/x86/acpi_fadt.c \
 	arch/x86/acpi_mcfg.c lib/string.c
 
