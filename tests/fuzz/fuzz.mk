@@ -33,7 +33,7 @@ FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_virtio_blk_queue fuzz_bzimage fuzz_ata_identify fuzz_image_format \
 	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices \
 	fuzz_apf_protocol fuzz_string_io fuzz_mmio_exit fuzz_guest_msr \
-	fuzz_pci_bar fuzz_nvme
+	fuzz_pci_bar fuzz_nvme fuzz_ahci
 fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 	guest/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_config := boot/config.c guest/image_format.c lib/format.c \
@@ -79,6 +79,12 @@ fuzz_srcs_fuzz_pci_bar := arch/x86/pci.c swap/virtio_pci.c
 fuzz_srcs_fuzz_nvme := swap/nvme_ctrl.c swap/nvme_queue.c \
 	swap/nvme_namespace.c swap/nvme_command.c swap/nvme_identify.c \
 	lib/format.c lib/string.c
+# The AHCI driver (swap/ahci.c is included by the target) with the input
+# as the PCI function and the HBA.
+fuzz_includes_fuzz_ahci := -Itests/unit/fake_x86
+fuzz_deps_fuzz_ahci := swap/ahci.c
+fuzz_srcs_fuzz_ahci := swap/ahci_port.c swap/ahci_cmd.c swap/ata_error.c \
+	swap/ata_identify.c arch/x86/pci.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_acpi_tables := arch/x86/acpi.c arch/x86/acpi_fadt.c \
 	arch/x86/acpi_mcfg.c lib/string.c
 
@@ -90,7 +96,8 @@ FUZZ_HEADERS := $(wildcard */*.h arch/x86/*.h tests/fuzz/*.h \
 fuzz-binaries: $(addprefix $(FUZZ_OUT)/,$(FUZZ_TARGETS))
 
 define fuzz_rule
-$(FUZZ_OUT)/$(1): tests/fuzz/$(1).c $(fuzz_srcs_$(1)) $(FUZZ_HEADERS) | deps
+$(FUZZ_OUT)/$(1): tests/fuzz/$(1).c $(fuzz_srcs_$(1)) $(FUZZ_HEADERS) \
+		$(fuzz_deps_$(1)) | deps
 	@mkdir -p $$(@D)
 	$$(FUZZ_CC) $(fuzz_includes_$(1)) $$(FUZZ_CFLAGS) -o $$@ \
 		tests/fuzz/$(1).c $(fuzz_srcs_$(1))

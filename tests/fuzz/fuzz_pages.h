@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Page-aligned pages for the driver targets, from a static pool instead
- * of the allocator (which cost most of each run): every page not handed
- * out is poisoned for AddressSanitizer, and a poisoned guard page lies
- * after each page, so an access past a page, or to a page given back, is
- * caught as with malloc. fuzz_pages_reset() takes every page back.
+ * Page-aligned memory for the driver targets, from a static pool instead
+ * of the allocator (which cost most of each run): up to four contiguous
+ * pages per allocation, each allocation followed by a poisoned guard page,
+ * everything not handed out poisoned for AddressSanitizer; so an access
+ * past an allocation, or to one given back, is caught as with malloc.
+ * fuzz_pages_reset() takes every allocation back.
  */
 #ifndef TESTS_FUZZ_FUZZ_PAGES_H
 #define TESTS_FUZZ_FUZZ_PAGES_H
@@ -15,53 +16,64 @@
 
 #include "tests/fuzz/fuzz_check.h"
 
-#define FUZZ_PAGES 160
+#define FUZZ_SLOTS 160
+#define FUZZ_SLOT_PAGES 4
 #define FUZZ_PAGE_BYTES 4096u
+#define FUZZ_STRIDE ((FUZZ_SLOT_PAGES + 1) * FUZZ_PAGE_BYTES)
 
-static uint8_t fuzz_pool[2 * FUZZ_PAGES][FUZZ_PAGE_BYTES]
+static uint8_t fuzz_pool[FUZZ_SLOTS][FUZZ_STRIDE]
 	__attribute__((aligned(4096)));
-static bool fuzz_page_used[FUZZ_PAGES];
+static unsigned fuzz_slot_pages[FUZZ_SLOTS];    /* 0: free */
 
 static inline void fuzz_pages_reset(void)
 {
-	memset(fuzz_page_used, 0, sizeof(fuzz_page_used));
+	memset(fuzz_slot_pages, 0, sizeof(fuzz_slot_pages));
 	ASAN_POISON_MEMORY_REGION(fuzz_pool, sizeof(fuzz_pool));
 }
 
-/* A zeroed page, or NULL when all are out. */
-static inline void *fuzz_page_alloc(void)
+/* n (1-4) zeroed contiguous pages, or NULL when the pool is out. */
+static inline void *fuzz_pages_alloc(unsigned n)
 {
-	for (unsigned i = 0; i < FUZZ_PAGES; i++) {
-		if (fuzz_page_used[i])
+	CHECK(n >= 1 && n <= FUZZ_SLOT_PAGES);
+	for (unsigned i = 0; i < FUZZ_SLOTS; i++) {
+		if (fuzz_slot_pages[i])
 			continue;
-		fuzz_page_used[i] = true;
-		ASAN_UNPOISON_MEMORY_REGION(fuzz_pool[2 * i], FUZZ_PAGE_BYTES);
-		memset(fuzz_pool[2 * i], 0, FUZZ_PAGE_BYTES);
-		return fuzz_pool[2 * i];
+		fuzz_slot_pages[i] = n;
+		ASAN_UNPOISON_MEMORY_REGION(fuzz_pool[i], n * FUZZ_PAGE_BYTES);
+		memset(fuzz_pool[i], 0, n * FUZZ_PAGE_BYTES);
+		return fuzz_pool[i];
 	}
 	return NULL;
 }
 
-static inline void fuzz_page_free(void *p)
+static inline void *fuzz_page_alloc(void)
 {
-	unsigned i = (unsigned)(((uint8_t (*)[FUZZ_PAGE_BYTES])p -
-				 fuzz_pool) / 2);
-
-	CHECK(i < FUZZ_PAGES && fuzz_page_used[i] &&
-	      p == (void *)fuzz_pool[2 * i]);
-	fuzz_page_used[i] = false;
-	ASAN_POISON_MEMORY_REGION(p, FUZZ_PAGE_BYTES);
+	return fuzz_pages_alloc(1);
 }
 
-/* Whether p is a page handed out and not given back. */
-static inline bool fuzz_page_live(const void *p)
+/* The slot whose allocation holds [a, a + len), or -1. */
+static inline int fuzz_pages_holding(uint64_t a, uint64_t len)
 {
-	uintptr_t a = (uintptr_t)p, base = (uintptr_t)fuzz_pool;
+	uintptr_t base = (uintptr_t)fuzz_pool;
+	unsigned i;
 
-	if (a < base || a >= base + sizeof(fuzz_pool) ||
-	    (a - base) % (2 * FUZZ_PAGE_BYTES))
-		return false;
-	return fuzz_page_used[(a - base) / (2 * FUZZ_PAGE_BYTES)];
+	if (a < base || a >= base + sizeof(fuzz_pool))
+		return -1;
+	i = (unsigned)((a - base) / FUZZ_STRIDE);
+	if (!fuzz_slot_pages[i] ||
+	    a - (uintptr_t)fuzz_pool[i] + len >
+	    fuzz_slot_pages[i] * FUZZ_PAGE_BYTES)
+		return -1;
+	return (int)i;
+}
+
+static inline void fuzz_page_free(void *p)
+{
+	int i = fuzz_pages_holding((uintptr_t)p, 1);
+
+	CHECK(i >= 0 && p == (void *)fuzz_pool[i]);
+	ASAN_POISON_MEMORY_REGION(p, fuzz_slot_pages[i] * FUZZ_PAGE_BYTES);
+	fuzz_slot_pages[i] = 0;
 }
 
 #endif
