@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * arch/x86/pci.c over a fake function behind ports 0xCF8/0xCFC (built
- * with tests/unit/fake_x86 first on the include path), and the virtio
- * capability walk of swap/virtio_pci.c over it. What a device answers is
- * not trusted: a BAR's sizing mask with holes or an address with low bits
- * set decodes as the device decodes it (the lowest writable bit is the
- * size), a BAR past 2^52 decodes as unused, and a capability list that
- * loops does not hang the walk (all three found by
- * tests/fuzz/fuzz_pci_bar.c).
+ * arch/x86/pci.c over a fake function at 00:03.0 behind ports
+ * 0xCF8/0xCFC (built with tests/unit/fake_x86 first on the include path),
+ * the virtio capability walk of swap/virtio_pci.c and the virtio-blk
+ * bring-up of swap/virtio_blk.c over it. What a device answers is not
+ * trusted: a BAR's sizing mask with holes or an address with low bits set
+ * decodes as the device decodes it (the lowest writable bit is the size),
+ * a BAR past 2^52 decodes as unused, and a capability list that loops
+ * does not hang the walk (all three found by tests/fuzz/fuzz_pci_bar.c);
+ * a queue maximum of 3 is refused, not made a queue of 2 descriptors that
+ * holds no request (found by tests/fuzz/fuzz_virtio_pci.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,7 +21,30 @@
 #include "arch/x86/host_paging.h"
 #include "arch/x86/io.h"
 #include "arch/x86/pci.h"
+#include "lib/heap.h"
+#include "swap/virtio_blk.h"
 #include "swap/virtio_pci.h"
+#include "tests/unit/console_capture.h"
+
+#define FUNCTION_00_03_0 (3u << 11)     /* CONFIG_ADDRESS bits 23:8 */
+
+uint64_t tsc_hz = 1000000000ull;
+
+void *hv_alloc(size_t bytes)
+{
+	static uint8_t heap[65536] __attribute__((aligned(4096)));
+	static size_t used;
+	void *p = heap + used;
+
+	used += (bytes + 4095) & ~(size_t)4095;
+	assert_true(used <= sizeof(heap));
+	return p;
+}
+
+uint64_t hv_alloc_pages_low(unsigned npages)
+{
+	return (uintptr_t)hv_alloc(npages * 4096u);
+}
 
 static uint8_t cfg[256];
 static uint32_t bar_mask[6], address;
@@ -29,9 +54,15 @@ static unsigned accesses;
 static unsigned offset(uint16_t port)
 {
 	/* A walk that never ends shows as too many accesses. */
-	if (++accesses > 100000)
+	if (++accesses > 1000000)
 		fail_msg("configuration space read without end");
 	return (address & 0xfc) + (port - 0xcfc);
+}
+
+/* Functions other than 00:03.0 are absent: all ones, writes dropped. */
+static bool absent(void)
+{
+	return (address & 0xffff00) != FUNCTION_00_03_0;
 }
 
 void outl(uint16_t port, uint32_t v)
@@ -43,6 +74,8 @@ void outl(uint16_t port, uint32_t v)
 		return;
 	}
 	off = offset(port);
+	if (absent())
+		return;
 	if (off >= PCI_BAR0 && off < PCI_BAR0 + 24) {
 		unsigned i = (off - PCI_BAR0) / 4;
 
@@ -55,33 +88,45 @@ void outl(uint16_t port, uint32_t v)
 
 void outw(uint16_t port, uint16_t v)
 {
-	memcpy(cfg + offset(port), &v, 2);
+	unsigned off = offset(port);
+
+	if (!absent())
+		memcpy(cfg + off, &v, 2);
 }
 
 void outb(uint16_t port, uint8_t v)
 {
-	cfg[offset(port)] = v;
+	unsigned off = offset(port);
+
+	if (!absent())
+		cfg[off] = v;
 }
 
 uint32_t inl(uint16_t port)
 {
-	uint32_t v;
+	unsigned off = offset(port);
+	uint32_t v = 0xffffffff;
 
-	memcpy(&v, cfg + offset(port), 4);
+	if (!absent())
+		memcpy(&v, cfg + off, 4);
 	return v;
 }
 
 uint16_t inw(uint16_t port)
 {
-	uint16_t v;
+	unsigned off = offset(port);
+	uint16_t v = 0xffff;
 
-	memcpy(&v, cfg + offset(port), 2);
+	if (!absent())
+		memcpy(&v, cfg + off, 2);
 	return v;
 }
 
 uint8_t inb(uint16_t port)
 {
-	return cfg[offset(port)];
+	unsigned off = offset(port);
+
+	return absent() ? 0xff : cfg[off];
 }
 
 void host_paging_map_mmio(uint64_t base, uint64_t size)
@@ -95,6 +140,7 @@ static const struct pci_device dev = { .bus = 0, .dev = 3 };
 static int setup(void **state)
 {
 	(void)state;
+	address = 0x80000000u | FUNCTION_00_03_0;
 	memset(cfg, 0, sizeof(cfg));
 	memset(bar_mask, 0, sizeof(bar_mask));
 	memset(sizing, 0, sizeof(sizing));
@@ -179,12 +225,48 @@ static void looping_capability_list(void **state)
 	assert_true((uintptr_t)vp.devcfg == 0xfe002000);
 }
 
+/*
+ * A virtio-blk function whose queue 0 takes at most 3 descriptors: the
+ * largest power of two below is 2, which cannot hold a request (3
+ * descriptors); it was brought up with no slot, every request refused.
+ */
+static void queue_too_small_for_a_request(void **state)
+{
+	static uint8_t bar[0x4000] __attribute__((aligned(0x4000)));
+	uint32_t features = 1;                  /* VERSION_1 (bit 32) */
+	uint16_t qmax = 3;
+	uint64_t capacity = 2048;
+
+	(void)state;
+	cfg[PCI_VENDOR_ID] = 0xf4;
+	cfg[PCI_VENDOR_ID + 1] = 0x1a;          /* 1af4: virtio */
+	cfg[PCI_DEVICE_ID] = 0x42;
+	cfg[PCI_DEVICE_ID + 1] = 0x10;          /* 1042: block */
+	cfg[PCI_STATUS] = PCI_STATUS_CAP_LIST;
+	cfg[PCI_CAP_PTR] = 0x40;
+	set_bar(0, (uint32_t)(uintptr_t)bar | 4, 0xffffc004);
+	set_bar(1, (uint32_t)((uintptr_t)bar >> 32), 0xffffffff);
+	virtio_cap(0x40, 1, 0x0000, 0x38, 0x58);
+	virtio_cap(0x58, 2, 0x1000, 0x1000, 0x70);
+	cfg[0x58 + 16] = 4;                     /* notify multiplier */
+	virtio_cap(0x70, 4, 0x2000, 0x1000, 0);
+	memcpy(bar + 0x04, &features, 4);
+	memcpy(bar + 0x18, &qmax, 2);
+	memcpy(bar + 0x2000, &capacity, 8);
+	console_forget();
+	assert_null(virtio_blk_probe());
+	assert_int_equal(console_nlines, 1);
+	assert_non_null(strstr(console_lines[0],
+			       "queue 0 is missing or too small"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup(f, setup)
 	const struct CMUnitTest tests[] = {
 		T(bars_as_the_device_decodes_them),
 		T(looping_capability_list),
+		T(queue_too_small_for_a_request),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
