@@ -113,8 +113,11 @@ static void take_cap(struct virtio_pci *vp, uint8_t cap, const char **why)
 
 	if (type == VIRTIO_PCI_CAP_COMMON_CFG && !vp->common) {
 		vp->common = cap_window(d, cap, &len, why);
-		if (vp->common && len < COMMON_CFG_LENGTH)
+		/* Not kept: its registers would lie past what was given. */
+		if (vp->common && len < COMMON_CFG_LENGTH) {
+			vp->common = NULL;
 			*why = "the common configuration is too short";
+		}
 	} else if (type == VIRTIO_PCI_CAP_NOTIFY_CFG && !vp->notify_base) {
 		vp->notify_base = cap_window(d, cap, &vp->notify_len, why);
 		vp->notify_multiplier =

@@ -9,7 +9,8 @@
  * a BAR past 2^52 decodes as unused, and a capability list that loops
  * does not hang the walk (all three found by tests/fuzz/fuzz_pci_bar.c);
  * a queue maximum of 3 is refused, not made a queue of 2 descriptors that
- * holds no request (found by tests/fuzz/fuzz_virtio_pci.c).
+ * holds no request, and a common structure too short is not kept (both
+ * found by tests/fuzz/fuzz_virtio_pci.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -226,6 +227,27 @@ static void looping_capability_list(void **state)
 }
 
 /*
+ * A common structure shorter than its registers is refused and not kept:
+ * the refusal's FAILED status went to offset 0x14 of it, past the 16
+ * bytes given -- here the BAR's last 16 bytes, so past the BAR's end
+ * (found by tests/fuzz/fuzz_virtio_pci.c).
+ */
+static void short_common_structure(void **state)
+{
+	struct virtio_pci vp;
+	const char *why;
+
+	(void)state;
+	set_bar(0, 0xfe000000, 0xffffc000);
+	cfg[PCI_STATUS] = PCI_STATUS_CAP_LIST;
+	cfg[PCI_CAP_PTR] = 0x40;
+	virtio_cap(0x40, 1, 0x3ff0, 0x10, 0);
+	assert_int_equal(virtio_pci_init(&vp, &dev, &why), -1);
+	assert_string_equal(why, "the common configuration is too short");
+	assert_null(vp.common);
+}
+
+/*
  * A virtio-blk function whose queue 0 takes at most 3 descriptors: the
  * largest power of two below is 2, which cannot hold a request (3
  * descriptors); it was brought up with no slot, every request refused.
@@ -266,6 +288,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(bars_as_the_device_decodes_them),
 		T(looping_capability_list),
+		T(short_common_structure),
 		T(queue_too_small_for_a_request),
 	};
 
