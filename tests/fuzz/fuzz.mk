@@ -15,7 +15,9 @@
 # LLVMFuzzerTestOneInput. fuzz_includes_<name>, when set, puts directories
 # of stand-in headers before the repository root (the fakes of
 # tests/unit/fake_exits or tests/unit/fake_x86: a VMCS of plain words, the
-# TSC and port I/O as functions the target defines). Seeds:
+# TSC and port I/O as functions the target defines); fuzz_deps_<name>
+# names a source the target includes rather than links (to reach its
+# static functions), so that a change to it rebuilds the target. Seeds:
 # tests/fuzz/<name>.seeds (a command that writes seed files into the
 # directory given as $1), when it exists. Each input may take at most
 # FUZZ_INPUT_TIMEOUT seconds (libFuzzer's -timeout): a hang is a finding.
@@ -33,7 +35,7 @@ FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_virtio_blk_queue fuzz_bzimage fuzz_ata_identify fuzz_image_format \
 	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices \
 	fuzz_apf_protocol fuzz_string_io fuzz_mmio_exit fuzz_guest_msr \
-	fuzz_pci_bar fuzz_nvme fuzz_ahci
+	fuzz_pci_bar fuzz_nvme fuzz_ahci fuzz_virtio_pci
 fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 	guest/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_config := boot/config.c guest/image_format.c lib/format.c \
@@ -85,6 +87,12 @@ fuzz_includes_fuzz_ahci := -Itests/unit/fake_x86
 fuzz_deps_fuzz_ahci := swap/ahci.c
 fuzz_srcs_fuzz_ahci := swap/ahci_port.c swap/ahci_cmd.c swap/ata_error.c \
 	swap/ata_identify.c arch/x86/pci.c lib/format.c lib/string.c
+# A virtio-blk device's bring-up over the PCI transport (swap/virtio_blk.c
+# is included by the target), its BAR memory the input's.
+fuzz_includes_fuzz_virtio_pci := -Itests/unit/fake_x86
+fuzz_deps_fuzz_virtio_pci := swap/virtio_blk.c
+fuzz_srcs_fuzz_virtio_pci := swap/virtio_pci.c swap/virtio_blk_queue.c \
+	arch/x86/pci.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_acpi_tables := arch/x86/acpi.c arch/x86/acpi_fadt.c \
 	arch/x86/acpi_mcfg.c lib/string.c
 

@@ -35,6 +35,8 @@ struct fuzz_pci_fn {
 		uint64_t base, size;
 	} maps[FUZZ_PCI_MAPS];          /* host_paging_map_mmio calls */
 	unsigned nmaps;
+	/* Called for each mapping, when set (after fuzz_pci_take). */
+	void (*on_map)(uint64_t base, uint64_t size);
 };
 
 static struct fuzz_pci_fn fuzz_pci;
@@ -149,6 +151,8 @@ void host_paging_map_mmio(uint64_t base, uint64_t size)
 	fuzz_pci.maps[fuzz_pci.nmaps].base = base;
 	fuzz_pci.maps[fuzz_pci.nmaps].size = size;
 	fuzz_pci.nmaps++;
+	if (fuzz_pci.on_map)
+		fuzz_pci.on_map(base, size);
 }
 
 /* The function as pci_scan would have found it (bus 0, device 3). */
