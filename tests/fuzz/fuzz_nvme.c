@@ -170,16 +170,19 @@ static uint16_t run_command(unsigned qid, const struct nvme_sqe *c,
 
 		CHECK(c->opcode == NVME_CMD_READ || c->opcode == NVME_CMD_WRITE);
 		CHECK(c->nsid == ns->nsid);
-		/* Handed back early on a made-up completion: gone. */
-		if (!r) {
-			CHECK(dev.q[qid].made_up);
+		CHECK(nlb << ns->info.lba_shift == PAGE_SIZE);
+		CHECK(slba < ns->info.lbas && nlb <= ns->info.lbas - slba);
+		/*
+		 * After a made-up completion the request may have been
+		 * handed back early and its page given to another: only the
+		 * command itself can be checked then.
+		 */
+		if (dev.q[qid].made_up)
 			return status;
-		}
+		CHECK(r);
 		CHECK(r->op == (c->opcode == NVME_CMD_READ ? BLK_READ :
 				BLK_WRITE));
-		CHECK(nlb << ns->info.lba_shift == PAGE_SIZE);
 		CHECK(slba << ns->info.lba_shift == r->offset);
-		CHECK(slba < ns->info.lbas && nlb <= ns->info.lbas - slba);
 		if (!status && c->opcode == NVME_CMD_READ)
 			memset(r->page, (int)*result, PAGE_SIZE);
 		return status;
