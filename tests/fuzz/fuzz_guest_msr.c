@@ -21,13 +21,17 @@
  *     at the MSR's new address, the wall clock at the written address,
  *     the vCPU's async-PF area's two words;
  *   - a kvmclock record written has an even version, 2 more than the
- *     vCPU's last, and the MSR then reads what was written; a refused
- *     write leaves it reading 0 or its old value;
+ *     vCPU's last, the stable bit, and the MSR then reads what was
+ *     written; a refused write leaves it reading 0 (nothing pinned) or
+ *     the value (pinned, the record not written); without kvmclock
+ *     offered it is #GP;
  *   - a refused WRMSR (#GP) of anything but kvmclock changes none of the
- *     vCPU's MSR state;
+ *     vCPU's MSR state (nor its async-PF state); an RDMSR changes none;
+ *   - a "page not present" goes out only with async PF on, a token that
+ *     is neither 0 nor the broadcast, and the reason in the area; a
+ *     page-ready leaves a token in the area;
  *   - an unpin always matches an earlier pin of the same page, and once
- *     everything is off no page is pinned;
- *   - the LAPIC MSRs reach the LAPIC (an IPI or EOI they send is routed).
+ *     everything is off no page is pinned.
  */
 #include <stdarg.h>
 #include <stdint.h>
