@@ -17,12 +17,14 @@
  * Beyond the sanitizers' checks (the queue and Identify pages are the
  * exact allocations the driver asked for):
  *   - every register access lies inside the BAR, dword aligned; doorbells
- *     only while the controller is enabled, naming a queue that exists
- *     with a value inside it;
+ *     only while the controller is enabled, naming one of the five queues
+ *     with a value inside a queue of 64;
  *   - every address the driver gives the controller (admin queues, I/O
  *     queues, Identify pages, data pages) is a page it allocated or the
- *     page of a request in flight; a Read or Write covers that one page
- *     and LBAs inside its namespace, in the namespace it was asked for;
+ *     page of a request in flight; a Read or Write covers one page of
+ *     LBAs inside its namespace, and (unless the controller made a
+ *     completion up on that queue, which may hand a page back early) is
+ *     the request's, in its direction, at its offset;
  *   - a bring-up that succeeds leaves 1 to 4 namespaces, each of at
  *     least a page;
  *   - every request is handed back exactly once, out-of-range ones (not
