@@ -105,48 +105,43 @@ static struct ratelimit unpinned_area_lines =
 	RATELIMIT("async-PF areas not pinned", 8);
 
 /*
- * The area's page stays resident while the protocol is on. A pin that
- * failed is not retried until EN moves the area or turns it on again,
- * and is never undone: the unpin would take away somebody else's pin of
- * the same page (kvmclock's, another vCPU's area).
+ * The area's page stays resident while the protocol is on. Only a pin
+ * that was taken is given back: one that failed (a page that could not
+ * come back) is tried again at the next write, and an unpin in its place
+ * would take away another holder's pin of that page (a kvmclock record,
+ * another vCPU's area).
  */
-static void repin_area(struct vm *vm, unsigned n, bool was_on,
-		       uint64_t old_gpa)
+static void repin_area(struct vm *vm, unsigned n)
 {
 	struct vcpu_platform *p = &vm->plat[n];
-	struct apf_vcpu *a = &p->apf;
-	bool on = apf_enabled(a);
+	bool on = apf_enabled(&p->apf);
+	uint64_t gpa = apf_area_gpa(&p->apf);
 
-	if (was_on == on && (!on || old_gpa == apf_area_gpa(a)))
-		return;
-	if (p->apf_area_pinned) {
-		vm_unpin_ram(vm, p->apf_pinned_gpa);
+	if (p->apf_area_pinned && (!on || gpa != p->apf_area_pin)) {
+		vm_unpin_ram(vm, p->apf_area_pin);
 		p->apf_area_pinned = false;
 	}
-	if (!on)
+	if (!on || p->apf_area_pinned)
 		return;
-	if (vm_pin_ram(vm, apf_area_gpa(a))) {
+	if (vm_pin_ram(vm, gpa)) {
 		if (ratelimit_allow(&unpinned_area_lines))
 			hv_info("vcpu %u: async-PF area at gpa 0x%llx not "
 				"pinned; it is brought back when needed",
-				a->vcpu_id,
-				(unsigned long long)apf_area_gpa(a));
+				p->apf.vcpu_id, (unsigned long long)gpa);
 		return;
 	}
 	p->apf_area_pinned = true;
-	p->apf_pinned_gpa = apf_area_gpa(a);
+	p->apf_area_pin = gpa;
 }
 
 bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
 {
 	struct apf_vcpu *a = &vm->plat[n].apf;
-	bool was_on = apf_enabled(a);
-	uint64_t old_gpa = apf_area_gpa(a);
 	struct apf_msr_effect effect;
 
 	if (apf_wrmsr(a, &vm->apf_env, msr, value, &effect) != APF_MSR_OK)
 		return false;
-	repin_area(vm, n, was_on, old_gpa);
+	repin_area(vm, n);
 	/* If this write fails, so does the read before each page-ready. */
 	if (effect.clear_token)
 		write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, 0);
@@ -163,11 +158,8 @@ bool vm_apf_rdmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t *value)
 
 void vm_apf_reset(struct vm *vm, unsigned n)
 {
-	struct apf_vcpu *a = &vm->plat[n].apf;
-	bool was_on = apf_enabled(a);
-	uint64_t old_gpa = apf_area_gpa(a);
 	struct apf_orphans orphans;
 
-	apf_vcpu_reset(a, &orphans);
-	repin_area(vm, n, was_on, old_gpa);
+	apf_vcpu_reset(&vm->plat[n].apf, &orphans);
+	repin_area(vm, n);
 }

@@ -93,9 +93,9 @@ struct vcpu_platform {
 	volatile uint8_t sipi_vector;   /* with VCPU_REQ_SIPI */
 	volatile bool parked;           /* in HLT with interrupts disabled */
 	struct apf_vcpu apf;            /* async page faults (the vCPU's own) */
-	/* The async-PF area's page this vCPU holds pinned, if its pin held. */
+	/* The page of the async-PF area pinned for it, if one is. */
 	bool apf_area_pinned;
-	uint64_t apf_pinned_gpa;
+	uint64_t apf_area_pin;
 };
 
 /* What boot/ hands over to build a VM (from apfvisor.cfg and UEFI). */

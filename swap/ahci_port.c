@@ -152,6 +152,12 @@ bool ahci_port_identify(struct ahci_port *p, uint16_t *words)
 	uint64_t end = tsc_after_ms(AHCI_IDENTIFY_TIMEOUT_MS);
 	uint32_t is, ci, tfd;
 
+	/*
+	 * An IDENTIFY that ends without moving its data must not leave an
+	 * earlier disk's words (the buffer serves every port) to be taken
+	 * for this disk's: all zeros are no disk to use.
+	 */
+	memset(words, 0, AHCI_SECTOR_SIZE);
 	ahci_cmd_build_identify(&p->cmd_list[0], &p->tables[0],
 				(uintptr_t)&p->tables[0], (uintptr_t)words);
 	port_write(p, PX_CI, BIT(0));

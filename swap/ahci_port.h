@@ -106,8 +106,8 @@ bool ahci_port_start(struct ahci_port *p);
 bool ahci_port_init(struct ahci_port *p);
 
 /*
- * IDENTIFY DEVICE into words (256 words, DMA-able), in slot 0 of an idle
- * port, waited for. False after one error line.
+ * IDENTIFY DEVICE into words (256 words, DMA-able, zeroed first), in slot
+ * 0 of an idle port, waited for. False after one error line.
  */
 bool ahci_port_identify(struct ahci_port *p, uint16_t *words);
 

@@ -158,6 +158,12 @@ static int check_cap(struct nvme_ctrl *c)
 			 (unsigned long long)c->cap);
 		return -1;
 	}
+	/* MQES is 0-based and 0 is invalid: a queue holds at least two. */
+	if (!NVME_CAP_MQES(c->cap)) {
+		hv_error("%s: the controller's queues hold one entry (CAP.MQES "
+			 "0); a queue needs two", c->name);
+		return -1;
+	}
 	if (NVME_CAP_MPSMIN(c->cap)) {
 		hv_error("%s: the controller's smallest memory page is %llu "
 			 "KiB, apfvisor uses 4 KiB (CAP.MPSMIN)", c->name,

@@ -100,12 +100,16 @@ static int setup_queue(struct vblk *vb, const char **why)
 	struct virtio_queue_addrs addrs;
 	uint16_t qsize = VBLK_QUEUE_SIZE;
 
-	if (max < VBLK_DESC_PER_REQ) {
+	/*
+	 * The largest power of two the device takes; it must hold one
+	 * request (a maximum of 3 gave 2 descriptors: no request ever).
+	 */
+	while (qsize > max)
+		qsize >>= 1;
+	if (qsize < VBLK_DESC_PER_REQ) {
 		*why = "queue 0 is missing or too small";
 		return -1;
 	}
-	while (qsize > max)
-		qsize >>= 1;
 	q->name = vb->name;
 	q->stop_device = stop_device;
 	q->ctx = vb;

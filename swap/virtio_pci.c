@@ -113,8 +113,11 @@ static void take_cap(struct virtio_pci *vp, uint8_t cap, const char **why)
 
 	if (type == VIRTIO_PCI_CAP_COMMON_CFG && !vp->common) {
 		vp->common = cap_window(d, cap, &len, why);
-		if (vp->common && len < COMMON_CFG_LENGTH)
+		/* Not kept: its registers would lie past what was given. */
+		if (vp->common && len < COMMON_CFG_LENGTH) {
+			vp->common = NULL;
 			*why = "the common configuration is too short";
+		}
 	} else if (type == VIRTIO_PCI_CAP_NOTIFY_CFG && !vp->notify_base) {
 		vp->notify_base = cap_window(d, cap, &vp->notify_len, why);
 		vp->notify_multiplier =
@@ -126,14 +129,20 @@ static void take_cap(struct virtio_pci *vp, uint8_t cap, const char **why)
 	}
 }
 
-/* 4.1.4: "the driver SHOULD use the first instance of each type". */
+/*
+ * 4.1.4: "the driver SHOULD use the first instance of each type". A list
+ * that loops is walked no further than a list can be long.
+ */
 int virtio_pci_init(struct virtio_pci *vp, const struct pci_device *d,
 		    const char **why)
 {
+	unsigned n = 0;
+
 	*vp = (struct virtio_pci){ .pci = *d };
 	*why = NULL;
 	for (uint8_t cap = pci_next_cap(d, PCI_CAP_ID_VENDOR, 0);
-	     cap && !*why; cap = pci_next_cap(d, PCI_CAP_ID_VENDOR, cap))
+	     cap && !*why && n++ < PCI_CAP_MAX_COUNT;
+	     cap = pci_next_cap(d, PCI_CAP_ID_VENDOR, cap))
 		take_cap(vp, cap, why);
 	if (*why)
 		return -1;

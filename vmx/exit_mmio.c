@@ -35,8 +35,11 @@ static int read_guest(void *ctx, uint64_t gpa, void *buf, unsigned len)
  * The bytes at CS:RIP, up to the first that cannot be read: one page walk
  * per page the instruction touches (a walk per byte made an xAPIC EOI
  * cost ~20,000 cycles under Bochs), byte by byte only where a read fails.
+ * la_mask cuts linear addresses to 32 bits outside 64-bit code: there an
+ * instruction at the top of the linear space goes on at 0.
  */
-static unsigned fetch_instruction(struct vcpu *v, uint64_t la, uint8_t *bytes)
+static unsigned fetch_instruction(struct vcpu *v, uint64_t la,
+				  uint64_t la_mask, uint8_t *bytes)
 {
 	struct guest_paging paging = {
 		vmcs_read(VMCS_GUEST_CR0), vmcs_read(VMCS_GUEST_CR3),
@@ -46,12 +49,13 @@ static unsigned fetch_instruction(struct vcpu *v, uint64_t la, uint8_t *bytes)
 	unsigned n = 0;
 
 	while (n < MMIO_INSN_MAX) {
-		uint64_t gpa, in_page = PAGE_SIZE - ((la + n) & (PAGE_SIZE - 1));
+		uint64_t at = (la + n) & la_mask;
+		uint64_t gpa, in_page = PAGE_SIZE - (at & (PAGE_SIZE - 1));
 		unsigned chunk = (unsigned)MIN((uint64_t)(MMIO_INSN_MAX - n),
 					       in_page);
 		uint32_t pf_error;
 
-		if (guest_pagewalk(&paging, la + n, false, user, read_guest,
+		if (guest_pagewalk(&paging, at, false, user, read_guest,
 				   v->guest, &gpa, &pf_error) != GUEST_WALK_OK)
 			break;
 		if (vm_read_ram(v->guest, gpa, &bytes[n], chunk)) {
@@ -192,10 +196,11 @@ enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
 	struct vmx_exit done = *e;
 	enum mmio_cpu_mode mode;
 	bool decodable = code_mode(&mode);
+	uint64_t la_mask = mode == MMIO_MODE_64 ? ~0ull : 0xffffffffull;
 	uint64_t la = mode == MMIO_MODE_64 ? e->guest_rip
 		      : (vmcs_read(VMCS_GUEST_CS_BASE) + e->guest_rip) &
-				0xffffffffull;
-	unsigned n = fetch_instruction(v, la, bytes);
+				la_mask;
+	unsigned n = fetch_instruction(v, la, la_mask, bytes);
 
 	/*
 	 * The bytes are read after the fault: another vCPU may have changed

@@ -58,23 +58,30 @@ static uint64_t set_low(uint64_t reg, uint64_t value, unsigned addr_size)
 struct string_io {
 	struct vcpu *v;
 	struct guest_paging paging;
+	uint64_t la_mask;               /* 32 bits outside 64-bit mode */
 	bool user;
 	uint32_t pf_error;
 	uint64_t pf_address;
 };
 
-/* The gpa of each byte of an element at la: 0, 1 (#PF) or -1 (no RAM). */
+/*
+ * The gpa of each byte of an element at la: 0, 1 (#PF) or -1 (no RAM).
+ * Outside 64-bit mode an element's bytes wrap at 4 GiB, as the linear
+ * address space does.
+ */
 static int translate(struct string_io *s, uint64_t la, unsigned size,
 		     bool write, uint64_t gpa[4])
 {
 	for (unsigned i = 0; i < size; i++) {
-		switch (guest_pagewalk(&s->paging, la + i, write, s->user,
+		uint64_t byte_la = (la + i) & s->la_mask;
+
+		switch (guest_pagewalk(&s->paging, byte_la, write, s->user,
 				       read_guest, s->v->guest, &gpa[i],
 				       &s->pf_error)) {
 		case GUEST_WALK_OK:
 			break;
 		case GUEST_WALK_PAGE_FAULT:
-			s->pf_address = la + i;
+			s->pf_address = byte_la;
 			return 1;
 		case GUEST_WALK_TABLE_UNREADABLE:
 			return -1;
@@ -141,14 +148,19 @@ enum exit_action handle_string_io(struct vcpu *v, const struct vmx_exit *e)
 			    vmcs_read(VMCS_GUEST_CR3),
 			    vmcs_read(VMCS_GUEST_CR4),
 			    vmcs_read(VMCS_GUEST_IA32_EFER) },
+		.la_mask = mode64 ? ~0ull : 0xffffffffull,
 		.user = ((vmcs_read32(VMCS_GUEST_SS_ACCESS_RIGHTS) >> 5) & 3) == 3,
 	};
 
 	v->stats.string_io++;
 	for (unsigned n = 0; count && n < STRING_IO_BATCH; n++) {
 		uint64_t offset = *index & mask;
-		uint64_t la = (base + offset) &
-			      (asz == 2 ? ~0ull : 0xffffffffull);
+		/*
+		 * In 64-bit code the offset is cut to the address size and
+		 * then the whole FS/GS base added (SDM Vol. 1, 3.3.7);
+		 * elsewhere the sum wraps at 4 GiB.
+		 */
+		uint64_t la = (base + offset) & s.la_mask;
 		int rc;
 
 		if (mode64 && (!address_canonical(la, va_bits) ||

@@ -23,7 +23,6 @@
 
 /* Capabilities start after the 64-byte header and are dword aligned. */
 #define PCI_CAP_MIN_OFFSET 0x40
-#define PCI_CAP_MAX_COUNT  ((256 - PCI_CAP_MIN_OFFSET) / 4)
 
 /* BAR low bits (PCI 3.0, 6.2.5.1). */
 #define PCI_BAR_IO            BIT(0)
@@ -32,6 +31,8 @@
 #define PCI_BAR_PREFETCHABLE  BIT(3)
 #define PCI_BAR_IO_MASK       (~3u)
 #define PCI_BAR_MEM_MASK      (~15u)
+/* 52 bits: the widest physical address there is (SDM Vol. 3A, 4.1.4). */
+#define PCI_PHYS_LIMIT        (1ull << 52)
 
 static struct spinlock pci_lock;
 static struct pci_ecam_window ecam;
@@ -280,6 +281,17 @@ static uint32_t size_probe(const struct pci_device *d, uint16_t reg)
 	return mask;
 }
 
+/*
+ * The lowest writable address bit is the size (a power of two), and the
+ * address bits below it are not the device's: a device answering the
+ * sizing with holes in its mask, or with low bits set in its address, is
+ * taken at that, not at a size or a start beyond what it decodes.
+ */
+static uint64_t size_of_mask(uint64_t mask)
+{
+	return mask & (~mask + 1);
+}
+
 static void decode_mem(const struct pci_device *d, uint16_t reg, uint32_t lo,
 		       struct pci_bar *out)
 {
@@ -294,8 +306,12 @@ static void decode_mem(const struct pci_device *d, uint16_t reg, uint32_t lo,
 	} else if (mask) {
 		mask |= 0xffffffff00000000ull;
 	}
-	/* The lowest writable address bit is the size (a power of two). */
-	out->size = mask ? ~mask + 1 : 0;
+	out->size = size_of_mask(mask);
+	if (out->size)
+		out->base &= ~(out->size - 1);
+	/* Past the widest physical address no CPU reaches it: unused. */
+	if (out->size > PCI_PHYS_LIMIT || out->base > PCI_PHYS_LIMIT - out->size)
+		out->size = 0;
 }
 
 /*
@@ -326,7 +342,9 @@ static void decode_io(const struct pci_device *d, uint16_t reg, uint32_t lo,
 
 	out->io = true;
 	out->base = lo & PCI_BAR_IO_MASK;
-	out->size = mask ? ~(mask | 0xffff0000u) + 1 : 0;
+	out->size = mask ? size_of_mask(mask | 0xffff0000u) : 0;
+	if (out->size)
+		out->base &= ~(out->size - 1);
 }
 
 int pci_bar_decode(const struct pci_device *d, unsigned index,

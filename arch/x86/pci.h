@@ -89,7 +89,10 @@ bool pci_find_class(uint8_t class_code, uint8_t subclass, unsigned nth,
 /*
  * The config-space offset of the next capability with the given ID after
  * the one at prev (prev = 0: from the start of the list); 0 when none.
+ * The device writes the list: it may loop, so a walk over it stops after
+ * PCI_CAP_MAX_COUNT capabilities (one per dword after the header).
  */
+#define PCI_CAP_MAX_COUNT ((256 - 0x40) / 4)
 uint8_t pci_next_cap(const struct pci_device *d, uint8_t cap_id,
 		     uint8_t prev);
 
@@ -97,7 +100,9 @@ uint8_t pci_next_cap(const struct pci_device *d, uint8_t cap_id,
  * Decodes BAR index (0..5, type 0 header). Sizing writes all ones to the
  * BAR, so it is done with I/O and memory decoding off and the command
  * register restored afterwards. Returns -1 for a bad index, a header that
- * is not type 0, or the upper half of a 64-bit BAR.
+ * is not type 0, or the upper half of a 64-bit BAR. The size is the
+ * lowest address bit the device lets be written, the base aligned to it;
+ * a memory BAR reaching past 2^52 decodes with size 0 (unused).
  */
 int pci_bar_decode(const struct pci_device *d, unsigned index,
 		   struct pci_bar *out);

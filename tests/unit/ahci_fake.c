@@ -109,8 +109,9 @@ static bool run_slot(struct fake_ahci_port *p, unsigned s)
 		return false;
 	}
 	if (f[2] == ATA_CMD_IDENTIFY_DEVICE) {
-		memcpy(buf, p->identify, 512);
-		h->prdbc = 512;
+		if (!p->identify_no_data)
+			memcpy(buf, p->identify, 512);
+		h->prdbc = p->identify_no_data ? 0 : 512;
 		return true;
 	}
 	if (bytes != count * 512 || lba + count > FAKE_AHCI_SECTORS ||

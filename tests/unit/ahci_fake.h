@@ -26,6 +26,7 @@ struct fake_ahci_port {
 	/* behaviour */
 	bool cr_stuck;                  /* CR stays set when ST is cleared */
 	bool hang;                      /* commands never finish */
+	bool identify_no_data;          /* IDENTIFY ends, no data moved */
 	bool fail_set;                  /* task-file error on fail_lba */
 	uint64_t fail_lba;
 	uint8_t fail_error;             /* the ATA Error register then */

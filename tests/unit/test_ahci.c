@@ -157,6 +157,26 @@ static void test_identify(void **state)
 	assert_int_equal(id.ncq_depth, 32);
 }
 
+/*
+ * An IDENTIFY that ends without data (PRDBC 0) leaves no words of an
+ * earlier disk behind: the buffer serves every port, and the driver took
+ * the last disk's capacity for this one's (found by
+ * tests/fuzz/fuzz_ahci.c).
+ */
+static void test_identify_without_data(void **state)
+{
+	static uint16_t words[256];
+	struct ata_identity id;
+
+	(void)state;
+	memcpy(words, fake_ahci[PORT].identify, sizeof(words));
+	fake_ahci[PORT].identify_no_data = true;
+	assert_true(ahci_port_init(&port));
+	assert_true(ahci_port_identify(&port, words));
+	assert_int_equal(fake_ahci[PORT].last_command, 0xec);
+	assert_non_null(ata_identity_parse(words, &id));
+}
+
 static void test_rw_command_contents(void **state)
 {
 	struct ahci_cmd_header h;
@@ -588,6 +608,7 @@ int main(void)
 		T(test_port_that_never_stops),
 		T(test_busy_disk_is_not_started),
 		T(test_identify),
+		T(test_identify_without_data),
 		T(test_rw_command_contents),
 		T(test_slot_alloc_wraps),
 		T(test_dma_several_in_flight),

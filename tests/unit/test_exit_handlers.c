@@ -655,6 +655,63 @@ static void string_io_in_64bit_mode(void **state)
 }
 
 /*
+ * Linear addresses wrap at 4 GiB outside 64-bit code, also between the
+ * bytes of one element; in 64-bit code with a 32-bit address size the
+ * offset is cut to 32 bits before the whole FS/GS base is added (SDM
+ * Vol. 1, 3.3.7). Both found by tests/fuzz/fuzz_string_io.c.
+ */
+static void string_io_address_wrap(void **state)
+{
+	uint64_t e;
+
+	(void)state;
+	/* 32-bit code, paging off: a dword at 0xfffffffe is ff ff, then
+	 * the bytes at 0 and 1. */
+	ram[0] = 'a';
+	ram[1] = 'b';
+	fake_vmcs[VMCS_GUEST_DS_BASE] = 0xfffffff0;
+	v.regs.rsi = 0xe;
+	string_io(false, 4, false, 1);
+	expect_done();
+	assert_int_equal(nport_out, 4);
+	assert_memory_equal(port_out, "\xff\xff" "ab", 4);
+	/* A word stored at 0xffffffff: its high byte lands at 0. */
+	setup(NULL);
+	v.regs.rdi = 0xffffffff;
+	string_io(true, 2, false, 1);
+	expect_done();
+	assert_int_equal(ram[0], 0xab);
+	/* 64-bit code, OUTSB through FS with ESI: FS base in the upper
+	 * half (PML4 entry 256 -> page tables -> gpa 0x8000), ESI's upper
+	 * half ignored; the lower half of the address space maps 0 -> 0. */
+	setup(NULL);
+	ram[0x100] = 'l';
+	ram[0x8100] = 'u';
+	e = 0x2000 | 3;
+	memcpy(ram + 0x1000, &e, 8);            /* PML4[0] */
+	e = 0 | 3 | BIT(7);
+	memcpy(ram + 0x2000, &e, 8);            /* 1 GiB page at 0 */
+	e = 0x3000 | 3;
+	memcpy(ram + 0x1000 + 256 * 8, &e, 8);  /* PML4[256] */
+	e = 0x4000 | 3;
+	memcpy(ram + 0x3000, &e, 8);
+	e = 0x5000 | 3;
+	memcpy(ram + 0x4000, &e, 8);
+	e = 0x8000 | 3;
+	memcpy(ram + 0x5000, &e, 8);
+	fake_vmcs[VMCS_GUEST_CR3] = 0x1000;
+	fake_vmcs[VMCS_GUEST_FS_BASE] = 0xffff800000000000ull;
+	fake_vmcs[VMCS_EXIT_INSTRUCTION_INFO] = 1u << 7 | 4u << 15;
+	ex.qualification = 1u << 4 | 0x3f8ull << 16;
+	v.regs.rsi = 0xffffffff00000100ull;
+	handle_string_io(&v, &ex);
+	expect_done();
+	assert_int_equal(nport_out, 1);
+	assert_int_equal(port_out[0], 'u');
+	assert_true(v.regs.rsi == 0x101);       /* ESI, zero-extended */
+}
+
+/*
  * The exception bitmap: #DB and #AC (given back; KVM intercepts both
  * against the delivery loops of CVE-2015-8104 and CVE-2015-5307) and #MC;
  * nothing else (a #PF or #UD there would cost every guest fault an exit).
@@ -800,6 +857,7 @@ int main(void)
 		T(outs_and_ins),
 		T(string_io_faults_and_limits),
 		T(string_io_in_64bit_mode),
+		T(string_io_address_wrap),
 		T(exception_bitmap),
 		T(debug_is_given_back_with_dr6),
 		T(icebp_is_given_back_as_itself),

@@ -196,6 +196,22 @@ static void test_cap_refused(void **state)
 	assert_int_equal(fake.cc, 0);
 }
 
+/*
+ * CAP.MQES 0 (invalid, NVMe 1.4 3.1.1) made I/O queues of one entry: no
+ * slot for any command, every request refused forever (found by
+ * tests/fuzz/fuzz_nvme.c).
+ */
+static void test_one_entry_queues_refused(void **state)
+{
+	(void)state;
+	fake.cap &= ~0xffffull;
+	fake_nvme_add_ns(&fake, 1, 64, 12);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), -1);
+	expect_one_error("apfvisor: error: " NAME ": the controller's queues "
+			 "hold one entry (CAP.MQES 0); a queue needs two");
+	assert_int_equal(fake.cc, 0);
+}
+
 static void test_doorbells_outside_bar(void **state)
 {
 	(void)state;
@@ -668,6 +684,7 @@ int main(void)
 		T(test_reset_never_finishes),
 		T(test_fatal_while_enabling),
 		T(test_cap_refused),
+		T(test_one_entry_queues_refused),
 		T(test_doorbells_outside_bar),
 		T(test_admin_error_status),
 		T(test_admin_timeout),

@@ -52,3 +52,15 @@ $(UNIT_OUT)/obj/vmx/%_fake_exits.o: vmx/%.c
 $(UNIT_OUT)/obj/tests/unit/test_exit_handlers.o: tests/unit/test_exit_handlers.c
 	@mkdir -p $(@D)
 	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+# The MMIO exit (vmx/exit_mmio.c) over the same fakes: the fetch through
+# the guest's page tables, the decode, the I/O APIC and xAPIC pages.
+UNIT_TESTS += test_exit_mmio
+unit_srcs_test_exit_mmio := guest/guest_pagewalk.c guest/mmio_decode.c \
+	guest/vlapic.c guest/vlapic_ipi.c guest/vlapic_timer.c \
+	guest/vlapic_mmio.c guest/ioapic.c lib/format.c
+unit_objs_test_exit_mmio := $(UNIT_OUT)/obj/vmx/exit_mmio_fake_exits.o
+
+$(UNIT_OUT)/obj/tests/unit/test_exit_mmio.o: tests/unit/test_exit_mmio.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@

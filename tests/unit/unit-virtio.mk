@@ -6,3 +6,20 @@
 UNIT_TESTS += test_virtio_blk_queue
 unit_srcs_test_virtio_blk_queue := swap/virtio_blk_queue.c lib/format.c \
 	tests/unit/console_capture.c
+
+# PCI configuration space (arch/x86/pci.c, built with tests/unit/fake_x86
+# first: port I/O answered by the test's fake function), the virtio-PCI
+# capabilities over it (swap/virtio_pci.c) and the virtio-blk bring-up
+# (swap/virtio_blk.c).
+UNIT_TESTS += test_pci
+unit_srcs_test_pci := swap/virtio_pci.c swap/virtio_blk.c \
+	swap/virtio_blk_queue.c lib/format.c tests/unit/console_capture.c
+unit_objs_test_pci := $(UNIT_OUT)/obj/arch/x86/pci_fake_x86.o
+
+$(UNIT_OUT)/obj/arch/x86/pci_fake_x86.o: arch/x86/pci.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_x86 $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(UNIT_OUT)/obj/tests/unit/test_pci.o: tests/unit/test_pci.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_x86 $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
