@@ -11,6 +11,13 @@
 
 #define CONFIG_FILE "apfvisor.cfg"
 #define CONFIG_GUEST_MEMORY_MIN MiB(2)
+/*
+ * Guest RAM is one range from 0 and must end below the devices at the top
+ * of the first 4 GiB (the I/O APIC at 0xFEC00000, the local APICs at
+ * 0xFEE00000; 3 GiB up is where a PC keeps its PCI hole and where the
+ * test guests expect nothing). RAM above 4 GiB is not laid out yet.
+ */
+#define CONFIG_GUEST_MEMORY_MAX GiB(3)
 #define CONFIG_VCPUS_MAX 64
 #define CONFIG_FAIL_EVERY_MAX 1000000
 /* Longest value or key quoted back in an error message. */
@@ -249,7 +256,7 @@ static enum set_result set_memory(struct hv_config *cfg, struct slice v)
 	uint64_t bytes;
 
 	if (!parse_size(v, &bytes) || !IS_ALIGNED(bytes, PAGE_SIZE) ||
-	    bytes < CONFIG_GUEST_MEMORY_MIN)
+	    bytes < CONFIG_GUEST_MEMORY_MIN || bytes > CONFIG_GUEST_MEMORY_MAX)
 		return SET_BAD_VALUE;
 	cfg->guest_memory = bytes;
 	return SET_OK;
@@ -502,7 +509,8 @@ static const struct config_key config_keys[] = {
 	{ "guest.initrd", set_initrd, "a file path", false },
 	{ "guest.cmdline", set_cmdline, "a command line", true },
 	{ "guest.memory", set_memory,
-	  "a size, a multiple of 4K and at least 2M", false },
+	  "a size, a multiple of 4K, 2M..3G (RAM ends below the PCI hole; "
+	  "none above 4G yet)", false },
 	{ "guest.vcpus", set_vcpus, "1..64", false },
 	{ "host.guest_frames", set_frames, "a size, a multiple of 4K", false },
 	{ "swap.device", set_swap, "auto, virtio-blk, nvme, ahci, ata or none",

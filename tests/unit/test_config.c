@@ -313,16 +313,27 @@ static void test_length_limits(void **state)
 
 static void test_bad_values(void **state)
 {
+	struct hv_config cfg;
+
 	(void)state;
 	parse_fails("guest.kernel = k\nguest.memory = lots\n",
 		    "apfvisor.cfg:2: bad value 'lots' for guest.memory "
-		    "(expected a size, a multiple of 4K and at least 2M)");
+		    "(expected a size, a multiple of 4K, 2M..3G (RAM ends below "
+		    "the PCI hole; none above 4G yet))");
 	parse_fails("guest.memory = 1M",
 		    "apfvisor.cfg:1: bad value '1M' for guest.memory "
-		    "(expected a size, a multiple of 4K and at least 2M)");
+		    "(expected a size, a multiple of 4K, 2M..3G (RAM ends below "
+		    "the PCI hole; none above 4G yet))");
 	parse_fails("guest.memory = 2097153\n",
 		    "apfvisor.cfg:1: bad value '2097153' for guest.memory "
-		    "(expected a size, a multiple of 4K and at least 2M)");
+		    "(expected a size, a multiple of 4K, 2M..3G (RAM ends below "
+		    "the PCI hole; none above 4G yet))");
+	/* 6 GiB would run into the I/O APIC and local APIC pages. */
+	parse_fails("guest.memory = 6G\n",
+		    "apfvisor.cfg:1: bad value '6G' for guest.memory "
+		    "(expected a size, a multiple of 4K, 2M..3G (RAM ends below "
+		    "the PCI hole; none above 4G yet))");
+	parse_ok("guest.kernel = k\nguest.memory = 3G\n", &cfg);
 	parse_fails("guest.vcpus = 0\n",
 		    "apfvisor.cfg:1: bad value '0' for guest.vcpus "
 		    "(expected 1..64)");
