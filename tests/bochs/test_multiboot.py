@@ -149,8 +149,8 @@ def test_multiboot_xapic(ctx):
     run.expect_line("guest: mbxapic: IA32_APIC_BASE 0xfee00000, enabled 1, "
                     "x2APIC 0, BSP 1")
     run.expect_line("guest: mbxapic: ID 0, version 0x14")
-    run.expect_line("guest: mbxapic: timer periodic: 5 ticks, count within "
-                    "the initial count 1, stopped count 0")
+    run.expect_line("guest: mbxapic: timer periodic: at least 5 ticks 1, "
+                    "count within the initial count 1, stopped count 0")
     run.expect_line("guest: mbxapic: fixed IPI to my ID on vector 0x41: 1, "
                     "self shorthand on vector 0x42: 1")
     run.expect_line("guest: mbxapic: AP up")

@@ -168,9 +168,14 @@ static void count_timer_ticks(void)
 	__asm__ volatile("cli");
 	lapic_write(APIC_LVT_TIMER, LVT_MASKED | TIMER_VECTOR);
 	lapic_write(APIC_TIMER_INIT, 0);
-	print("mbxapic: timer periodic: %u ticks, count within the initial "
-	      "count %u, stopped count %u\n", ticks, below,
-	      lapic_read(APIC_TIMER_CUR));
+	/*
+	 * Another tick may land between the loop's test and the cli when
+	 * the machine running the emulator is busy: the compared line says
+	 * "at least TICKS", the exact count is a host line.
+	 */
+	print("mbxapic: timer periodic: at least %u ticks %u, count within "
+	      "the initial count %u, stopped count %u\n", TICKS,
+	      ticks >= TICKS, below, lapic_read(APIC_TIMER_CUR));
 	print("host: %u ticks took %u TSC cycles\n", ticks, tsc_low() - start);
 }
 
