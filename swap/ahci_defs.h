@@ -78,9 +78,14 @@
 
 /* PxSSTS (3.3.10) */
 #define PX_SSTS_DET(s)     ((s) & 0xf)
+#define PX_SSTS_DET_MASK   0xfu
 #define PX_SSTS_IPM(s)     (((s) >> 8) & 0xf)
 #define PX_SSTS_DET_PRESENT 3        /* device there, phy communicating */
 #define PX_SSTS_IPM_ACTIVE  1
+
+/* PxSCTL (3.3.11) */
+#define PX_SCTL_DET_MASK     0xfu
+#define PX_SCTL_DET_COMRESET 1u       /* held >= 1 ms, then back to 0 */
 
 /* PxSIG (3.3.9): what the device's first D2H register FIS said. */
 #define AHCI_SIG_ATA       0x00000101u

@@ -370,30 +370,48 @@ static enum blk_status transfer_status(struct ahci_port *p, unsigned slot)
 }
 
 /*
+ * COMRESET (AHCI 1.3.1 10.4.2), with the port stopped: PxSCTL.DET = 1
+ * for at least a millisecond, then 0, and the link back (PxSSTS.DET = 3)
+ * within AHCI_LINK_TIMEOUT_MS. A disk that failed an NCQ command aborts
+ * everything after it until it is reset or its error log is read (SATA
+ * 3.x 13.6.4), and QEMU keeps a failed batch's tags busy (dropping new
+ * commands on them without a word) until a reset cancels them: the
+ * reset is what makes the next command run.
+ */
+static bool port_comreset(struct ahci_port *p)
+{
+	uint32_t sctl = port_read(p, PX_SCTL) & ~(uint32_t)PX_SCTL_DET_MASK;
+	uint64_t end;
+	uint32_t ssts;
+
+	port_write(p, PX_SCTL, sctl | PX_SCTL_DET_COMRESET);
+	end = tsc_after_ms(1);
+	while (rdtsc() <= end)
+		cpu_relax();
+	port_write(p, PX_SCTL, sctl);
+	if (wait_reg(p, PX_SSTS, PX_SSTS_DET_MASK, PX_SSTS_DET_PRESENT,
+		     AHCI_LINK_TIMEOUT_MS, &ssts))
+		return true;
+	hv_error("%s: the link did not come back after a COMRESET (PxSSTS "
+		 "0x%08x after %u ms)", p->name, ssts, AHCI_LINK_TIMEOUT_MS);
+	return false;
+}
+
+/*
  * Back to a port that takes commands (6.2.2.1), once stopped (which
- * cleared PxCI and PxSACT): clear the errors, push a device still
- * showing BSY or DRQ past with a command list override when the HBA has
- * one, start.
+ * cleared PxCI and PxSACT): reset the disk, clear the errors (the reset
+ * itself sets PxSERR.DIAG.X), start once the disk is no longer busy.
  */
 static void restart(struct ahci_port *p)
 {
-	uint32_t tfd, cmd;
+	bool ok = port_comreset(p);
 
 	clear_errors(p);
-	tfd = port_read(p, PX_TFD);
-	if ((PX_TFD_STS(tfd) & (ATA_STS_BSY | ATA_STS_DRQ)) &&
-	    (p->hba->cap & AHCI_CAP_SCLO)) {
-		port_write(p, PX_CMD, port_read(p, PX_CMD) | PX_CMD_CLO);
-		if (!wait_reg(p, PX_CMD, PX_CMD_CLO, 0, AHCI_STOP_TIMEOUT_MS,
-			      &cmd))
-			hv_error("%s: command list override did not finish "
-				 "(PxCMD 0x%08x)", p->name, cmd);
-	}
-	if (!ahci_port_start(p))
+	if (!ok || !ahci_port_start(p)) {
 		p->failed = true;
-	if (p->failed)
 		hv_error("%s: the port could not be restarted after an "
 			 "error; the disk is not used any more", p->name);
+	}
 }
 
 static void port_error(struct ahci_port *p, uint32_t is)

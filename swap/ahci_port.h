@@ -32,6 +32,8 @@
 #define AHCI_STOP_TIMEOUT_MS     500
 /* A disk just reset or spun up may stay busy for seconds. */
 #define AHCI_READY_TIMEOUT_MS    5000
+/* SATA link up after a COMRESET: Linux waits a second at most too. */
+#define AHCI_LINK_TIMEOUT_MS     1000
 #define AHCI_IDENTIFY_TIMEOUT_MS 5000
 #define AHCI_IO_TIMEOUT_MS       10000
 #define AHCI_ERRORS_SHOWN        8

@@ -127,7 +127,8 @@ const char *ata_identity_parse(const uint16_t *w, struct ata_identity *out)
 	out->lba48 = has_lba48(w);
 	out->ncq_depth = ncq_depth(w);
 	if (out->lba48)
-		out->sectors = words_u64(w, ID_LBA48_SECTORS, 4);
+		out->sectors = MIN(words_u64(w, ID_LBA48_SECTORS, 4),
+				   ATA_LBA48_LIMIT - 1);
 	else
 		out->sectors = MIN(words_u64(w, ID_LBA28_SECTORS, 2),
 				   ATA_LBA28_LIMIT - 1);

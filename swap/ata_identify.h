@@ -15,6 +15,8 @@
 
 /* 28-bit LBAs end here (READ SECTORS and its kin address LBA 27:0). */
 #define ATA_LBA28_LIMIT (1ull << 28)
+/* ... and 48-bit ones here: words 100-103 are four, the LBA field six. */
+#define ATA_LBA48_LIMIT (1ull << 48)
 
 struct ata_identity {
 	uint64_t sectors;       /* user-addressable sectors of 512 bytes */

@@ -100,7 +100,8 @@ uint64_t hv_alloc_pages_low(unsigned npages)
 /* ---- the HBA ---- */
 
 struct hport {
-	uint32_t clb, clbu, fb, fbu, is, cmd, tfd, sig, ssts, serr, sact, ci;
+	uint32_t clb, clbu, fb, fbu, is, cmd, tfd, sig, ssts, sctl, serr, sact;
+	uint32_t ci;
 	uint32_t issued;                /* by the driver, not yet run */
 	bool cr_stuck, fr_stuck, busy;
 	bool lied;                      /* PxCI/PxSACT read made-up values */
@@ -286,6 +287,8 @@ static uint32_t port_read(unsigned n, uint32_t reg)
 		return p->sig;
 	case PX_SSTS:
 		return p->ssts;
+	case PX_SCTL:
+		return p->sctl;
 	case PX_SERR:
 		return p->serr;
 	case PX_SACT:
@@ -352,6 +355,15 @@ static void port_write(unsigned n, uint32_t reg, uint32_t v)
 		p->cmd = v;
 		break;
 	}
+	case PX_SCTL:
+		/* DET: 0 or a COMRESET (1), and that only while the command
+		 * list engine is stopped (10.4.2), which ended what ran. */
+		CHECK((v & PX_SCTL_DET_MASK) <= PX_SCTL_DET_COMRESET);
+		if (v & PX_SCTL_DET_COMRESET)
+			CHECK(!(p->cmd & (PX_CMD_ST | PX_CMD_CR)) &&
+			      !p->issued);
+		p->sctl = v;
+		break;
 	case PX_SACT:
 		CHECK(p->cmd & PX_CMD_ST);
 		CHECK(v && (slots == 32 || v >> slots == 0));

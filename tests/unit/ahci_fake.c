@@ -104,7 +104,8 @@ static bool run_slot(struct fake_ahci_port *p, unsigned s)
 
 	p->commands++;
 	p->last_command = f[2];
-	if (f[0] != FIS_TYPE_REG_H2D || (h->flags & 0x1f) != 5) {
+	if (p->ncq_failed || f[0] != FIS_TYPE_REG_H2D ||
+	    (h->flags & 0x1f) != 5) {
 		task_file_error(p, ERR_ABRT);
 		return false;
 	}
@@ -117,6 +118,7 @@ static bool run_slot(struct fake_ahci_port *p, unsigned s)
 	if (bytes != count * 512 || lba + count > FAKE_AHCI_SECTORS ||
 	    (p->fail_set && p->fail_lba >= lba && p->fail_lba < lba + count)) {
 		task_file_error(p, p->fail_error ? p->fail_error : ERR_ABRT);
+		p->ncq_failed = ncq;
 		return false;
 	}
 	if (p->short_transfer >= 0) {
@@ -162,6 +164,7 @@ static uint32_t *port_reg(struct fake_ahci_port *p, uint32_t off)
 	case PX_TFD: return &p->tfd;
 	case PX_SIG: return &p->sig;
 	case PX_SSTS: return &p->ssts;
+	case PX_SCTL: return &p->sctl;
 	case PX_SERR: return &p->serr;
 	case PX_SACT: return &p->sact;
 	case PX_CI: return &p->ci;
@@ -240,6 +243,23 @@ void ahci_write32(const struct ahci_hba *hba, uint32_t reg, uint32_t v)
 		*r &= ~v;               /* write one to clear */
 		if (off == PX_IS && !(p->is & PX_IS_TFES))
 			p->tfd &= ~(uint32_t)ATA_STS_ERR;
+		break;
+	case PX_SCTL:
+		/*
+		 * DET 1 -> 0 with ST clear: COMRESET; the disk comes back
+		 * idle and well (unless told to lose its link).
+		 */
+		if ((*r & 0xf) == 1 && (v & 0xf) == 0 &&
+		    !(p->cmd & PX_CMD_ST)) {
+			p->comresets++;
+			if (p->link_lost_on_reset)
+				p->ssts &= ~0xfu;
+			p->ncq_failed = false;
+			p->tfd = TFD_DRDY;
+			p->ci = p->sact = 0;
+			p->serr |= 1u << 26;    /* DIAG.X: COMINIT seen */
+		}
+		*r = v;
 		break;
 	case PX_CI:
 	case PX_SACT:

@@ -7,7 +7,10 @@
  * DEVICE, READ/WRITE DMA EXT, READ/WRITE FPDMA QUEUED) a few register
  * reads after they are issued, with injected task-file errors, commands
  * that never finish and transfers cut short. Like QEMU's, it updates
- * PRDBC for DMA commands only, never for NCQ ones.
+ * PRDBC for DMA commands only, never for NCQ ones. Like a real disk (and
+ * QEMU, whose failed NCQ tags may still be busy), after a failed NCQ
+ * command it aborts every command until a COMRESET (PxSCTL.DET 1, then
+ * 0) resets it.
  */
 #ifndef TESTS_UNIT_AHCI_FAKE_H
 #define TESTS_UNIT_AHCI_FAKE_H
@@ -21,7 +24,7 @@
 
 struct fake_ahci_port {
 	/* registers */
-	uint32_t clb, clbu, fb, fbu, is, ie, cmd, tfd, sig, ssts, serr;
+	uint32_t clb, clbu, fb, fbu, is, ie, cmd, tfd, sig, ssts, sctl, serr;
 	uint32_t sact, ci;
 	/* behaviour */
 	bool cr_stuck;                  /* CR stays set when ST is cleared */
@@ -29,6 +32,8 @@ struct fake_ahci_port {
 	bool identify_no_data;          /* IDENTIFY ends, no data moved */
 	bool fail_set;                  /* task-file error on fail_lba */
 	uint64_t fail_lba;
+	bool ncq_failed;                /* aborts all until a COMRESET */
+	bool link_lost_on_reset;        /* PxSSTS.DET 0 after a COMRESET */
 	uint8_t fail_error;             /* the ATA Error register then */
 	unsigned latency;               /* PxCI reads before a slot runs */
 	int short_transfer;             /* >= 0: the next read or write moves
@@ -40,6 +45,7 @@ struct fake_ahci_port {
 	/* what the driver did */
 	unsigned age[32];               /* PxCI reads since each slot issued */
 	unsigned commands;              /* commands run */
+	unsigned comresets;
 	uint8_t last_command;
 	uint32_t cmd_writes[FAKE_AHCI_CMD_LOG];  /* PxCMD values written */
 	unsigned ncmd_writes;

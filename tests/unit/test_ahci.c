@@ -319,6 +319,74 @@ static void test_task_file_error_then_recovery(void **state)
 }
 
 /*
+ * A failed NCQ read leaves the disk aborting every command until it is
+ * reset (as QEMU's, whose failed tags stay busy): the recovery resets it
+ * with a COMRESET while the port is stopped, and the next read works.
+ */
+/* A failed NCQ read of page 2 on a fresh port, reset once since. */
+static void failed_ncq_read(bool link_lost_on_reset)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_completion c;
+	struct blk_request r = req(BLK_READ, 2 * PAGE_SIZE, 0);
+
+	ready_port(4, true);
+	f->fail_set = true;
+	f->fail_lba = 17;
+	f->link_lost_on_reset = link_lost_on_reset;
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(poll_n(&c, 1), 1);
+	assert_int_equal(c.status, BLK_IO_ERROR);
+	assert_int_equal(f->comresets, 1);
+}
+
+static void test_ncq_error_then_comreset(void **state)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_completion c;
+	struct blk_request r;
+
+	(void)state;
+	failed_ncq_read(false);
+	assert_false(f->ncq_failed);
+	assert_int_equal(f->serr, 0);   /* DIAG.X of the reset cleared */
+	assert_true(f->cmd & PX_CMD_ST);
+	for (unsigned i = 0; i < 3; i++) {
+		r = req(BLK_READ, (3 + i) * PAGE_SIZE, 1);
+		assert_int_equal(ahci_port_submit(&port, &r), 0);
+		assert_int_equal(poll_n(&c, 1), 1);
+		assert_int_equal(c.status, BLK_OK);
+		assert_memory_equal(pages[1], f->data + (3 + i) * PAGE_SIZE,
+				    PAGE_SIZE);
+	}
+	assert_int_equal(console_nlines, 1);
+}
+
+/* A link that does not come back after the reset ends the disk's use. */
+static void test_link_lost_in_comreset_fails_the_port(void **state)
+{
+	struct fake_ahci_port *f = &fake_ahci[PORT];
+	struct blk_completion c;
+	struct blk_request r;
+
+	(void)state;
+	failed_ncq_read(true);
+	expect_line(1, "apfvisor: error: ahci 00:1f.2 port1: the link did not "
+		    "come back after a COMRESET (PxSSTS 0x00000120 after 1000 "
+		    "ms)");
+	expect_line(2, "apfvisor: error: ahci 00:1f.2 port1: the port could "
+		    "not be restarted after an error; the disk is not used "
+		    "any more");
+	/* Later requests fail at once, without a command. */
+	assert_false(f->cmd & PX_CMD_ST);
+	r = req(BLK_READ, 3 * PAGE_SIZE, 1);
+	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_poll(&port, &c, 1), 1);
+	assert_int_equal(c.status, BLK_IO_ERROR);
+	assert_int_equal(f->ci, 0);
+}
+
+/*
  * Slot 0 ends before the error, slot 1 fails, slot 2 was still queued
  * behind it: the HBA stopped the list, so slots 1 and 2 fail together.
  */
@@ -615,6 +683,8 @@ int main(void)
 		T(test_ncq_several_in_flight),
 		T(test_out_of_range),
 		T(test_task_file_error_then_recovery),
+		T(test_ncq_error_then_comreset),
+		T(test_link_lost_in_comreset_fails_the_port),
 		T(test_error_fails_what_is_in_flight),
 		T(test_buffer_out_of_reach),
 		T(test_queue_depth),

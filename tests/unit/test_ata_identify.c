@@ -45,6 +45,25 @@ static void test_lba48(void **state)
 	assert_string_equal(id.model, "FAKE DISK");
 }
 
+/*
+ * Words 100-103 hold 64 bits, a command's LBA 48: a disk claiming more
+ * is used up to what a command can address (found by fuzz_ahci: beyond
+ * it the LBA lost its high bits and the command went elsewhere).
+ */
+static void test_lba48_beyond_48_bits(void **state)
+{
+	struct ata_identity id;
+	struct fake_dev *d = base(64, true);
+
+	(void)state;
+	d->identify[100] = 0;
+	d->identify[101] = 0;
+	d->identify[102] = 0;
+	d->identify[103] = 0x0064;
+	assert_null(parse(d, &id));
+	assert_int_equal(id.sectors, ATA_LBA48_LIMIT - 1);
+}
+
 static void test_lba28(void **state)
 {
 	struct ata_identity id;
@@ -188,6 +207,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lba48),
+		cmocka_unit_test(test_lba48_beyond_48_bits),
 		cmocka_unit_test(test_lba28),
 		cmocka_unit_test(test_ncq_depth),
 		cmocka_unit_test(test_lba48_needs_valid_word_83),
