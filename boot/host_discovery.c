@@ -88,7 +88,12 @@ static void choose_pci_access(const struct boot_info *bi)
 			why);
 		return;
 	}
-	host_paging_map_mmio(w.base, pci_ecam_size(&w));
+	if (!host_paging_map_mmio(w.base, pci_ecam_size(&w))) {
+		hv_error("pci: the ACPI MCFG's ECAM window at 0x%llx cannot "
+			 "be mapped: config space through ports 0xcf8/0xcfc",
+			 (unsigned long long)w.base);
+		return;
+	}
 	bridge.bus = w.bus_start;
 	by_port = pci_read16(&bridge, PCI_VENDOR_ID);
 	pci_use_ecam(&w);
@@ -115,8 +120,10 @@ static bool calibrate_tsc(const struct boot_info *bi)
 
 	if (!fadt || !acpi_fadt_pm_timer(fadt, &pm, &why))
 		return tsc_calibrate(bi->cfg.tsc_source, NULL, why);
-	if (pm.mmio)
-		host_paging_map_mmio(pm.address, sizeof(uint32_t));
+	if (pm.mmio && !host_paging_map_mmio(pm.address, sizeof(uint32_t)))
+		return tsc_calibrate(bi->cfg.tsc_source, NULL,
+				     "the FADT's PM timer address cannot be "
+				     "mapped");
 	hv_info("tsc: ACPI PM timer at %s 0x%llx, %u-bit (FADT)",
 		pm.mmio ? "address" : "port",
 		(unsigned long long)pm.address, pm.is_32bit ? 32 : 24);

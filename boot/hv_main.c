@@ -248,10 +248,11 @@ NORETURN void hv_main(struct boot_info *bi)
 	percpu_activate(bsp);
 	write_cr3(host_paging_build(bi->ram, bi->n_ram, bi->phys_top));
 	/* The screen console draws on: its framebuffer may be above RAM. */
-	if (bi->screen.base)
-		host_paging_map_mmio((uintptr_t)bi->screen.base,
-				     (uint64_t)bi->screen.pitch *
-					     bi->screen.height);
+	if (bi->screen.base &&
+	    !host_paging_map_mmio((uintptr_t)bi->screen.base,
+				  (uint64_t)bi->screen.pitch *
+					  bi->screen.height))
+		bi->screen.base = NULL;         /* the serial console only */
 	lapic_init();
 	cpu_idle_init();
 	bsp->apic_id = lapic_id();

@@ -207,7 +207,13 @@ static bool bring_up_hba(const struct pci_device *d, struct ahci_hba *hba)
 			 "controller is not used", hba->pci_name);
 		return false;
 	}
-	host_paging_map_mmio(bar.base, bar.size);
+	if (!host_paging_map_mmio(bar.base, bar.size)) {
+		hv_error("ahci %s: ABAR at 0x%llx, %llu bytes, cannot be "
+			 "mapped; the controller is not used", hba->pci_name,
+			 (unsigned long long)bar.base,
+			 (unsigned long long)bar.size);
+		return false;
+	}
 	hba->abar = (uintptr_t)bar.base;
 	pci_enable(d, PCI_COMMAND_MEMORY | PCI_COMMAND_BUS_MASTER);
 	take_from_bios(hba);

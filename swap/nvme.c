@@ -88,8 +88,13 @@ static volatile uint8_t *map_bar0(struct nvme_ctrl *c,
 		hv_error("%s: BAR0 is not a usable memory BAR", c->name);
 		return NULL;
 	}
+	if (!host_paging_map_mmio(bar.base, bar.size)) {
+		hv_error("%s: BAR0 at 0x%llx, %llu bytes, cannot be mapped",
+			 c->name, (unsigned long long)bar.base,
+			 (unsigned long long)bar.size);
+		return NULL;
+	}
 	c->regs_size = bar.size;
-	host_paging_map_mmio(bar.base, bar.size);
 	return (volatile uint8_t *)(uintptr_t)bar.base;
 }
 

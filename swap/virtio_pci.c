@@ -100,7 +100,11 @@ static volatile uint8_t *cap_window(const struct pci_device *d, uint8_t cap,
 		*why = "a virtio structure extends past the end of its BAR";
 		return NULL;
 	}
-	host_paging_map_mmio(bar.base + offset, *len);
+	if (!host_paging_map_mmio(bar.base + offset, *len)) {
+		*why = "a virtio structure cannot be mapped (too large or "
+		       "beyond physical addresses)";
+		return NULL;
+	}
 	return (volatile uint8_t *)(uintptr_t)(bar.base + offset);
 }
 

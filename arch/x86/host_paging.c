@@ -77,11 +77,14 @@ static uint64_t *next_table(uint64_t *entry)
  * beyond what host_paging_build mapped. Turning entries from not present
  * to present needs no invalidation on any CPU (SDM Vol. 3A, 4.10.4.3).
  */
-void host_paging_map_mmio(uint64_t base, uint64_t size)
+bool host_paging_map_mmio(uint64_t base, uint64_t size)
 {
 	uint64_t *pml4_t = table_at(read_cr3() & ~0xfffull);
-	uint64_t end = ALIGN_UP(base + size, LARGE_PAGE_SIZE);
+	uint64_t end;
 
+	if (!host_mmio_range_ok(base, size))
+		return false;
+	end = ALIGN_UP(base + size, LARGE_PAGE_SIZE);
 	for (uint64_t pa = ALIGN_DOWN(base, LARGE_PAGE_SIZE); pa < end;
 	     pa += LARGE_PAGE_SIZE) {
 		uint64_t *pdpt = next_table(&pml4_t[(pa >> 39) & 511]);
@@ -92,4 +95,5 @@ void host_paging_map_mmio(uint64_t base, uint64_t size)
 			*pde = pa | PTE_PRESENT | PTE_WRITE | PTE_LARGE |
 			       PTE_PCD | PTE_PWT;
 	}
+	return true;
 }

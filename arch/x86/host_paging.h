@@ -20,10 +20,27 @@ uint64_t host_paging_build(const struct phys_range *ram, unsigned n,
 			   uint64_t phys_top);
 
 /*
+ * The largest device window host_paging_map_mmio maps: an ECAM window of
+ * 256 buses, a frame buffer, a disk controller's registers. A device (or
+ * firmware) naming more is refused, not mapped 2 MiB at a time for ever.
+ */
+#define HOST_MMIO_MAP_MAX MiB(256)
+/* Physical addresses are at most 52 bits (SDM Vol. 3A, 4.1.4). */
+#define HOST_PHYS_LIMIT (1ull << 52)
+
+static inline bool host_mmio_range_ok(uint64_t base, uint64_t size)
+{
+	return size && size <= HOST_MMIO_MAP_MAX && base < HOST_PHYS_LIMIT &&
+	       HOST_PHYS_LIMIT - base >= size;
+}
+
+/*
  * Maps [base, base + size) uncacheable (2 MiB pages) in the current tables
  * where nothing is mapped yet: device registers above what
- * host_paging_build covered. Allocates tables from the heap.
+ * host_paging_build covered. Allocates tables from the heap. False, with
+ * nothing mapped, when the range is not host_mmio_range_ok: the caller
+ * does without the device.
  */
-void host_paging_map_mmio(uint64_t base, uint64_t size);
+bool host_paging_map_mmio(uint64_t base, uint64_t size);
 
 #endif

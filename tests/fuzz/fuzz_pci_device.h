@@ -145,14 +145,18 @@ uint8_t inb(uint16_t port)
 	return (uint8_t)fuzz_pci_read(port, 1);
 }
 
-void host_paging_map_mmio(uint64_t base, uint64_t size)
+/* The real bound (arch/x86/host_paging.h), then the mapping recorded. */
+bool host_paging_map_mmio(uint64_t base, uint64_t size)
 {
+	if (!host_mmio_range_ok(base, size))
+		return false;
 	CHECK(fuzz_pci.nmaps < FUZZ_PCI_MAPS);
 	fuzz_pci.maps[fuzz_pci.nmaps].base = base;
 	fuzz_pci.maps[fuzz_pci.nmaps].size = size;
 	fuzz_pci.nmaps++;
 	if (fuzz_pci.on_map)
 		fuzz_pci.on_map(base, size);
+	return true;
 }
 
 /* The function as pci_scan would have found it (bus 0, device 3). */
