@@ -141,14 +141,21 @@ static unsigned tokens_in_flight(const struct apf_vcpu *v)
 
 /* ---- page not present ---- */
 
+bool apf_halt_allowed(const struct apf_guest_state *g)
+{
+	return !g->event_in_delivery && !g->exception_pending &&
+	       g->interrupts_enabled && !g->interrupt_shadow;
+}
+
 /*
  * KVM's conditions, in three groups: kvm_can_do_async_pf (x86.c: no event
  * to re-inject, no exception pending, interrupts allowed), the work
  * bookkeeping (mmu.c kvm_faultin_pfn: a repeated fault on a gfn in flight
  * halts; async_pf.c kvm_setup_async_pf: at most ASYNC_PF_PER_VCPU), and
  * kvm_can_deliver_async_pf (enabled, CPL 0 only with SEND_ALWAYS, paging
- * on). Where KVM would start the work and halt the vCPU, apfvisor waits
- * synchronously, which APF-PROTOCOL.md section 4 allows.
+ * on). Where KVM would start the work and halt the vCPU, so does
+ * apfvisor (apf_halt_allowed); else it waits synchronously, which
+ * APF-PROTOCOL.md section 4 allows.
  */
 enum apf_verdict apf_check_not_present(const struct apf_vcpu *v,
 				       const struct apf_guest_state *g,

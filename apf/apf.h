@@ -193,6 +193,16 @@ static inline unsigned apf_outstanding(const struct apf_vcpu *v)
 bool apf_has_page_ready(const struct apf_vcpu *v);
 
 /*
+ * KVM's "APF halt" (kvm_can_do_async_pf: no event to re-inject, no
+ * exception pending, interrupts allowed): a fault the guest cannot be
+ * told about still need not block its vCPU; the vCPU rests as in HLT and
+ * takes the interrupts and IPIs that come meanwhile, the faulting access
+ * running again after each. Whether the guest enabled async page faults
+ * does not matter. Pure.
+ */
+bool apf_halt_allowed(const struct apf_guest_state *g);
+
+/*
  * Whether a "page not present" for gpa may be delivered now, or why not.
  * Pure: reads v and g, changes nothing.
  */

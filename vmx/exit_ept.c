@@ -5,10 +5,13 @@
  * mapped: the processor drops the faulting translation itself (29.4.3.1).
  *
  * The page is brought in through the paging daemon's fault path: begin,
- * and, when its swap-in is under way, either tell the guest with an async
- * page fault and resume it at once, or wait for the page (synchronous).
+ * and, when its swap-in is under way, tell the guest with an async page
+ * fault and resume it at once; or, where the guest could take an
+ * interrupt, rest as in HLT until the page is in or an interrupt comes
+ * (KVM's APF halt); or else wait for the page (synchronous).
  */
 #include "vmx/exit_handlers.h"
+#include "vmx/vcpu_events.h"
 #include "lib/trace.h"
 #include "vmx/ept_qualification.h"
 #include "vmx/vmx_ops.h"
@@ -63,15 +66,13 @@ static void read_fault_state(struct apf_guest_state *gs)
  * a token (#PF, CR2 = token) and let it run another task, if the protocol
  * allows it now. False: the caller waits as without async page faults.
  */
-static bool try_async_fault(struct vcpu *v, uint64_t gpa)
+static bool try_async_fault(struct vcpu *v, struct apf_guest_state *gs,
+			    uint64_t gpa)
 {
-	struct apf_guest_state gs;
 	uint32_t token;
 
-	if (!apf_enabled(&v->plat->apf))
-		return false;
-	read_fault_state(&gs);
-	if (!vm_apf_not_present(v->guest, v->id, &gs, gpa, &token))
+	if (!apf_enabled(&v->plat->apf) ||
+	    !vm_apf_not_present(v->guest, v->id, gs, gpa, &token))
 		return false;
 	v->regs.cr2 = token;
 	vmx_inject_exception(KVM_APF_PF_VECTOR, true, KVM_APF_PF_ERROR_CODE);
@@ -129,11 +130,20 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) {
 		/* Stamped before the attempt, as the 2010 tracepoint is. */
 		uint64_t tried = trace_on ? trace_clock() : 0;
-		bool async = try_async_fault(v, gpa);
+		struct apf_guest_state gs;
+		bool async;
 
+		read_fault_state(&gs);
+		async = try_async_fault(v, &gs, gpa);
 		trace_try_async_get_page_at(tried, v->id, gpa, async);
 		if (async)
 			return EXIT_RESUME;
+		/* The access runs again once the page is in or after an
+		 * interrupt, and faults again if it is still not in. */
+		if (apf_halt_allowed(&gs)) {
+			vcpu_apf_halt(v, gpa);
+			return g->ended ? EXIT_STOP : EXIT_RESUME;
+		}
 	}
 	if (r != GUEST_FAULT_RESOLVED)
 		r = swap_fault_wait(g->swap, gpa, v->id, &g->ended);

@@ -33,6 +33,9 @@ struct guest_regs {
 	X(struct vcpu_stats, nmi_injected, "nmi.injected")                    \
 	X(struct vcpu_stats, requests_handled, "vcpu.requests_handled")       \
 	X(struct vcpu_stats, entries_retried, "vcpu.entries_retried")         \
+	X(struct vcpu_stats, apf_halts, "vcpu.apf_halts")                     \
+	X(struct vcpu_stats, apf_halt_events,                                 \
+	  "vcpu.apf_halts_left_for_an_event")                                 \
 	X(struct vcpu_stats, invept, "vcpu.invept")                           \
 	X(struct vcpu_stats, nmi_reblocked, "ept.nmi_reblocked_after_iret")
 

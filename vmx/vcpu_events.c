@@ -201,32 +201,48 @@ void vcpu_idle(struct vcpu *v, uint64_t deadline)
 	cpu_idle_until(deadline, no_requests, v);
 }
 
-/* Until when a halted vCPU may rest: its timer, the console, the daemon. */
-static uint64_t halt_deadline(struct vcpu *v, uint64_t now, uint64_t timer)
+/*
+ * Until when a halted vCPU may rest: its timer, the console, the daemon;
+ * 10 us when it waits for a page too (nothing wakes it when one comes in).
+ */
+static uint64_t halt_deadline(struct vcpu *v, uint64_t now, uint64_t timer,
+			      bool page_wait)
 {
 	uint64_t limit = now + tsc_hz / VCPU_IDLE_CHECKS_PER_SECOND;
 
 	/* Without a service CPU this vCPU also moves the swap I/O. */
-	if (!swap_daemon_has_service_cpu(v->guest->swap) &&
-	    swap_daemon_has_swap(v->guest->swap))
+	if (page_wait || (!swap_daemon_has_service_cpu(v->guest->swap) &&
+			  swap_daemon_has_swap(v->guest->swap)))
 		limit = now + tsc_hz / 100000;
 	return MIN(limit, timer);
 }
 
-static void wait_for_event(struct vcpu *v)
+/*
+ * The halt: until an interrupt is pending, an NMI or a request that ends
+ * the halt came, or the VM ended; with page_wait also until the page at
+ * gpa is in (or its fault ended otherwise). True: the page ended it.
+ */
+static bool wait_for_event(struct vcpu *v, bool page_wait, uint64_t gpa)
 {
 	struct vm *g = v->guest;
 
 	while (!g->ended) {
 		struct pending_interrupt pi;
 		uint64_t now, timer;
+		enum guest_fault_result r;
 
+		if (page_wait) {
+			r = swap_fault_begin(g->swap, gpa, v->id);
+			if (r != GUEST_FAULT_SWAPIN_STARTED &&
+			    r != GUEST_FAULT_WAIT_IO)
+				return true;
+		}
 		if (vm_has_requests(g, v->id)) {
 			if (!vcpu_take_requests(v))
-				return;
+				return false;
 			if (v->nmi_pending ||
 			    v->plat->run_state != VCPU_RUNNABLE)
-				return;
+				return false;
 		}
 		if (!swap_daemon_has_service_cpu(g->swap))
 			swap_daemon_work(g->swap);
@@ -240,9 +256,10 @@ static void wait_for_event(struct vcpu *v)
 		timer = guest_timer_deadline(g, v->id, now);
 		vm_devices_unlock(g, false);    /* as in vcpu_poll_and_inject */
 		if (pi.vector >= 0)
-			return;
-		vcpu_idle(v, halt_deadline(v, now, timer));
+			return false;
+		vcpu_idle(v, halt_deadline(v, now, timer, page_wait));
 	}
+	return false;
 }
 
 /*
@@ -255,12 +272,25 @@ void vcpu_block_until_event(struct vcpu *v)
 	uint64_t start = rdtsc();
 
 	trace_vcpu_halt_at(start, v->id);
-	wait_for_event(v);
+	wait_for_event(v, false, 0);
 	v->irq_memo.quiet = false;      /* it polled on its own */
 	trace_vcpu_wake(v->id, rdtsc() - start);
 	if (apf_waiting)
 		swap_daemon_count_apf_halt(v->guest->swap, v->id,
 					   rdtsc() - start);
+}
+
+void vcpu_apf_halt(struct vcpu *v, uint64_t gpa)
+{
+	uint64_t start = rdtsc();
+
+	v->stats.apf_halts++;
+	trace_vcpu_halt_at(start, v->id);
+	if (!wait_for_event(v, true, gpa))
+		v->stats.apf_halt_events++;
+	v->irq_memo.quiet = false;
+	trace_vcpu_wake(v->id, rdtsc() - start);
+	swap_daemon_count_apf_halt(v->guest->swap, v->id, rdtsc() - start);
 }
 
 static bool all_running_vcpus_parked(struct vm *g)

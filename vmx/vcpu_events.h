@@ -44,6 +44,15 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now);
 void vcpu_block_until_event(struct vcpu *v);
 
 /*
+ * KVM's APF halt (apf_halt_allowed): the vCPU's access waits for the
+ * swap-in of gpa, already started, resting as in HLT: it returns when
+ * the page is in, or earlier when an interrupt, an NMI or a request is
+ * there for the vCPU to take first (the access then runs again and waits
+ * again). Counted as time waiting for swap.
+ */
+void vcpu_apf_halt(struct vcpu *v, uint64_t gpa);
+
+/*
  * HLT with interrupts off: wait for an NMI or INIT; ends the guest ("hlt
  * with interrupts disabled") once every running vCPU is parked.
  */

@@ -431,3 +431,28 @@ def test_kvmclock_on_swapped_page(ctx):
     run.expect_stat_at_least("swap.ins", 1)
     run.expect_absent(r"^apfvisor: error:")
     run.expect_status(0)
+
+
+def test_apf_halt_takes_interrupts(ctx):
+    """KVM's APF halt: reads at CPL 0 of pages in swap, which the guest is
+    never told about (it has no async page faults), each waiting 2 ms for
+    its swap-in (tests/guests/apfhalt.asm), with a 100 us LAPIC timer
+    running. The vCPU must take its timer interrupts while it waits (about
+    20 per read), not only the one left pending when a blocked vCPU
+    resumes (at most one per read)."""
+    from test_swap import formatted_swap
+    run = ctx.boot_guest("apfhalt", cpus=1, timeout=900,
+                         swap=formatted_swap(ctx, "swap.img", "64M"))
+    m = run.expect_regex(r"^guest: apfhalt: (\d+) reads of swapped-out "
+                         r"pages took (\d+) timer interrupts$")
+    reads, ticks = int(m[1]), int(m[2])
+    ctx.log(f"### {reads} reads, {ticks} timer interrupts during them")
+    expect(ticks >= 4 * reads,
+           f"{ticks} timer interrupts during {reads} reads of 2 ms each: "
+           "the vCPU did not take its interrupts while it waited")
+    run.expect_line("guest: apfhalt: data intact")
+    run.expect_stat_at_least("vcpu.apf_halts", reads)
+    run.expect_stat_at_least("vcpu.apf_halts_left_for_an_event", 4 * reads)
+    run.expect_stat_at_least("swap.ins", reads)
+    run.expect_absent(r"^apfvisor: error:")
+    run.expect_status(0)

@@ -88,6 +88,34 @@ static void each_guest_condition_refuses_with_its_reason(void **state)
 	free(v);
 }
 
+/*
+ * KVM's APF halt rule (kvm_can_do_async_pf): the vCPU rests instead of
+ * blocking exactly when it could take an interrupt; CPL, paging, the
+ * flags word and the guest's own enable do not matter.
+ */
+static void apf_halt_where_an_interrupt_could_come(void **state)
+{
+	static void (*const blocking[])(struct apf_guest_state *) = {
+		in_delivery, exception, if_clear, sti_shadow,
+	};
+	static void (*const irrelevant[])(struct apf_guest_state *) = {
+		no_paging, kernel, flags_set,
+	};
+	struct apf_guest_state g = user_state();
+
+	(void)state;
+	assert_true(apf_halt_allowed(&g));
+	for (unsigned i = 0; i < ARRAY_SIZE(blocking); i++) {
+		g = user_state();
+		blocking[i](&g);
+		assert_false(apf_halt_allowed(&g));
+	}
+	g = user_state();
+	for (unsigned i = 0; i < ARRAY_SIZE(irrelevant); i++)
+		irrelevant[i](&g);
+	assert_true(apf_halt_allowed(&g));
+}
+
 static void disabled_vcpu_always_waits(void **state)
 {
 	struct apf_vcpu *v = new_vcpu(0);
@@ -545,6 +573,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(each_guest_condition_refuses_with_its_reason),
+		cmocka_unit_test(apf_halt_where_an_interrupt_could_come),
 		cmocka_unit_test(disabled_vcpu_always_waits),
 		cmocka_unit_test(cpl_rule_follows_kvm_and_send_always),
 		cmocka_unit_test(first_failing_condition_is_reported),
