@@ -26,6 +26,7 @@
 
 #include "apf/kvm_para.h"
 #include "lib/counters.h"
+#include "lib/guest_ram.h"
 #include "lib/types.h"
 
 /* Tokens one vCPU may have in flight (ASYNC_PF_PER_VCPU in kvm_host.h). */
@@ -275,7 +276,7 @@ enum apf_msr_result {
 /* What the VM offers, fixed for its life. */
 struct apf_msr_env {
 	uint32_t kvm_features;          /* EAX of CPUID 0x40000001 */
-	uint64_t guest_ram_size;        /* guest RAM is [0, guest_ram_size) */
+	struct guest_ram_layout guest_ram;      /* what is guest RAM */
 };
 
 /* What the caller must do after an accepted write. */

@@ -23,8 +23,8 @@ static bool offered(const struct apf_msr_env *env, uint32_t feature)
 /* KVM maps (kvm_gfn_to_hva_cache_init) only the 8 bytes it writes. */
 static bool area_in_ram(const struct apf_msr_env *env, uint64_t gpa)
 {
-	return env->guest_ram_size >= KVM_APF_AREA_HOST_BYTES &&
-	       gpa <= env->guest_ram_size - KVM_APF_AREA_HOST_BYTES;
+	return guest_ram_contains_span(&env->guest_ram, gpa,
+				       KVM_APF_AREA_HOST_BYTES);
 }
 
 static bool en_value_allowed(const struct apf_msr_env *env, uint64_t value)

@@ -12,7 +12,7 @@
  *   guest.cmdline = TEXT      the rest of the line: '#' does NOT start a
  *                             comment here (only at the start of a line);
  *                             one pair of quotes around it all is removed
- *   guest.memory = SIZE       multiple of 4 KiB, at least 2 MiB (64M)
+ *   guest.memory = SIZE       multiple of 4 KiB, 2 MiB..60 GiB (64M)
  *   guest.vcpus = N           1..64 (1)
  *   host.guest_frames = SIZE  multiple of 4 KiB; 0 = guest.memory (0)
  *   swap.device = auto|virtio-blk|ata|none (none)

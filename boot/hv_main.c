@@ -171,7 +171,7 @@ void boot_info_image_spec(const struct boot_info *bi, struct vm_spec *spec)
 	spec->initrd_size = bi->initrd_size;
 	spec->initrd_name = bi->cfg.guest_initrd;
 	spec->cmdline = bi->cfg.guest_cmdline;
-	spec->memory = bi->cfg.guest_memory;
+	guest_ram_layout_pc(&spec->ram, bi->cfg.guest_memory);
 }
 
 static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)

@@ -9,13 +9,15 @@
 bool flat_loader_load(struct vm *g, const void *image, uint64_t size,
 		      const char *cmdline)
 {
-	uint64_t ram = g->mem.ram_size;
+	/* The test guest is loaded, and told of RAM, below the PCI hole. */
+	uint64_t ram = g->mem.ram.low_size;
 	struct vcpu_entry_state *e = &g->entry;
 
 	if (ram < FLAT_LOAD_ADDRESS + MiB(2) ||
 	    size > ram - FLAT_LOAD_ADDRESS) {
-		hv_error("test guest of %llu bytes does not fit in guest.memory "
-			 "= %llu MiB (it is loaded at 2 MiB)",
+		hv_error("test guest of %llu bytes does not fit in the %llu "
+			 "MiB of guest.memory below 4 GiB (it is loaded at 2 "
+			 "MiB)",
 			 (unsigned long long)size,
 			 (unsigned long long)(ram >> 20));
 		return false;
@@ -29,6 +31,7 @@ bool flat_loader_load(struct vm *g, const void *image, uint64_t size,
 	}
 	boot_state_long_mode_entry(e, FLAT_LOAD_ADDRESS, FLAT_LOAD_ADDRESS);
 	e->rdi = ram;
+	e->rdx = g->mem.ram.high_size;
 	e->rsi = FLAT_CMDLINE;
 	return true;
 }

@@ -2,8 +2,10 @@
 /*
  * Test guests: flat 64-bit binaries. The entry ABI (tests/guests/README.md):
  * loaded at guest-physical 0x200000 and entered there in long mode with
- * RSP = 0x200000, RDI = RAM size in bytes, RSI = address of the command
- * line, IF = 0, and guest-physical 0..4 GiB identity-mapped with 2 MiB pages.
+ * RSP = 0x200000, RDI = bytes of RAM from 0 (below the PCI hole), RDX =
+ * bytes of RAM from 4 GiB (lib/guest_ram.h: 0 below 3.5 GiB of
+ * guest.memory), RSI = address of the command line, IF = 0, and
+ * guest-physical 0..4 GiB identity-mapped with 2 MiB pages.
  */
 #ifndef GUEST_FLAT_LOADER_H
 #define GUEST_FLAT_LOADER_H

@@ -23,13 +23,22 @@ static void add_file(struct fw_cfg *f, unsigned index, const char *name,
 
 void fw_cfg_init(struct fw_cfg *f, const struct fw_cfg_platform *plat)
 {
+	struct guest_ram_range r[GUEST_RAM_MAX_RANGES];
+	unsigned n;
+
 	memset(f, 0, sizeof(*f));
 	f->plat = *plat;
 	be_put(f->dir, 4, FW_CFG_MAX_FILES);
-	add_file(f, 0, "etc/e820", sizeof(f->e820));
-	le_put(f->e820, 0, 8, 0);
-	le_put(f->e820, 8, 8, plat->ram_size);
-	le_put(f->e820, 16, 4, E820_RAM);
+	n = guest_ram_ranges(&plat->ram, r);
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *e = f->e820 + i * FW_CFG_E820_ENTRY_LEN;
+
+		le_put(e, 0, 8, r[i].base);
+		le_put(e, 8, 8, r[i].size);
+		le_put(e, 16, 4, E820_RAM);
+	}
+	f->e820_len = n * FW_CFG_E820_ENTRY_LEN;
+	add_file(f, 0, "etc/e820", f->e820_len);
 	fw_cfg_select(f, FW_CFG_SIGNATURE);
 }
 
@@ -52,13 +61,16 @@ static const uint8_t *item(struct fw_cfg *f, uint32_t *len)
 		*len = sizeof(f->dir);
 		return f->dir;
 	case FW_CFG_FILE_FIRST:
-		*len = sizeof(f->e820);
+		*len = f->e820_len;
 		return f->e820;
 	case FW_CFG_ID:
 		number = FW_CFG_ID_TRADITIONAL | FW_CFG_ID_DMA;
 		width = 4;
 		break;
-	case FW_CFG_RAM_SIZE: number = p->ram_size; width = 8; break;
+	case FW_CFG_RAM_SIZE:
+		number = guest_ram_total(&p->ram);
+		width = 8;
+		break;
 	case FW_CFG_NB_CPUS: number = p->cpus; width = 2; break;
 	case FW_CFG_MAX_CPUS: number = p->cpus; width = 2; break;
 	case FW_CFG_INITRD_ADDR: number = p->initrd_addr; width = 4; break;

@@ -18,11 +18,15 @@
  * the ID (bit 0: traditional interface), the RAM size, the CPU counts,
  * the command line, the initrd's address and size, and the file
  * directory (big-endian, as QEMU writes it) with "etc/e820": the guest's
- * RAM as 20-byte little-endian entries {base, length, type 1}.
+ * RAM as 20-byte little-endian entries {base, length, type 1}, one per
+ * range of lib/guest_ram.h (QEMU's pc machine: below the PCI hole, and
+ * from 4 GiB; hw/i386/pc.c adds them with e820_add_entry). FW_CFG_RAM_SIZE
+ * is all of it, as QEMU's.
  */
 #ifndef GUEST_FW_CFG_H
 #define GUEST_FW_CFG_H
 
+#include "lib/guest_ram.h"
 #include "lib/types.h"
 
 #define FW_CFG_SELECTOR_PORT 0x510
@@ -62,7 +66,7 @@
 
 /* What the guest's platform is, as fw_cfg reports it. */
 struct fw_cfg_platform {
-	uint64_t ram_size;              /* bytes, all of it from 0 */
+	struct guest_ram_layout ram;    /* RAM below and above 4 GiB */
 	uint16_t cpus;
 	const char *cmdline;            /* guest.cmdline (kept, not copied) */
 	uint32_t cmdline_addr;          /* where the loader put it; 0: none */
@@ -75,7 +79,8 @@ struct fw_cfg {
 	uint32_t offset;                /* next byte to read in it */
 	uint8_t scratch[8];             /* the selected number, little-endian */
 	uint8_t dir[4 + FW_CFG_MAX_FILES * FW_CFG_FILE_ENTRY_LEN];
-	uint8_t e820[FW_CFG_E820_ENTRY_LEN];
+	uint8_t e820[GUEST_RAM_MAX_RANGES * FW_CFG_E820_ENTRY_LEN];
+	uint32_t e820_len;              /* bytes of e820 in use */
 	uint32_t dma_high;              /* the address register's high half */
 	/*
 	 * Item lookups so far. Each costs a switch (and a strlen for the

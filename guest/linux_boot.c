@@ -544,14 +544,16 @@ static unsigned boundaries(uint64_t ram, const struct linux_reserved *res,
 	return j;
 }
 
-unsigned linux_build_e820(uint64_t ram_size,
+unsigned linux_build_e820(const struct guest_ram_layout *ram,
 			  const struct linux_reserved *reserved,
 			  struct e820_entry *out, unsigned max)
 {
 	uint64_t cut[2 * LINUX_MAX_RESERVED + 2];
 	unsigned ncut, n = 0;
 
-	ncut = boundaries(ram_size, reserved, cut);
+	if (!ram->low_size)
+		return 0;
+	ncut = boundaries(ram->low_size, reserved, cut);
 	for (unsigned i = 0; i + 1 < ncut; i++) {
 		uint32_t type = type_at(reserved, cut[i]);
 
@@ -565,6 +567,14 @@ unsigned linux_build_e820(uint64_t ram_size,
 		out[n].size = cut[i + 1] - cut[i];
 		out[n].type = type;
 		n++;
+	}
+	/* The RAM above the PCI hole: no reserved area reaches up there. */
+	if (ram->high_size) {
+		if (n == max)
+			return 0;
+		out[n++] = (struct e820_entry){ GUEST_RAM_HIGH_BASE,
+						ram->high_size,
+						E820_TYPE_RAM };
 	}
 	return n;
 }

@@ -38,6 +38,7 @@
 #ifndef GUEST_LINUX_BOOT_H
 #define GUEST_LINUX_BOOT_H
 
+#include "lib/guest_ram.h"
 #include "lib/types.h"
 
 /* Selectors of the 64-bit entry (boot.rst) and descriptors that fit them. */
@@ -126,7 +127,8 @@ struct linux_layout {
 /*
  * Places the kernel, the zero page, the command line (cmdline_len bytes
  * without its NUL) and the initrd (initrd_size bytes, 0 for none) in
- * [0, ram_size), away from the reserved areas (reserved may be NULL).
+ * [0, ram_size) (the RAM below the PCI hole, lib/guest_ram.h: all of
+ * it is below 4 GiB), away from the reserved areas (reserved may be NULL).
  * Returns 0, or -1 with one line in err (initrd too large, command line
  * too long, RAM too small with the minimum, kernel not relocatable).
  */
@@ -148,12 +150,13 @@ void linux_build_boot_params(const void *img, uint64_t len,
 			     uint64_t acpi_rsdp, uint8_t zero_page[4096]);
 
 /*
- * The guest's e820 map: RAM over [0, ram_size) except the reserved areas,
- * which carry their own type (reserved wins where areas overlap), clipped
- * to ram_size, sorted, adjacent entries of one type merged. Returns the
- * number of entries, or 0 when ram_size is 0 or max entries are too few.
+ * The guest's e820 map: RAM over [0, ram->low_size) except the reserved
+ * areas, which carry their own type (reserved wins where areas overlap),
+ * clipped to low_size, adjacent entries of one type merged; then the RAM
+ * from 4 GiB when there is some. Sorted. Returns the number of entries,
+ * or 0 when there is no RAM below 4 GiB or max entries are too few.
  */
-unsigned linux_build_e820(uint64_t ram_size,
+unsigned linux_build_e820(const struct guest_ram_layout *ram,
 			  const struct linux_reserved *reserved,
 			  struct e820_entry *out, unsigned max);
 

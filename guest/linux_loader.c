@@ -90,7 +90,7 @@ static bool plan(const struct vm_spec *spec, const struct linux_reserved *r,
 	char err[ERR_MAX];
 
 	if (parse(spec, ki, err, sizeof(err)) ||
-	    linux_plan_layout(&ki->k, spec->memory, spec->initrd_size,
+	    linux_plan_layout(&ki->k, spec->ram.low_size, spec->initrd_size,
 			      strlen(spec->cmdline), r, l, err,
 			      sizeof(err))) {
 		hv_error("guest.kernel '%s': %s", spec->kernel_name, err);
@@ -133,7 +133,7 @@ bool linux_loader_load(struct vm *g, const struct vm_spec *spec)
 	if (!plan(spec, &reserved, &ki, &l))
 		return false;
 	print_plan(&ki, &l);
-	n = linux_build_e820(spec->memory, &reserved, e820,
+	n = linux_build_e820(&spec->ram, &reserved, e820,
 			     ARRAY_SIZE(e820));
 	if (!boot_state_write(g) || !loader_write_acpi_tables(g, &rsdp) ||
 	    !write_kernel(g, spec, &ki, &l) ||

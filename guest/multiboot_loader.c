@@ -18,8 +18,11 @@ static uint8_t info_area[MB_INFO_AREA_END - MB_INFO_AREA_GPA];
 static struct e820_entry map[16];
 static char cmdline[MB_CMDLINE_MAX];
 
-/* A PC's map as QEMU's firmware reports it: no RAM from 639 KiB to 1 MiB. */
-static unsigned build_map(uint64_t ram)
+/*
+ * A PC's map as QEMU's firmware reports it: no RAM from 639 KiB to 1 MiB,
+ * nor in the PCI hole below 4 GiB (RAM above it from 4 GiB on).
+ */
+static unsigned build_map(const struct guest_ram_layout *ram)
 {
 	struct linux_reserved r = {
 		.count = 1,
@@ -38,15 +41,18 @@ static bool place_module(struct vm *g, const struct vm_spec *spec,
 			 struct multiboot_module *mod)
 {
 	uint64_t start = ALIGN_UP(k->image.end, PAGE_SIZE);
-	uint64_t top = MIN(spec->memory, GiB(4));
+	/* Module addresses are 32 bits: below the PCI hole. */
+	uint64_t top = spec->ram.low_size;
 
 	if (start > top || spec->initrd_size > top - start) {
 		hv_error("guest.initrd '%s' (%llu KiB) does not fit after the "
 			 "multiboot kernel (ends at 0x%llx) in guest.memory = "
-			 "%llu MiB", spec->initrd_name,
+			 "%llu MiB (%llu MiB of it below 4 GiB)",
+			 spec->initrd_name,
 			 (unsigned long long)(spec->initrd_size >> 10),
 			 (unsigned long long)k->image.end,
-			 (unsigned long long)(spec->memory >> 20));
+			 (unsigned long long)(guest_ram_total(&spec->ram) >> 20),
+			 (unsigned long long)(top >> 20));
 		return false;
 	}
 	*mod = (struct multiboot_module){
@@ -63,7 +69,7 @@ static bool write_info(struct vm *g, const struct vm_spec *spec,
 {
 	struct multiboot_info_input in = {
 		.map = map,
-		.map_count = build_map(spec->memory),
+		.map_count = build_map(&spec->ram),
 		.cmdline = cmdline,
 		.loader_name = "apfvisor",
 		.mods = mods,
@@ -90,8 +96,8 @@ bool multiboot_loader_load(struct vm *g, const struct vm_spec *spec)
 	char err[ERR_MAX];
 	uint64_t rsdp;
 
-	if (multiboot_parse(spec->kernel, spec->kernel_size, spec->memory, &k,
-			    err, sizeof(err))) {
+	if (multiboot_parse(spec->kernel, spec->kernel_size, spec->ram.low_size,
+			    &k, err, sizeof(err))) {
 		hv_error("guest.kernel '%s': %s", spec->kernel_name, err);
 		return false;
 	}

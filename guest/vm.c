@@ -98,8 +98,13 @@ static bool setup_memory(struct vm *vm, const struct vm_spec *spec)
 			return false;
 	if (ept_init(&vm->ept, &mem))
 		return false;
-	guest_memory_init(&vm->mem, spec->memory,
-			  hv_alloc(spec->memory >> PAGE_SHIFT), &vm->ept,
+	if (spec->ram.high_size)
+		hv_info("guest RAM: %llu MiB from 0, %llu MiB from 4 GiB "
+			"(above the PCI hole, as on QEMU's PC)",
+			(unsigned long long)(spec->ram.low_size >> 20),
+			(unsigned long long)(spec->ram.high_size >> 20));
+	guest_memory_init(&vm->mem, &spec->ram,
+			  hv_alloc(guest_ram_pages(&spec->ram)), &vm->ept,
 			  &vm->pool);
 	return true;
 }
@@ -176,7 +181,7 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 				    KVM_FEATURE_ASYNC_PF_INT;
 	vm->apf_env = (struct apf_msr_env){
 		.kvm_features = vm->kvm_features,
-		.guest_ram_size = spec->memory,
+		.guest_ram = spec->ram,
 	};
 	vm->clock.start_tsc = rdtsc();
 	vm->clock.start_epoch_sec = spec->epoch_sec +
@@ -262,7 +267,7 @@ struct vm *vm_create(const struct vm_spec *spec)
 		return NULL;
 	if (!load_kernel(vm, spec, format))
 		return NULL;
-	vm->loaded.ram_size = spec->memory;
+	vm->loaded.ram = spec->ram;
 	vm->loaded.cpus = (uint16_t)vm->nvcpus;
 	vm->loaded.cmdline = spec->cmdline;
 	pci_host_init(&vm->pci_host);

@@ -80,7 +80,7 @@ struct vcpu_entry_state {
 	bool long_mode;         /* 64-bit flat segments */
 	bool protected_mode;    /* else 32-bit flat segments, no paging; */
 				/* neither: real mode */
-	uint64_t rax, rbx, rdi, rsi;    /* boot arguments in registers */
+	uint64_t rax, rbx, rdx, rdi, rsi; /* boot arguments in registers */
 	uint16_t real_mode_cs;  /* real mode only: CS selector, base = CS << 4 */
 };
 
@@ -109,7 +109,7 @@ struct vm_spec {
 	const char *initrd_name;        /* as configured (a multiboot module's */
 					/* string) */
 	const char *cmdline;
-	uint64_t memory;                /* guest RAM, bytes */
+	struct guest_ram_layout ram;    /* guest RAM (lib/guest_ram.h) */
 	unsigned vcpus;
 	const struct frame_range *frames;       /* host RAM for the guest */
 	unsigned nframe_ranges;
@@ -193,7 +193,7 @@ struct vm {
  * What can be refused about the guest's images before any hardware is
  * touched (the format against guest.format; a Linux kernel's headers and
  * its fit in guest.memory): false after one error line. Only the image
- * fields, cmdline and memory of spec are read.
+ * fields, cmdline and ram of spec are read.
  */
 bool vm_images_loadable(const struct vm_spec *spec);
 

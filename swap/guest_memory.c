@@ -10,13 +10,15 @@
 /* meta.frame holds a frame number in 32 bits. */
 #define FRAME_PA_LIMIT (1ull << (32 + PAGE_SHIFT))
 
-void guest_memory_init(struct guest_memory *gm, uint64_t ram_size,
+void guest_memory_init(struct guest_memory *gm,
+		       const struct guest_ram_layout *ram,
 		       uint8_t *state_storage, struct ept *ept,
 		       struct frame_pool *pool)
 {
 	memset(gm, 0, sizeof(*gm));
-	gm->ram_size = ram_size;
-	gm->npages = ram_size >> PAGE_SHIFT;
+	gm->ram = *ram;
+	gm->ram_size = guest_ram_total(ram);
+	gm->npages = guest_ram_pages(ram);
 	gm->state = state_storage;
 	gm->ept = ept;
 	gm->pool = pool;
@@ -55,13 +57,13 @@ static bool frames_fit_meta(const struct frame_pool *pool)
 /* meta for a page that is UNTOUCHED or RESIDENT: its frame, if any. */
 static bool init_meta(struct guest_memory *gm, uint64_t gfn)
 {
-	struct guest_page_meta *m = &gm->meta[gfn];
+	struct guest_page_meta *m = page_meta(gm, gfn);
 	struct ept_mapping map;
 
 	*m = (struct guest_page_meta){ 0 };
-	if (gm->state[gfn] == PAGE_UNTOUCHED)
+	if (page_state(gm, gfn) == PAGE_UNTOUCHED)
 		return true;
-	if (gm->state[gfn] != PAGE_RESIDENT ||
+	if (page_state(gm, gfn) != PAGE_RESIDENT ||
 	    !ept_lookup(gm->ept, gfn_gpa(gfn), &map))
 		return false;
 	m->frame = (uint32_t)(map.hpa >> PAGE_SHIFT);
@@ -79,7 +81,7 @@ static bool ram_has_large_leaf(const struct guest_memory *gm)
 {
 	struct ept_mapping map;
 
-	for (uint64_t gpa = 0; gpa < gm->ram_size; gpa += LARGE_PAGE_SIZE)
+	for (uint64_t gpa = 0; guest_ram_contains(&gm->ram, gpa); gpa += LARGE_PAGE_SIZE)
 		if (ept_lookup(gm->ept, gpa, &map) &&
 		    map.size == EPT_PAGE_2M)
 			return true;
@@ -98,8 +100,8 @@ int guest_memory_enable_swap(struct guest_memory *gm,
 	    ram_has_large_leaf(gm))
 		return -1;
 	gm->meta = cfg->meta;
-	for (uint64_t gfn = 0; gfn < gm->npages; gfn++) {
-		if (!init_meta(gm, gfn)) {
+	for (uint64_t i = 0; i < gm->npages; i++) {
+		if (!init_meta(gm, guest_memory_index_gfn(gm, i))) {
 			gm->meta = NULL;
 			return -1;
 		}
@@ -129,7 +131,7 @@ static enum guest_fault_result zero_fill(struct guest_memory *gm, uint64_t gfn)
 		return GUEST_FAULT_INTERNAL_ERROR;
 	}
 	if (gm->meta)
-		gm->meta[gfn].frame = (uint32_t)(hpa >> PAGE_SHIFT);
+		page_meta(gm, gfn)->frame = (uint32_t)(hpa >> PAGE_SHIFT);
 	set_state(gm, gfn, PAGE_RESIDENT);
 	gm->stats.zero_fills++;
 	return GUEST_FAULT_RESOLVED;
@@ -145,7 +147,7 @@ static enum guest_fault_result zero_fill(struct guest_memory *gm, uint64_t gfn)
 static enum guest_fault_result fault_writeback(struct guest_memory *gm,
 					       uint64_t gfn)
 {
-	struct guest_page_meta *m = &gm->meta[gfn];
+	struct guest_page_meta *m = page_meta(gm, gfn);
 
 	if (!(m->flags & GPM_IO)) {
 		if (map_kept_frame(gm, gfn))
@@ -165,7 +167,7 @@ static enum guest_fault_result fault_writeback(struct guest_memory *gm,
 static enum guest_fault_result start_swapin(struct guest_memory *gm,
 					    uint64_t gfn)
 {
-	struct guest_page_meta *m = &gm->meta[gfn];
+	struct guest_page_meta *m = page_meta(gm, gfn);
 	uint64_t hpa;
 
 	if (m->flags & GPM_LOST)
@@ -182,23 +184,25 @@ static enum guest_fault_result start_swapin(struct guest_memory *gm,
 static enum guest_fault_result fault_page(struct guest_memory *gm,
 					  uint64_t gfn)
 {
-	switch (gm->state[gfn]) {
+	switch (page_state(gm, gfn)) {
 	case PAGE_UNTOUCHED:
 		return zero_fill(gm, gfn);
 	case PAGE_RESIDENT:
 		return GUEST_FAULT_ALREADY_MAPPED;
+	default:
+		break;
 	}
 	/* Without swap no page can be in the other states. */
 	if (!gm->meta)
 		return GUEST_FAULT_INTERNAL_ERROR;
-	switch (gm->state[gfn]) {
+	switch (page_state(gm, gfn)) {
 	case PAGE_WRITEBACK:
 		return fault_writeback(gm, gfn);
 	case PAGE_SWAPPED:
 		return start_swapin(gm, gfn);
 	case PAGE_SWAPIN:
 		/* Without I/O in flight only after a failed map_kept_frame. */
-		if (gm->meta[gfn].flags & GPM_IO)
+		if (page_meta(gm, gfn)->flags & GPM_IO)
 			return GUEST_FAULT_WAIT_IO;
 		return map_kept_frame(gm, gfn) ? GUEST_FAULT_INTERNAL_ERROR :
 						 GUEST_FAULT_RESOLVED;
@@ -213,7 +217,7 @@ enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
 	enum guest_fault_result r;
 
 	gm->stats.faults++;
-	if (gpa >= gm->ram_size)
+	if (!guest_ram_contains(&gm->ram, gpa))
 		return GUEST_FAULT_OUTSIDE_RAM;
 	r = fault_page(gm, gpa >> PAGE_SHIFT);
 	if (r == GUEST_FAULT_WAIT_IO)
@@ -229,7 +233,7 @@ enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
  */
 static void written_by_host(struct guest_memory *gm, uint64_t gfn)
 {
-	if (gm->meta && (gm->meta[gfn].flags & GPM_SWAP_VALID)) {
+	if (gm->meta && (page_meta(gm, gfn)->flags & GPM_SWAP_VALID)) {
 		release_slot(gm, gfn);
 		gm->stats.slots_freed_dirty++;
 	}
@@ -245,9 +249,9 @@ int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 		uint64_t chunk = MIN(len, PAGE_SIZE - off);
 		struct ept_mapping m;
 
-		if (gpa >= gm->ram_size)
+		if (!guest_ram_contains(&gm->ram, gpa))
 			return -1;
-		if (gm->state[gpa >> PAGE_SHIFT] == PAGE_UNTOUCHED &&
+		if (page_state(gm, gpa >> PAGE_SHIFT) == PAGE_UNTOUCHED &&
 		    zero_fill(gm, gpa >> PAGE_SHIFT) != GUEST_FAULT_RESOLVED)
 			return -1;
 		if (!ept_lookup(gm->ept, gpa, &m))
@@ -274,11 +278,11 @@ int guest_memory_pin(struct guest_memory *gm, uint64_t gpa)
 	uint64_t gfn = gpa >> PAGE_SHIFT;
 	struct guest_pin *pin;
 
-	if (gpa >= gm->ram_size)
+	if (!guest_ram_contains(&gm->ram, gpa))
 		return -1;
 	if (!gm->meta)
 		return 0;
-	if (gm->state[gfn] != PAGE_RESIDENT) {
+	if (page_state(gm, gfn) != PAGE_RESIDENT) {
 		gm->stats.pins_not_resident++;
 		return -1;
 	}
@@ -290,7 +294,7 @@ int guest_memory_pin(struct guest_memory *gm, uint64_t gpa)
 		return -1;
 	pin->gfn = gfn;
 	pin->count++;
-	gm->meta[gfn].flags |= GPM_PINNED;
+	page_meta(gm, gfn)->flags |= GPM_PINNED;
 	gm->stats.pins++;
 	return 0;
 }
@@ -300,10 +304,10 @@ void guest_memory_unpin(struct guest_memory *gm, uint64_t gpa)
 	uint64_t gfn = gpa >> PAGE_SHIFT;
 	struct guest_pin *pin;
 
-	if (!gm->meta || gpa >= gm->ram_size || !(pin = find_pin(gm, gfn)))
+	if (!gm->meta || !guest_ram_contains(&gm->ram, gpa) || !(pin = find_pin(gm, gfn)))
 		return;
 	if (--pin->count == 0)
-		gm->meta[gfn].flags &= (uint8_t)~GPM_PINNED;
+		page_meta(gm, gfn)->flags &= (uint8_t)~GPM_PINNED;
 }
 
 int guest_memory_read(const struct guest_memory *gm, uint64_t gpa, void *dst,
@@ -316,9 +320,9 @@ int guest_memory_read(const struct guest_memory *gm, uint64_t gpa, void *dst,
 		uint64_t chunk = MIN(len, PAGE_SIZE - off);
 		struct ept_mapping m;
 
-		if (gpa >= gm->ram_size)
+		if (!guest_ram_contains(&gm->ram, gpa))
 			return -1;
-		if (gm->state[gpa >> PAGE_SHIFT] == PAGE_UNTOUCHED)
+		if (page_state(gm, gpa >> PAGE_SHIFT) == PAGE_UNTOUCHED)
 			memset(to, 0, chunk);
 		else if (ept_lookup(gm->ept, gpa, &m))
 			memcpy(to, (const uint8_t *)frame_ptr(gm, m.hpa) + off,
@@ -334,7 +338,7 @@ int guest_memory_read(const struct guest_memory *gm, uint64_t gpa, void *dst,
 
 void release_slot(struct guest_memory *gm, uint64_t gfn)
 {
-	struct guest_page_meta *m = &gm->meta[gfn];
+	struct guest_page_meta *m = page_meta(gm, gfn);
 
 	if (m->flags & GPM_SLOT) {
 		swap_slots_free(gm->slots, m->slot);
@@ -351,7 +355,7 @@ void release_slot(struct guest_memory *gm, uint64_t gfn)
  */
 void submit_io(struct guest_memory *gm, uint64_t gfn, enum swap_io_op op)
 {
-	struct guest_page_meta *m = &gm->meta[gfn];
+	struct guest_page_meta *m = page_meta(gm, gfn);
 	struct swap_io io = {
 		.op = op,
 		.slot = m->slot,
@@ -368,14 +372,14 @@ void submit_io(struct guest_memory *gm, uint64_t gfn, enum swap_io_op op)
 
 bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa)
 {
-	return gm->meta && gpa < gm->ram_size &&
-	       (gm->meta[gpa >> PAGE_SHIFT].flags & GPM_IO);
+	return gm->meta && guest_ram_contains(&gm->ram, gpa) &&
+	       (page_meta(gm, gpa >> PAGE_SHIFT)->flags & GPM_IO);
 }
 
 enum guest_page_state guest_memory_page_state(const struct guest_memory *gm,
 					      uint64_t gpa)
 {
-	return (enum guest_page_state)gm->state[gpa >> PAGE_SHIFT];
+	return (enum guest_page_state)page_state(gm, gpa >> PAGE_SHIFT);
 }
 
 static bool has_frame(enum guest_page_state s)
@@ -388,11 +392,12 @@ bool guest_memory_page_info(const struct guest_memory *gm, uint64_t gfn,
 {
 	struct ept_mapping map;
 
-	if (gfn >= gm->npages)
+	if (gfn >> (64 - PAGE_SHIFT) ||
+	    !guest_ram_contains(&gm->ram, gfn_gpa(gfn)))
 		return false;
-	*out = (struct guest_page_info){ .state = gm->state[gfn] };
+	*out = (struct guest_page_info){ .state = page_state(gm, gfn) };
 	if (gm->meta) {
-		const struct guest_page_meta *m = &gm->meta[gfn];
+		const struct guest_page_meta *m = page_meta(gm, gfn);
 
 		out->flags = m->flags;
 		out->slot = m->slot;

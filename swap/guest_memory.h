@@ -28,6 +28,7 @@
 #define SWAP_GUEST_MEMORY_H
 
 #include "ept/ept.h"
+#include "lib/guest_ram.h"
 #include "swap/frame_pool.h"
 #include "swap/swap_slots.h"
 
@@ -204,7 +205,13 @@ struct guest_quarantine {
 };
 
 struct guest_memory {
-	uint64_t ram_size;              /* bytes, multiple of 4 KiB */
+	struct guest_ram_layout ram;    /* where RAM is (lib/guest_ram.h) */
+	uint64_t ram_size;              /* bytes of RAM in all */
+	/*
+	 * Pages of RAM. state[] and meta[] hold one entry per page, indexed
+	 * by guest_memory_index (the hole below 4 GiB has none); gfns
+	 * everywhere else are guest-physical page numbers.
+	 */
 	uint64_t npages;
 	uint8_t *state;                 /* enum guest_page_state per page */
 	struct ept *ept;
@@ -216,7 +223,7 @@ struct guest_memory {
 	struct swap_slots *slots;
 	struct swap_io_ops io;
 	uint64_t low_free, high_free;   /* watermarks, in frames */
-	uint64_t hand;                  /* CLOCK: next gfn to look at */
+	uint64_t hand;                  /* CLOCK: next page index to look at */
 	/*
 	 * While the swap area is full: gfns the hand passed that had nothing
 	 * to evict, since the last change that could make a page evictable
@@ -274,8 +281,9 @@ struct guest_page_info {
 	uint64_t frame_pa;              /* 0 when the page has no frame */
 };
 
-/* state_storage holds ram_size / 4 KiB bytes. */
-void guest_memory_init(struct guest_memory *gm, uint64_t ram_size,
+/* state_storage holds guest_ram_pages(ram) bytes. */
+void guest_memory_init(struct guest_memory *gm,
+		       const struct guest_ram_layout *ram,
 		       uint8_t *state_storage, struct ept *ept,
 		       struct frame_pool *pool);
 
@@ -362,6 +370,27 @@ int guest_memory_io_done(struct guest_memory *gm, uint64_t id, bool ok);
 
 /* True while an I/O of the page at gpa is in flight. */
 bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa);
+
+/* The entry of RAM page gfn in per-page arrays sized npages. */
+static inline uint64_t guest_memory_index(const struct guest_memory *gm,
+					  uint64_t gfn)
+{
+	return guest_ram_page_index(&gm->ram, gfn);
+}
+
+/* The gfn of the page with entry i (i < npages). */
+static inline uint64_t guest_memory_index_gfn(const struct guest_memory *gm,
+					      uint64_t i)
+{
+	return guest_ram_index_gfn(&gm->ram, i);
+}
+
+/* True when gpa is guest RAM. */
+static inline bool guest_memory_is_ram(const struct guest_memory *gm,
+				       uint64_t gpa)
+{
+	return guest_ram_contains(&gm->ram, gpa);
+}
 
 enum guest_page_state guest_memory_page_state(const struct guest_memory *gm,
 					      uint64_t gpa);

@@ -9,16 +9,30 @@
 
 #include "swap/guest_memory.h"
 
+/* The page's state; gfn must be RAM. */
+static inline enum guest_page_state page_state(const struct guest_memory *gm,
+					       uint64_t gfn)
+{
+	return (enum guest_page_state)gm->state[guest_memory_index(gm, gfn)];
+}
+
+/* The page's swap metadata; gfn must be RAM and swap on. */
+static inline struct guest_page_meta *page_meta(const struct guest_memory *gm,
+						uint64_t gfn)
+{
+	return &gm->meta[guest_memory_index(gm, gfn)];
+}
+
 /* The one place where a page changes state; counts the transition. */
 static inline void set_state(struct guest_memory *gm, uint64_t gfn,
 			     enum guest_page_state to)
 {
-	enum guest_page_state from = gm->state[gfn];
+	enum guest_page_state from = page_state(gm, gfn);
 
 	gm->stats.transitions[from][to]++;
 	gm->count[from]--;
 	gm->count[to]++;
-	gm->state[gfn] = (uint8_t)to;
+	gm->state[guest_memory_index(gm, gfn)] = (uint8_t)to;
 	/* A page newly resident may be evictable: end a swap-full stall. */
 	if (to == PAGE_RESIDENT)
 		gm->idle_scan = 0;
@@ -60,7 +74,7 @@ static inline int map_frame(struct guest_memory *gm, uint64_t gfn, uint64_t pa)
  */
 static inline int map_kept_frame(struct guest_memory *gm, uint64_t gfn)
 {
-	if (map_frame(gm, gfn, meta_frame_pa(&gm->meta[gfn])))
+	if (map_frame(gm, gfn, meta_frame_pa(page_meta(gm, gfn))))
 		return -1;
 	set_state(gm, gfn, PAGE_RESIDENT);
 	return 0;

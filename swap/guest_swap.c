@@ -49,7 +49,7 @@ static bool frame_is_zero(const struct guest_memory *gm, uint64_t pa)
 
 static void check_dirty(struct guest_memory *gm, uint64_t gfn, bool dirty)
 {
-	if (dirty && (gm->meta[gfn].flags & GPM_SWAP_VALID)) {
+	if (dirty && (page_meta(gm, gfn)->flags & GPM_SWAP_VALID)) {
 		release_slot(gm, gfn);
 		gm->stats.slots_freed_dirty++;
 	}
@@ -62,7 +62,7 @@ static void check_dirty(struct guest_memory *gm, uint64_t gfn, bool dirty)
  */
 static bool unevictable_now(const struct guest_memory *gm, uint64_t gfn)
 {
-	const struct guest_page_meta *m = &gm->meta[gfn];
+	const struct guest_page_meta *m = page_meta(gm, gfn);
 
 	return gm->swap_full && !(m->flags & GPM_SWAP_VALID) &&
 	       !frame_is_zero(gm, meta_frame_pa(m));
@@ -87,19 +87,19 @@ static bool clock_victim(struct guest_memory *gm, uint64_t *scan_left,
 			 uint64_t *victim)
 {
 	while (*scan_left) {
-		uint64_t gfn = gm->hand;
+		uint64_t gfn = guest_memory_index_gfn(gm, gm->hand);
 		struct ept_mapping map;
 
-		gm->hand = gfn + 1 == gm->npages ? 0 : gfn + 1;
+		gm->hand = gm->hand + 1 == gm->npages ? 0 : gm->hand + 1;
 		(*scan_left)--;
-		if (gm->state[gfn] != PAGE_RESIDENT ||
+		if (page_state(gm, gfn) != PAGE_RESIDENT ||
 		    !ept_lookup(gm->ept, gfn_gpa(gfn), &map)) {
 			note_idle(gm);
 			continue;
 		}
 		gm->stats.clock_scanned++;
 		check_dirty(gm, gfn, map.dirty);
-		if ((gm->meta[gfn].flags & GPM_PINNED) ||
+		if ((page_meta(gm, gfn)->flags & GPM_PINNED) ||
 		    unevictable_now(gm, gfn)) {
 			note_idle(gm);
 			continue;
@@ -214,7 +214,7 @@ static void quarantine_release(struct guest_memory *gm, unsigned i)
 static void release_frame(struct guest_memory *gm, uint64_t gfn)
 {
 	struct guest_quarantine *q = gm->quarantine;
-	uint64_t pa = meta_frame_pa(&gm->meta[gfn]);
+	uint64_t pa = meta_frame_pa(page_meta(gm, gfn));
 	unsigned i;
 
 	if (!q) {
@@ -260,7 +260,7 @@ static void note_swap_full(struct guest_memory *gm,
 static bool take_slot(struct guest_memory *gm, uint64_t gfn,
 		      struct guest_evict_result *res)
 {
-	struct guest_page_meta *m = &gm->meta[gfn];
+	struct guest_page_meta *m = page_meta(gm, gfn);
 
 	if (!swap_slots_alloc(gm->slots, &m->slot)) {
 		note_swap_full(gm, res);
@@ -289,16 +289,16 @@ static bool clean_drop_ok(struct guest_memory *gm, uint64_t gfn)
 {
 	return !gm->io.clean_drop_ok ||
 	       gm->io.clean_drop_ok(gm->io.ctx, gfn,
-				    meta_frame_pa(&gm->meta[gfn]));
+				    meta_frame_pa(page_meta(gm, gfn)));
 }
 
 /* After the flush: what a victim needs. */
 static void finish_victim(struct guest_memory *gm, uint64_t gfn,
 			  struct guest_evict_result *res)
 {
-	struct guest_page_meta *m = &gm->meta[gfn];
+	struct guest_page_meta *m = page_meta(gm, gfn);
 
-	if (gm->state[gfn] != PAGE_WRITEBACK) {
+	if (page_state(gm, gfn) != PAGE_WRITEBACK) {
 		/* A fault during the flush took the page back. */
 		res->cancelled++;
 	} else if ((m->flags & GPM_SWAP_VALID) && !clean_drop_ok(gm, gfn)) {
@@ -385,7 +385,7 @@ static void settled(struct guest_memory *gm, uint64_t gfn, bool resident)
 /* A write has ended (ok or given up): the page leaves WRITEBACK. */
 static int write_done(struct guest_memory *gm, uint64_t gfn, bool ok)
 {
-	struct guest_page_meta *m = &gm->meta[gfn];
+	struct guest_page_meta *m = page_meta(gm, gfn);
 	bool cancelled = m->flags & GPM_CANCEL;
 
 	m->tries = 0;
@@ -419,7 +419,7 @@ static int write_done(struct guest_memory *gm, uint64_t gfn, bool ok)
  */
 static int write_failed(struct guest_memory *gm, uint64_t gfn)
 {
-	struct guest_page_meta *m = &gm->meta[gfn];
+	struct guest_page_meta *m = page_meta(gm, gfn);
 
 	swap_slots_retire(gm->slots, m->slot);
 	m->flags &= (uint8_t)~(GPM_SLOT | GPM_SWAP_VALID);
@@ -439,7 +439,7 @@ static int write_failed(struct guest_memory *gm, uint64_t gfn)
  */
 static int read_done(struct guest_memory *gm, uint64_t gfn, bool ok)
 {
-	struct guest_page_meta *m = &gm->meta[gfn];
+	struct guest_page_meta *m = page_meta(gm, gfn);
 
 	m->tries = 0;
 	if (!ok) {
@@ -459,7 +459,7 @@ static int read_done(struct guest_memory *gm, uint64_t gfn, bool ok)
 /* A failed read is retried from the same slot: the page is only there. */
 static bool read_retried(struct guest_memory *gm, uint64_t gfn)
 {
-	if (++gm->meta[gfn].tries >= GUEST_IO_TRIES)
+	if (++page_meta(gm, gfn)->tries >= GUEST_IO_TRIES)
 		return false;
 	gm->stats.io_retries++;
 	submit_io(gm, gfn, SWAP_IO_READ);
@@ -472,16 +472,16 @@ int guest_memory_io_done(struct guest_memory *gm, uint64_t id, bool ok)
 	struct guest_page_meta *m;
 	bool write;
 
-	if (!gm->meta || gfn >= gm->npages ||
-	    !(gm->meta[gfn].flags & GPM_IO) ||
-	    gm->meta[gfn].io_tag != (uint16_t)id) {
+	if (!gm->meta || !guest_ram_contains(&gm->ram, gfn_gpa(gfn)) ||
+	    !(page_meta(gm, gfn)->flags & GPM_IO) ||
+	    page_meta(gm, gfn)->io_tag != (uint16_t)id) {
 		gm->stats.stale_completions++;
 		return -1;
 	}
-	m = &gm->meta[gfn];
+	m = page_meta(gm, gfn);
 	m->flags &= (uint8_t)~GPM_IO;
 	gm->io_in_flight--;
-	write = gm->state[gfn] == PAGE_WRITEBACK;
+	write = page_state(gm, gfn) == PAGE_WRITEBACK;
 	if (!ok) {
 		gm->stats.io_errors++;
 		if (write)

@@ -99,6 +99,12 @@ static void flush_translations(void *ctx)
 		d->cfg.ops.flush_translations(d->cfg.ops.ctx);
 }
 
+/* The vCPUs waiting for RAM page gfn (bit n = vCPU n). */
+static uint64_t *waiter_word(const struct swap_daemon *d, uint64_t gfn)
+{
+	return &d->waiters[guest_memory_index(d->mem, gfn)];
+}
+
 /*
  * guest_memory's page_settled: the page's I/O ended for good (resident, or
  * lost). One page-resident event names it with the vCPUs that waited.
@@ -106,9 +112,10 @@ static void flush_translations(void *ctx)
 static void page_settled(void *ctx, uint64_t gfn, bool resident)
 {
 	struct swap_daemon *d = ctx;
-	uint64_t waiters = d->waiters[gfn];
+	uint64_t *word = waiter_word(d, gfn);
+	uint64_t waiters = *word;
 
-	__atomic_store_n(&d->waiters[gfn], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
 	d->stats.page_resident_events++;
 	if (d->cfg.ops.page_resident)
 		d->cfg.ops.page_resident(d->cfg.ops.ctx, gfn << PAGE_SHIFT,
@@ -395,12 +402,12 @@ enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
 	enum guest_page_state found = PAGE_UNTOUCHED;
 
 	spin_lock(d->lock);
-	if (trace_on && (gpa >> PAGE_SHIFT) < d->mem->npages)
+	if (trace_on && guest_memory_is_ram(d->mem, gpa))
 		found = guest_memory_page_state(d->mem, gpa);
 	r = guest_memory_fault(d->mem, gpa);
 	if ((r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) &&
 	    vcpu < SWAP_MAX_WAITERS)
-		d->waiters[gpa >> PAGE_SHIFT] |= BIT(vcpu);
+		*waiter_word(d, gpa >> PAGE_SHIFT) |= BIT(vcpu);
 	spin_unlock(d->lock);
 	/*
 	 * Mapped meanwhile: by the completion this vCPU waited for, or by
@@ -437,7 +444,8 @@ static bool still_waiting(const struct swap_daemon *d, uint64_t gpa,
 			  unsigned vcpu)
 {
 	return vcpu < SWAP_MAX_WAITERS &&
-	       (__atomic_load_n(&d->waiters[gpa >> PAGE_SHIFT],
+	       guest_memory_is_ram(d->mem, gpa) &&
+	       (__atomic_load_n(waiter_word(d, gpa >> PAGE_SHIFT),
 				__ATOMIC_ACQUIRE) & BIT(vcpu));
 }
 
@@ -559,8 +567,7 @@ static bool open_swap(struct swap_daemon *d)
 			(unsigned long long)(cfg->params.read_latency_ns / 1000));
 	if (cfg->params.verify) {
 		d->verifying = true;
-		swap_verify_init(&d->verify, &d->mem->ept->mem,
-				 d->mem->npages, d->mem->ram_size);
+		swap_verify_init(&d->verify, &d->mem->ept->mem, &d->mem->ram);
 		d->mem->quarantine = hv_alloc(sizeof(*d->mem->quarantine));
 		d->mem->quarantine->capacity = (unsigned)MAX(1u,
 			MIN(GUEST_QUARANTINE_FRAMES, d->mem->pool->total / 16));

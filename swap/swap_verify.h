@@ -10,22 +10,23 @@
 #define SWAP_SWAP_VERIFY_H
 
 #include "ept/ept.h"
+#include "lib/guest_ram.h"
 #include "lib/types.h"
 
 struct swap_verify {
 	const struct ept_memory *frames;        /* host view of the frames */
-	uint64_t ram_size;                      /* guest RAM, for PTE guesses */
+	struct guest_ram_layout ram;            /* for PTE guesses */
 	/*
-	 * Per guest page: the checksum last written (0: none), and the same
+	 * Per guest page (by guest_ram_page_index): the checksum last written (0: none), and the same
 	 * with bits 5 and 6 of every word left out (where x86 page-table
 	 * entries keep their accessed and dirty flags).
 	 */
 	uint64_t *sums, *sums_no_ad;
 };
 
-/* Allocates the checksum tables for npages guest pages. */
+/* Allocates the checksum tables for the pages of ram. */
 void swap_verify_init(struct swap_verify *v, const struct ept_memory *frames,
-		      uint64_t npages, uint64_t ram_size);
+		      const struct guest_ram_layout *ram);
 
 /* Page gfn is being written to swap from the frame at frame_pa. */
 void swap_verify_written(struct swap_verify *v, uint64_t gfn,

@@ -119,7 +119,7 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 
 	reblock_nmi_if_needed(v, e);
 	/* A device page counts only where guest RAM does not reach. */
-	if (gpa >= g->mem.ram_size && vmx_owns_mmio(v, gpa)) {
+	if (!guest_memory_is_ram(&g->mem, gpa) && vmx_owns_mmio(v, gpa)) {
 		exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MMIO);
 		if (ept_violation_in_page_walk(e->qualification))
 			return not_emulated(v, e, gpa, "a device page");

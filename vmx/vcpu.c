@@ -158,6 +158,7 @@ static bool start_vcpu(struct vcpu *v)
 	if (v->id == 0) {
 		v->regs.rax = g->entry.rax;
 		v->regs.rbx = g->entry.rbx;
+		v->regs.rdx = g->entry.rdx;
 		v->regs.rdi = g->entry.rdi;
 		v->regs.rsi = g->entry.rsi;
 	}

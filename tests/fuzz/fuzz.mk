@@ -54,10 +54,10 @@ fuzz_srcs_fuzz_guest_devices := guest/interrupts.c guest/vlapic.c \
 	guest/pic8259.c guest/uart.c guest/pit8254.c guest/port61.c \
 	guest/ioapic.c guest/io_ports.c guest/pci_host.c guest/guest_console.c \
 	guest/acpi_tables.c guest/fw_cfg.c lib/string.c lib/format.c \
-	lib/console.c
+	lib/console.c lib/guest_ram.c
 # The async page fault protocol's host side for two vCPUs, with a model.
 fuzz_srcs_fuzz_apf_protocol := apf/apf.c apf/apf_msr.c apf/apf_counters.c \
-	lib/counters.c lib/format.c lib/string.c
+	lib/counters.c lib/format.c lib/string.c lib/guest_ram.c
 # INS/OUTS over the guest's page tables, with the exit handlers' fakes.
 fuzz_includes_fuzz_string_io := -Itests/unit/fake_exits
 fuzz_srcs_fuzz_string_io := vmx/exit_string_io.c guest/guest_pagewalk.c
@@ -73,7 +73,7 @@ fuzz_includes_fuzz_guest_msr := -Itests/unit/fake_exits
 fuzz_srcs_fuzz_guest_msr := guest/msr.c guest/async_pf.c guest/kvmclock.c \
 	guest/vlapic.c guest/vlapic_ipi.c guest/vlapic_timer.c apf/apf.c \
 	apf/apf_msr.c apf/apf_counters.c lib/counters.c lib/format.c \
-	lib/string.c lib/ratelimit.c
+	lib/string.c lib/ratelimit.c lib/guest_ram.c
 # A PCI function's configuration space as the drivers read it: BARs,
 # capabilities, the virtio-PCI structures (port I/O is the target's).
 fuzz_includes_fuzz_pci_bar := -Itests/unit/fake_x86

@@ -35,7 +35,7 @@
 
 static const struct apf_msr_env env = {
 	.kvm_features = KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT,
-	.guest_ram_size = RAM_BYTES,
+	.guest_ram = { .low_size = RAM_BYTES },
 };
 
 /* A token the guest holds: #PF delivered, page-ready not yet. */

@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "guest/linux_boot.h"
+
+/* All RAM below the PCI hole, as in a guest of less than 3.5 GiB. */
+#define LOW_RAM(size) (&(struct guest_ram_layout){ .low_size = (size) })
 #include "tests/fuzz/fuzz_check.h"
 
 #define GIB (1ull << 30)
@@ -68,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_inside(l.boot_params_addr, 4096, &l);
 		check_inside(l.cmdline_addr, l.cmdline_len + 1, &l);
 		check_inside(l.initrd_addr, l.initrd_size, &l);
-		n = linux_build_e820(rams[i], &res, e820, 16);
+		n = linux_build_e820(LOW_RAM(rams[i]), &res, e820, 16);
 		linux_build_boot_params(data, size, &k, &l, e820, n, 0,
 					zero_page);
 	}

@@ -12,6 +12,9 @@
 
 #include "guest/elf_kernel.h"
 #include "guest/linux_vmlinux.h"
+
+/* All RAM below the PCI hole, as in a guest of less than 3.5 GiB. */
+#define LOW_RAM(size) (&(struct guest_ram_layout){ .low_size = (size) })
 #include "tests/fuzz/fuzz_check.h"
 
 static void check_promises(const struct elf_kernel *k, uint64_t len)
@@ -60,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      sizeof(err)))
 		return 0;
 	CHECK(l.kernel_addr == k.lowest && l.kernel_end == k.end);
-	n = linux_build_e820(MiB(256), &res, e820, 8);
+	n = linux_build_e820(LOW_RAM(MiB(256)), &res, e820, 8);
 	linux_build_boot_params(hdr, sizeof(hdr), &bz, &l, e820, n, 0xe0000,
 				zp);
 	return 0;

@@ -84,7 +84,8 @@ static void platform_reset(void)
 	guest_console_init(&vm.console, print);
 	uart_init(&vm.uart, guest_console_push, &vm.console);
 	fw_cfg_init(&vm.fw_cfg, &(struct fw_cfg_platform){
-		.ram_size = 64 << 20, .cpus = VCPUS, .cmdline = "console=ttyS0",
+		.ram = { .low_size = 64 << 20 }, .cpus = VCPUS,
+		.cmdline = "console=ttyS0",
 	});
 	pci_host_init(&vm.pci_host);
 	guest_interrupts_init(&vm, TSC_HZ);

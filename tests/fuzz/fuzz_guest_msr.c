@@ -317,7 +317,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   KVM_FEATURE_ASYNC_PF_INT : 0);
 	vm.apf_env = (struct apf_msr_env){
 		.kvm_features = vm.kvm_features,
-		.guest_ram_size = features & 4 ? RAM_SIZE : RAM_SIZE / 2,
+		.guest_ram = { .low_size = features & 4 ? RAM_SIZE :
+						      RAM_SIZE / 2 },
 	};
 	/* The guest's RAM: a length, then that many bytes. */
 	{

@@ -19,7 +19,7 @@
 
 static const struct apf_msr_env env = {
 	.kvm_features = KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT,
-	.guest_ram_size = RAM,
+	.guest_ram = { .low_size = RAM },
 };
 
 static inline struct apf_vcpu *new_vcpu(uint32_t id)

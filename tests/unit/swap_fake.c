@@ -104,7 +104,9 @@ struct swap_fake *swap_fake_new(unsigned npages, unsigned nframes,
 	swap_slots_init(&sf->slots, sf->slot_storage, nslots);
 	sf->disk = garbage((size_t)nslots * PAGE_SIZE);
 	sf->queue = zalloc(npages * sizeof(*sf->queue));
-	guest_memory_init(&sf->gm, (uint64_t)npages * PAGE_SIZE, sf->state,
+	guest_memory_init(&sf->gm, &(struct guest_ram_layout){
+				  .low_size = (uint64_t)npages * PAGE_SIZE },
+			  sf->state,
 			  &sf->ef->ept, &sf->pool);
 	cfg.meta = sf->meta;
 	cfg.slots = &sf->slots;

@@ -11,9 +11,9 @@
 static void msrs_need_their_cpuid_bits(void **state)
 {
 	struct apf_vcpu *v = new_vcpu(0);
-	struct apf_msr_env none = { .guest_ram_size = RAM };
+	struct apf_msr_env none = { .guest_ram = { .low_size = RAM } };
 	struct apf_msr_env pf_only = { .kvm_features = KVM_FEATURE_ASYNC_PF,
-				       .guest_ram_size = RAM };
+				       .guest_ram = { .low_size = RAM } };
 	struct apf_msr_effect effect;
 	uint64_t val;
 

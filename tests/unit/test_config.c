@@ -318,22 +318,28 @@ static void test_bad_values(void **state)
 	(void)state;
 	parse_fails("guest.kernel = k\nguest.memory = lots\n",
 		    "apfvisor.cfg:2: bad value 'lots' for guest.memory "
-		    "(expected a size, a multiple of 4K, 2M..3G (RAM ends below "
-		    "the PCI hole; none above 4G yet))");
+		    "(expected a size, a multiple of 4K, 2M..60G)");
 	parse_fails("guest.memory = 1M",
 		    "apfvisor.cfg:1: bad value '1M' for guest.memory "
-		    "(expected a size, a multiple of 4K, 2M..3G (RAM ends below "
-		    "the PCI hole; none above 4G yet))");
+		    "(expected a size, a multiple of 4K, 2M..60G)");
 	parse_fails("guest.memory = 2097153\n",
 		    "apfvisor.cfg:1: bad value '2097153' for guest.memory "
-		    "(expected a size, a multiple of 4K, 2M..3G (RAM ends below "
-		    "the PCI hole; none above 4G yet))");
-	/* 6 GiB would run into the I/O APIC and local APIC pages. */
-	parse_fails("guest.memory = 6G\n",
-		    "apfvisor.cfg:1: bad value '6G' for guest.memory "
-		    "(expected a size, a multiple of 4K, 2M..3G (RAM ends below "
-		    "the PCI hole; none above 4G yet))");
-	parse_ok("guest.kernel = k\nguest.memory = 3G\n", &cfg);
+		    "(expected a size, a multiple of 4K, 2M..60G)");
+	/*
+	 * Up to 60 GiB: from 3.5 GiB the RAM above 3 GiB is laid out from
+	 * 4 GiB (lib/guest_ram.h), so 6G is a guest, 60G the largest.
+	 */
+	parse_ok("guest.kernel = k\nguest.memory = 6G\n", &cfg);
+	assert_int_equal(cfg.guest_memory, 6ull << 30);
+	parse_ok("guest.kernel = k\nguest.memory = 60G\n", &cfg);
+	assert_int_equal(cfg.guest_memory, 60ull << 30);
+	parse_ok("guest.kernel = k\nguest.memory = 61440M\n", &cfg);
+	parse_fails("guest.memory = 61441M\n",
+		    "apfvisor.cfg:1: bad value '61441M' for guest.memory "
+		    "(expected a size, a multiple of 4K, 2M..60G)");
+	parse_fails("guest.memory = 64G\n",
+		    "apfvisor.cfg:1: bad value '64G' for guest.memory "
+		    "(expected a size, a multiple of 4K, 2M..60G)");
 	parse_fails("guest.vcpus = 0\n",
 		    "apfvisor.cfg:1: bad value '0' for guest.vcpus "
 		    "(expected 1..64)");

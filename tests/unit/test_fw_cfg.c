@@ -136,7 +136,8 @@ static void read_item(uint16_t key, void *buf, unsigned len)
 static void setup(void)
 {
 	struct fw_cfg_platform p = {
-		.ram_size = 64ull << 20, .cpus = 2, .cmdline = "console=ttyS0",
+		.ram = { .low_size = 64ull << 20 }, .cpus = 2,
+		.cmdline = "console=ttyS0",
 		.cmdline_addr = 0x20000, .initrd_addr = 0x3000000,
 		.initrd_size = 12345,
 	};
@@ -209,6 +210,37 @@ static void file_directory(void **state)
 	assert_int_equal(base, 0);
 	assert_int_equal(len, 64ull << 20);
 	assert_int_equal(type, 1);
+}
+
+/*
+ * 6 GiB as on QEMU's PC: etc/e820 has a range below the PCI hole and one
+ * from 4 GiB, as hw/i386/pc.c writes them; FW_CFG_RAM_SIZE is all of it.
+ */
+static void e820_above_4g(void **state)
+{
+	struct fw_cfg_platform p = { .cpus = 1 };
+	uint8_t dir[4 + 64], e820[40];
+	uint64_t v[4], ram = 0;
+
+	(void)state;
+	guest_ram_layout_pc(&p.ram, 6ull << 30);
+	fw_cfg_init(&f, &p);
+	read_item(FW_CFG_FILE_DIR, dir, sizeof(dir));
+	assert_int_equal(dir[4 + 3], 40);               /* size, BE */
+	assert_string_equal((char *)dir + 4 + 8, "etc/e820");
+	read_item(FW_CFG_FILE_FIRST, e820, sizeof(e820));
+	memcpy(&v[0], e820, 8);
+	memcpy(&v[1], e820 + 8, 8);
+	memcpy(&v[2], e820 + 20, 8);
+	memcpy(&v[3], e820 + 28, 8);
+	assert_int_equal(v[0], 0);
+	assert_int_equal(v[1], 3ull << 30);
+	assert_int_equal(v[2], 4ull << 30);
+	assert_int_equal(v[3], 3ull << 30);
+	assert_int_equal(e820[16], 1);
+	assert_int_equal(e820[36], 1);
+	read_item(FW_CFG_RAM_SIZE, &ram, 8);
+	assert_int_equal(ram, 6ull << 30);
 }
 
 /*
@@ -328,6 +360,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(numbers_and_strings),
 		cmocka_unit_test(file_directory),
+		cmocka_unit_test(e820_above_4g),
 		cmocka_unit_test(dma_read_of_4_gib_costs_pages_not_bytes),
 		cmocka_unit_test(dma_read_across_the_items_end),
 		cmocka_unit_test(dma_skip_is_cut_at_the_items_end),

@@ -213,7 +213,7 @@ static int setup(void **state)
 	vm.kvm_features = KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT;
 	vm.apf_env = (struct apf_msr_env){
 		.kvm_features = vm.kvm_features,
-		.guest_ram_size = RAM_SIZE,
+		.guest_ram = { .low_size = RAM_SIZE },
 	};
 	apf_vcpu_init(&vm.plat[0].apf, 0);
 	vlapic_init(a, 0, true, TSC_HZ);

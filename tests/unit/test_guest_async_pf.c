@@ -85,7 +85,7 @@ static int setup(void **state)
 	vm.kvm_features = KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT;
 	vm.apf_env = (struct apf_msr_env){
 		.kvm_features = vm.kvm_features,
-		.guest_ram_size = RAM_SIZE,
+		.guest_ram = { .low_size = RAM_SIZE },
 	};
 	apf_vcpu_init(&vm.plat[0].apf, 0);
 	assert_true(vm_apf_wrmsr(&vm, 0, MSR_KVM_ASYNC_PF_INT, 0xec));

@@ -26,12 +26,13 @@ struct gm_fixture {
 	struct fixture *ef;             /* EPT over fake memory */
 	struct frame_pool pool;
 	uint64_t *pool_storage;
-	uint8_t *state;                 /* exactly RAM_PAGES bytes */
+	uint8_t *state;                 /* exactly one byte per RAM page */
 	struct guest_memory gm;
 };
 
-/* RAM_PAGES of guest RAM backed by a pool of frames frames. */
-static struct gm_fixture *gm_new(void **state, unsigned frames)
+/* The guest RAM ram backed by a pool of frames frames. */
+static struct gm_fixture *gm_new_ram(void **state, unsigned frames,
+				     const struct guest_ram_layout *ram)
 {
 	struct gm_fixture *g = calloc(1, sizeof(*g));
 	void *ef;
@@ -47,12 +48,19 @@ static struct gm_fixture *gm_new(void **state, unsigned frames)
 	frame_pool_init(&g->pool, g->pool_storage, frames);
 	assert_int_equal(frame_pool_add_range(&g->pool, FAKE_FRAME_BASE,
 					      frames), 0);
-	g->state = malloc(RAM_PAGES);
+	g->state = malloc(guest_ram_pages(ram));
 	assert_non_null(g->state);
 	/* Garbage, so that relying on unset state storage shows. */
-	memset(g->state, 0xee, RAM_PAGES);
-	guest_memory_init(&g->gm, RAM_SIZE, g->state, &g->ef->ept, &g->pool);
+	memset(g->state, 0xee, guest_ram_pages(ram));
+	guest_memory_init(&g->gm, ram, g->state, &g->ef->ept, &g->pool);
 	return g;
+}
+
+/* RAM_PAGES of guest RAM from 0. */
+static struct gm_fixture *gm_new(void **state, unsigned frames)
+{
+	return gm_new_ram(state, frames,
+			  &(struct guest_ram_layout){ RAM_SIZE, 0 });
 }
 
 static int teardown(void **state)
@@ -193,6 +201,52 @@ static void test_fault_outside_ram(void **state)
 	assert_int_equal(g->state[RAM_PAGES - 1], PAGE_RESIDENT);
 	assert_int_equal(g->gm.stats.faults, 5);
 	assert_int_equal(g->gm.stats.zero_fills, 1);
+}
+
+/*
+ * RAM in two ranges, as above 3.5 GiB on a PC (lib/guest_ram.h), here 32
+ * pages from 0 and 32 from 4 GiB: the state array has one byte per page
+ * (ASan sees one past it), a page from 4 GiB is RAM with the entry after
+ * the low pages', and the hole between is not RAM.
+ */
+static void test_ram_above_4g(void **state)
+{
+	const struct guest_ram_layout ram = { RAM_SIZE / 2, RAM_SIZE / 2 };
+	struct gm_fixture *g = gm_new_ram(state, 4, &ram);
+	uint64_t top = GiB(4) + RAM_SIZE / 2, hpa;
+	uint8_t buf[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, back[8];
+
+	assert_int_equal(g->gm.npages, RAM_PAGES);
+	assert_bytes(g->state, PAGE_UNTOUCHED, RAM_PAGES);
+	assert_int_equal(guest_memory_fault(&g->gm, RAM_SIZE / 2),
+			 GUEST_FAULT_OUTSIDE_RAM);
+	assert_int_equal(guest_memory_fault(&g->gm, GiB(3)),
+			 GUEST_FAULT_OUTSIDE_RAM);
+	assert_int_equal(guest_memory_fault(&g->gm, GiB(4) - 1),
+			 GUEST_FAULT_OUTSIDE_RAM);
+	assert_int_equal(guest_memory_fault(&g->gm, top),
+			 GUEST_FAULT_OUTSIDE_RAM);
+	assert_int_equal(frame_pool_in_use(&g->pool), 0);
+
+	assert_int_equal(guest_memory_fault(&g->gm, GiB(4)),
+			 GUEST_FAULT_RESOLVED);
+	assert_int_equal(g->state[RAM_PAGES / 2], PAGE_RESIDENT);
+	assert_int_equal(guest_memory_fault(&g->gm, top - 1),
+			 GUEST_FAULT_RESOLVED);
+	assert_int_equal(g->state[RAM_PAGES - 1], PAGE_RESIDENT);
+	assert_int_equal(guest_memory_page_state(&g->gm, top - 1),
+			 PAGE_RESIDENT);
+	assert_int_equal(g->gm.count[PAGE_RESIDENT], 2);
+	mapped_frame(g, top - PAGE_SIZE, &hpa);
+
+	/* Host writes: into the high range, never across the hole. */
+	assert_int_equal(guest_memory_write(&g->gm, top - 8, buf, 8), 0);
+	assert_int_equal(guest_memory_read(&g->gm, top - 8, back, 8), 0);
+	assert_memory_equal(back, buf, 8);
+	assert_int_equal(guest_memory_write(&g->gm, top - 4, buf, 8), -1);
+	assert_int_equal(guest_memory_write(&g->gm, RAM_SIZE / 2 - 4, buf, 8),
+			 -1);
+	assert_int_equal(guest_memory_read(&g->gm, GiB(4) - 4, back, 8), -1);
 }
 
 static void test_pool_exhausted(void **state)
@@ -458,6 +512,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_second_fault_already_mapped,
 					  teardown),
 		cmocka_unit_test_teardown(test_fault_outside_ram, teardown),
+		cmocka_unit_test_teardown(test_ram_above_4g, teardown),
 		cmocka_unit_test_teardown(test_pool_exhausted, teardown),
 		cmocka_unit_test_teardown(test_ept_table_failure, teardown),
 		cmocka_unit_test_teardown(test_fault_in_other_states,

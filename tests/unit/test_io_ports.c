@@ -102,7 +102,7 @@ static int setup(void **state)
 	uart_init(&vm.uart, guest_console_push, &vm.console);
 	pic_init(&vm.pic);
 	fw_cfg_init(&vm.fw_cfg, &(struct fw_cfg_platform){
-		.ram_size = 64 << 20, .cpus = 2, .cmdline = "x",
+		.ram = { .low_size = 64 << 20 }, .cpus = 2, .cmdline = "x",
 	});
 	memset(ram, 0, sizeof(ram));
 	pit_init(&vm.pit, 3000000000ull);

@@ -15,6 +15,9 @@
 
 #include "guest/linux_boot.h"
 
+/* All RAM below the PCI hole, as in a guest of less than 3.5 GiB. */
+#define LOW_RAM(size) (&(struct guest_ram_layout){ .low_size = (size) })
+
 #define KOFF 0xa00u                 /* (setup_sects 4 + 1) * 512 */
 #define SYSSIZE 0x100u              /* paragraphs: 4 KiB of kernel */
 #define TRAILER 64u                 /* a signature after syssize */
@@ -366,7 +369,8 @@ static void test_boot_params_fields(void **state)
 	struct linux_layout l = plan(&k, MiB(256), MiB(8), 40,
 				     &low_reserved, NULL);
 	struct e820_entry e820[8];
-	unsigned n = linux_build_e820(MiB(256), &low_reserved, e820, 8);
+	unsigned n = linux_build_e820(LOW_RAM(MiB(256)), &low_reserved, e820,
+				      8);
 	uint8_t zp[4096];
 
 	(void)state;
@@ -449,16 +453,47 @@ static void test_e820_example(void **state)
 	struct e820_entry e[8];
 
 	(void)state;
-	assert_int_equal(linux_build_e820(MiB(256), &low_reserved, e, 8), 5);
+	assert_int_equal(linux_build_e820(LOW_RAM(MiB(256)), &low_reserved, e,
+					  8), 5);
 	expect_entry(&e[0], 0, 0x1000, E820_TYPE_RAM);
 	expect_entry(&e[1], 0x1000, 0x9f000, E820_TYPE_RESERVED);
 	expect_entry(&e[2], 0xa0000, 0x40000, E820_TYPE_RAM);
 	expect_entry(&e[3], 0xe0000, 0x20000, E820_TYPE_ACPI);
 	expect_entry(&e[4], MiB(1), MiB(255), E820_TYPE_RAM);
-	assert_int_equal(linux_build_e820(MiB(256), &low_reserved, e, 4), 0);
-	assert_int_equal(linux_build_e820(0, &low_reserved, e, 8), 0);
-	assert_int_equal(linux_build_e820(MiB(1), NULL, e, 8), 1);
+	assert_int_equal(linux_build_e820(LOW_RAM(MiB(256)), &low_reserved, e,
+					  4), 0);
+	assert_int_equal(linux_build_e820(LOW_RAM(0), &low_reserved, e, 8), 0);
+	assert_int_equal(linux_build_e820(LOW_RAM(MiB(1)), NULL, e, 8), 1);
 	expect_entry(&e[0], 0, MiB(1), E820_TYPE_RAM);
+}
+
+/*
+ * 6 GiB as QEMU's PC lays it out: the low map as for 3 GiB, nothing in the
+ * PCI hole, then 3 GiB of RAM from 4 GiB. The high entry needs its slot.
+ */
+static void test_e820_above_4g(void **state)
+{
+	struct guest_ram_layout ram;
+	struct e820_entry e[8];
+
+	(void)state;
+	guest_ram_layout_pc(&ram, GiB(6));
+	assert_int_equal(linux_build_e820(&ram, &low_reserved, e, 8), 6);
+	expect_entry(&e[0], 0, 0x1000, E820_TYPE_RAM);
+	expect_entry(&e[1], 0x1000, 0x9f000, E820_TYPE_RESERVED);
+	expect_entry(&e[2], 0xa0000, 0x40000, E820_TYPE_RAM);
+	expect_entry(&e[3], 0xe0000, 0x20000, E820_TYPE_ACPI);
+	expect_entry(&e[4], MiB(1), GiB(3) - MiB(1), E820_TYPE_RAM);
+	expect_entry(&e[5], GiB(4), GiB(3), E820_TYPE_RAM);
+	assert_int_equal(linux_build_e820(&ram, &low_reserved, e, 5), 0);
+	/* 3.5 GiB - 4 KiB still fits below the hole: one low range. */
+	guest_ram_layout_pc(&ram, GiB(3) + MiB(512) - PAGE_SIZE);
+	assert_int_equal(linux_build_e820(&ram, NULL, e, 8), 1);
+	expect_entry(&e[0], 0, GiB(3) + MiB(512) - PAGE_SIZE, E820_TYPE_RAM);
+	guest_ram_layout_pc(&ram, GiB(3) + MiB(512));
+	assert_int_equal(linux_build_e820(&ram, NULL, e, 8), 2);
+	expect_entry(&e[0], 0, GiB(3), E820_TYPE_RAM);
+	expect_entry(&e[1], GiB(4), MiB(512), E820_TYPE_RAM);
 }
 
 /* Areas unsorted, overlapping, adjacent, past the end of RAM. */
@@ -473,7 +508,7 @@ static void test_e820_clip_merge(void **state)
 	struct e820_entry e[8];
 
 	(void)state;
-	assert_int_equal(linux_build_e820(0x10001, &res, e, 8), 6);
+	assert_int_equal(linux_build_e820(LOW_RAM(0x10001), &res, e, 8), 6);
 	expect_entry(&e[0], 0, 0x2000, E820_TYPE_RAM);
 	expect_entry(&e[1], 0x2000, 0x3000, E820_TYPE_RESERVED);
 	expect_entry(&e[2], 0x5000, 0x4000, E820_TYPE_ACPI);
@@ -481,7 +516,7 @@ static void test_e820_clip_merge(void **state)
 	expect_entry(&e[4], 0xb000, 0x4000, E820_TYPE_RAM);
 	expect_entry(&e[5], 0xf000, 0x1001, E820_TYPE_RESERVED); /* cut */
 	/* An area wholly above RAM is dropped. */
-	assert_int_equal(linux_build_e820(0xc000, &res, e, 8), 5);
+	assert_int_equal(linux_build_e820(LOW_RAM(0xc000), &res, e, 8), 5);
 	expect_entry(&e[4], 0xb000, 0x1000, E820_TYPE_RAM);
 }
 
@@ -506,7 +541,7 @@ static void test_e820_invariants(void **state)
 			res.area[i].e820_type = (seed >> 8) & 1 ? 2 : 3;
 		}
 		ram = (round % 70 + 1) * 4096;
-		n = linux_build_e820(ram, &res, e, ARRAY_SIZE(e));
+		n = linux_build_e820(LOW_RAM(ram), &res, e, ARRAY_SIZE(e));
 		assert_true(n > 0);
 		for (unsigned i = 0; i < n; i++) {
 			assert_int_equal(e[i].addr, sum);
@@ -568,7 +603,7 @@ static void test_real_vmlinuz(void **state)
 	l = plan(&k, MiB(512), MiB(32), 100, &low_reserved, NULL);
 	assert_int_equal(l.kernel_addr, k.pref_address);
 	linux_build_boot_params(buf, len, &k, &l, e820,
-				linux_build_e820(MiB(512), &low_reserved,
+				linux_build_e820(LOW_RAM(MiB(512)), &low_reserved,
 						 e820, 8), 0xe0000, zp);
 	assert_memory_equal(zp + 0x1f1, buf + 0x1f1, 0x210 - 0x1f1);
 	assert_memory_equal(zp + 0x258, buf + 0x258, k.header_end - 0x258);
@@ -590,6 +625,7 @@ int main(void)
 		T(test_boot_params_fields),
 		T(test_boot_params_limits),
 		T(test_e820_example),
+		T(test_e820_above_4g),
 		T(test_e820_clip_merge),
 		T(test_e820_invariants),
 		T(test_real_vmlinuz),

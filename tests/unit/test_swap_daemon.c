@@ -176,7 +176,8 @@ static struct env *make_env(unsigned npages, unsigned nframes, unsigned nslots,
 					   sizeof(uint64_t)), nframes);
 	assert_int_equal(frame_pool_add_range(&e->pool, FAKE_FRAME_BASE,
 					      nframes), 0);
-	guest_memory_init(&e->mem, (uint64_t)npages * PAGE_SIZE,
+	guest_memory_init(&e->mem, &(struct guest_ram_layout){
+				  .low_size = (uint64_t)npages * PAGE_SIZE },
 			  hv_alloc(npages), &e->ef->ept, &e->pool);
 	e->npages = npages;
 	memset(&disk, 0, sizeof(disk));

@@ -23,11 +23,13 @@ UNIT_LDLIBS := -lcmocka
 UNIT_TESTS := test_config test_format test_ept test_ept_model \
 	test_frame_pool test_page_alloc test_string test_guest_memory \
 	test_uart test_cpuid test_acpi test_vmx_controls test_xsave_probe \
-	test_xcr0 test_register_rules
+	test_xcr0 test_register_rules test_guest_ram
 
 unit_srcs_test_config := boot/config.c guest/image_format.c lib/format.c \
 	lib/string.c
 unit_srcs_test_format := lib/format.c
+# lib/guest_ram.c, the layout under test, is linked by every test.
+unit_srcs_test_guest_ram :=
 unit_srcs_test_ept := ept/ept.c tests/unit/ept_fake.c
 unit_srcs_test_ept_model := ept/ept.c tests/unit/ept_fake.c
 unit_srcs_test_frame_pool := swap/frame_pool.c
@@ -56,9 +58,11 @@ UNIT_STRING_FUNCS := memset memcpy memmove memcmp strlen strnlen strcmp \
 # (UNIT_TESTS += test_x and unit_srcs_test_x := ...).
 include $(wildcard tests/unit/unit-*.mk)
 
-# Every test links the trace recorder: the code under test may emit events
-# (they cost nothing while trace_on is false).
-UNIT_COMMON_SRCS := lib/trace.c lib/trace_ring.c tests/unit/trace_host.c
+# Every test links the trace recorder (the code under test may emit events;
+# they cost nothing while trace_on is false) and lib/guest_ram.c, which
+# says what is guest RAM to the guest memory code of many tests.
+UNIT_COMMON_SRCS := lib/trace.c lib/trace_ring.c tests/unit/trace_host.c \
+	lib/guest_ram.c
 
 unit_objs = $(UNIT_OUT)/obj/tests/unit/$(1).o \
 	$(patsubst %.c,$(UNIT_OUT)/obj/%.o,$(sort $(unit_srcs_$(1)) \
