@@ -34,7 +34,8 @@ struct guest_regs {
 	X(struct vcpu_stats, requests_handled, "vcpu.requests_handled")       \
 	X(struct vcpu_stats, entries_retried, "vcpu.entries_retried")         \
 	X(struct vcpu_stats, invept, "vcpu.invept")                           \
-	X(struct vcpu_stats, nmi_reblocked, "ept.nmi_reblocked_after_iret")
+	X(struct vcpu_stats, nmi_reblocked, "ept.nmi_reblocked_after_iret")  \
+	X(struct vcpu_stats, mce_injected, "mce.injected")
 
 struct vcpu_stats {
 	struct exit_stats exit;         /* per reason: count, root time */
