@@ -17,6 +17,7 @@
 #include "arch/x86/exceptions.h"
 #include "guest/vm.h"
 #include "lib/console.h"
+#include "lib/format.h"
 #include "lib/ratelimit.h"
 
 /* A guest may touch lost pages in a loop: a few lines, then a count. */
@@ -38,12 +39,15 @@ enum exit_action handle_lost_page(struct vcpu *v, const struct vmx_exit *e,
 	/* Only this vCPU's exits touch its banks: no lock needed. */
 	verdict = guest_mce_poison(&v->plat->msrs.mce, page, &ctx);
 	if (verdict != MCE_INJECT) {
-		vm_end(v->guest, false, "the page at gpa 0x%016llx could not "
-		       "be read back from swap, and vcpu %u cannot take the "
-		       "machine check for it at rip 0x%llx: %s",
-		       (unsigned long long)page, v->id,
-		       (unsigned long long)e->guest_rip,
-		       guest_mce_verdict_text(verdict));
+		char why[VM_END_REASON_MAX];
+
+		fmt_snprintf(why, sizeof(why), "gpa 0x%016llx lost to a failed "
+			     "swap-in; vcpu %u cannot take its machine check "
+			     "(rip 0x%llx): %s", (unsigned long long)page,
+			     v->id, (unsigned long long)e->guest_rip,
+			     guest_mce_verdict_text(verdict));
+		hv_error("%s", why);
+		vm_end(v->guest, false, "%s", why);
 		return EXIT_STOP;
 	}
 	v->stats.mce_injected++;
