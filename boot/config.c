@@ -65,6 +65,7 @@ void config_set_defaults(struct hv_config *cfg)
 	cfg->debug_swap_verify = false;
 	cfg->debug_swap_fail_reads = 0;
 	cfg->debug_swap_fail_writes = 0;
+	cfg->debug_hypercall = false;
 }
 
 static bool is_blank(char c)
@@ -499,6 +500,12 @@ static enum set_result set_swap_fail_writes(struct hv_config *cfg,
 			   &cfg->debug_swap_fail_writes) ? SET_OK : SET_BAD_VALUE;
 }
 
+static enum set_result set_debug_hypercall(struct hv_config *cfg,
+					   struct slice v)
+{
+	return set_on_off(&cfg->debug_hypercall, v);
+}
+
 static enum set_result set_read_latency(struct hv_config *cfg,
 					struct slice v)
 {
@@ -540,6 +547,7 @@ static const struct config_key config_keys[] = {
 	{ "debug.swap_fail_writes", set_swap_fail_writes,
 	  "0..1000000 (0 = off)", false },
 	{ "debug.swap_verify", set_swap_verify, "on or off", false },
+	{ "debug.hypercall", set_debug_hypercall, "on or off", false },
 	{ "debug.isolation_secret", set_isolation_secret,
 	  "0x and 1 to 16 hex digits, not 0", false },
 };

@@ -25,6 +25,7 @@
  *   trace.mode = stop|overwrite (stop)
  *   debug.swap_fail_reads = N, debug.swap_fail_writes = N
  *   debug.swap_verify = on|off (off)
+ *   debug.hypercall = on|off (off)
  *   debug.isolation_secret = 0xHEX (none)
  *   console = serial|screen|both (both: the screen only when the firmware
  *                             gives a framebuffer)
@@ -115,6 +116,13 @@ struct hv_config {
 	 * different is treated as a failed read (never mapped).
 	 */
 	bool debug_swap_verify;
+	/*
+	 * debug.hypercall = on: VMCALL with RAX = APFVISOR_HC_DEBUG
+	 * (guest/debug_hypercall.h) is answered, from any CPL, for test
+	 * programs: fail a page's swap-ins, ask a page's state. Off: KVM's
+	 * answer to an unknown hypercall, as for every other number.
+	 */
+	bool debug_hypercall;
 	/*
 	 * debug.isolation_secret = 0x...: written into hypervisor memory and
 	 * every free guest frame before the guest starts, for a test guest

@@ -195,6 +195,7 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 		.terminal_read = guest_terminal_active() ?
 				 guest_terminal_read : NULL,
 		.hide_xsavec = host_xsavec_wrong,
+		.debug_hypercall = bi->cfg.debug_hypercall,
 	};
 	boot_info_image_spec(bi, spec);
 }

@@ -2,8 +2,10 @@
 /*
  * The guest CPUID policy. Bits are hidden when apfvisor does not virtualize
  * what they promise (an MSR, an instruction, a device), because Linux uses
- * what it sees: e.g. PDCM makes it read IA32_PERF_CAPABILITIES, MCA makes it
- * program machine-check banks. Bit names: SDM Vol. 2A, CPUID.
+ * what it sees: e.g. PDCM makes it read IA32_PERF_CAPABILITIES. MCE and
+ * MCA are shown whatever the host has: the banks they promise are
+ * emulated (guest/mce.c), as KVM always offers them. Bit names: SDM Vol.
+ * 2A, CPUID.
  */
 #include "guest/cpuid.h"
 
@@ -33,8 +35,8 @@
 #define L1_ECX_HIDDEN (CPUID_1_ECX_VMX | L1_ECX_MONITOR | L1_ECX_DS_CPL | \
 		       L1_ECX_SMX | L1_ECX_EIST | L1_ECX_TM2 | L1_ECX_SDBG | \
 		       L1_ECX_XTPR | L1_ECX_PDCM | L1_ECX_DCA | L1_ECX_OSXSAVE)
-#define L1_EDX_HIDDEN (L1_EDX_MCE | L1_EDX_MCA | L1_EDX_DS | \
-		       L1_EDX_ACPI_THERMAL | L1_EDX_TM | L1_EDX_PBE)
+#define L1_EDX_HIDDEN (L1_EDX_DS | L1_EDX_ACPI_THERMAL | L1_EDX_TM | \
+		       L1_EDX_PBE)
 
 /* Leaf 6: only ARAT (the APIC timer keeps running in deep C-states). */
 #define L6_EAX_ARAT BIT(2)
@@ -76,6 +78,7 @@ static void leaf_features(const struct cpuid_context *ctx,
 	if (ctx->guest_osxsave)
 		out->ecx |= L1_ECX_OSXSAVE;
 	out->edx &= ~L1_EDX_HIDDEN;
+	out->edx |= L1_EDX_MCE | L1_EDX_MCA;
 	out->ebx = (out->ebx & L1_EBX_LOW_MASK) |
 		   (ctx->nvcpus << L1_EBX_LOGICAL_COUNT_SHIFT) |
 		   (ctx->vcpu_id << L1_EBX_APIC_ID_SHIFT);

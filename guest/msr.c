@@ -30,6 +30,7 @@ void vcpu_msrs_init(struct vcpu_msrs *m)
 	m->mtrr_def_type = MTRR_DEF_TYPE_E | MTRR_DEF_TYPE_WB;
 	m->misc_enable = MISC_ENABLE_FAST_STRING | MISC_ENABLE_BTS_UNAVAILABLE |
 			 MISC_ENABLE_PEBS_UNAVAILABLE;
+	guest_mce_init(&m->mce);
 }
 
 static int fixed_mtrr_index(uint32_t msr)
@@ -154,6 +155,9 @@ enum msr_result guest_rdmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 	if (apf_msr_is_async_pf(msr))
 		return vm_apf_rdmsr(g, vcpu, msr, value) ? MSR_HANDLED
 							 : MSR_RAISE_GP;
+	if (guest_mce_owns_msr(msr))
+		return guest_mce_rdmsr(&m->mce, msr, value) ? MSR_HANDLED
+							    : MSR_RAISE_GP;
 
 	if (fixed >= 0) {
 		*value = m->mtrr_fixed[fixed];
@@ -189,6 +193,9 @@ enum msr_result guest_wrmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 	if (apf_msr_is_async_pf(msr))
 		return vm_apf_wrmsr(g, vcpu, msr, value) ? MSR_HANDLED
 							 : MSR_RAISE_GP;
+	if (guest_mce_owns_msr(msr))
+		return guest_mce_wrmsr(&m->mce, msr, value) ? MSR_HANDLED
+							    : MSR_RAISE_GP;
 
 	if (fixed >= 0) {
 		if (!mtrr_fixed_value_valid(value))

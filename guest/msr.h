@@ -2,13 +2,14 @@
 /*
  * The guest's model-specific registers that are platform state rather than
  * VMCS state (vmx/exit_msr.c handles those): MTRRs, MISC_ENABLE, the
- * microcode and platform IDs, the TSC, kvmclock. An MSR nobody claims
+ * microcode and platform IDs, the TSC, kvmclock, the machine-check banks. An MSR nobody claims
  * raises #GP in the guest, as on KVM (APF-PROTOCOL.md §2).
  */
 #ifndef GUEST_MSR_H
 #define GUEST_MSR_H
 
 #include "lib/types.h"
+#include "guest/mce.h"
 
 #define MSR_IA32_TSC 0x10
 #define MSR_IA32_PLATFORM_ID 0x17
@@ -37,6 +38,7 @@ struct vcpu_msrs {
 	uint64_t misc_enable;
 	uint64_t kvmclock_system_time;  /* last SYSTEM_TIME_NEW value */
 	uint32_t kvmclock_version;
+	struct guest_mce mce;           /* machine-check banks (guest/mce.h) */
 };
 
 void vcpu_msrs_init(struct vcpu_msrs *m);

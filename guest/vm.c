@@ -173,6 +173,7 @@ static void each_vm_counter(const void *obj, counter_fn fn, void *ctx)
 static void init_platform(struct vm *vm, const struct vm_spec *spec)
 {
 	vm->hide_xsavec = spec->hide_xsavec;
+	vm->debug_hypercall = spec->debug_hypercall;
 	vm->kvm_features = KVM_FEATURE_CLOCKSOURCE2 |
 			   KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
 	/* Page-ready by interrupt only: Linux 5.10+ asks for nothing else. */

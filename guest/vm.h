@@ -126,6 +126,7 @@ struct vm_spec {
 	void (*terminal_write)(const char *bytes, size_t len);
 	int (*terminal_read)(void);
 	bool hide_xsavec;               /* the host's XSAVEC is wrong */
+	bool debug_hypercall;           /* debug.hypercall */
 };
 
 struct vm {
@@ -168,6 +169,8 @@ struct vm {
 	bool show_vga_text;
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
 	bool hide_xsavec;               /* CPUID 0xD.1 without XSAVEC */
+	/* debug.hypercall: APFVISOR_HC_DEBUG (guest/debug_hypercall.h). */
+	bool debug_hypercall;
 	struct apf_msr_env apf_env;     /* what the async-PF MSRs check */
 	struct apf_counter_sources apf_counters;
 	/* Makes vCPU n leave guest mode soon (set by vmx/). */

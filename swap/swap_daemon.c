@@ -13,6 +13,7 @@
 #include "lib/counters.h"
 #include "lib/format.h"
 #include "lib/heap.h"
+#include "lib/ratelimit.h"
 #include "lib/string.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
@@ -105,6 +106,10 @@ static uint64_t *waiter_word(const struct swap_daemon *d, uint64_t gfn)
 	return &d->waiters[guest_memory_index(d->mem, gfn)];
 }
 
+/* A guest that loses many pages gets a few lines, then a count. */
+static struct ratelimit lost_lines = RATELIMIT("pages lost to failed "
+					       "swap-ins", 8);
+
 /*
  * guest_memory's page_settled: the page's I/O ended for good (resident, or
  * lost). One page-resident event names it with the vCPUs that waited.
@@ -114,6 +119,16 @@ static void page_settled(void *ctx, uint64_t gfn, bool resident)
 	struct swap_daemon *d = ctx;
 	uint64_t *word = waiter_word(d, gfn);
 	uint64_t waiters = *word;
+
+	if (!resident) {
+		d->stats.pages_lost++;
+		if (ratelimit_allow(&lost_lines))
+			hv_info("swap: the page at gpa 0x%llx could not be "
+				"read back (%u attempts): lost; an access "
+				"to it is a machine check for the guest",
+				(unsigned long long)(gfn << PAGE_SHIFT),
+				GUEST_IO_TRIES);
+	}
 
 	__atomic_store_n(word, 0, __ATOMIC_RELEASE);
 	d->stats.page_resident_events++;
@@ -153,6 +168,11 @@ static void finish_io(struct swap_daemon *d, void *cookie, bool ok)
 	trace_io_done(&io, ok, submitted);
 	if (ok && d->verifying && io.op == SWAP_IO_READ)
 		ok = read_verified(d, &io);
+	if (ok && io.op == SWAP_IO_READ &&
+	    swap_unreadable_has(&d->unreadable, io.gfn)) {
+		ok = false;
+		d->stats.reads_made_to_fail++;
+	}
 	if (guest_memory_io_done(d->mem, io.id, ok) == -2)
 		fatal(d, "swap: the page at gpa 0x%llx could not be "
 		      "mapped again after its I/O",
@@ -505,6 +525,18 @@ enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
 		swap_thrash_note_vcpu(&d->thrash, vcpu);
 	}
 	return r;
+}
+
+bool swap_daemon_fail_reads_of(struct swap_daemon *d, uint64_t gpa)
+{
+	bool ok;
+
+	if (!d->dev || !guest_memory_is_ram(d->mem, gpa))
+		return false;
+	spin_lock(d->lock);
+	ok = swap_unreadable_add(&d->unreadable, gpa >> PAGE_SHIFT);
+	spin_unlock(d->lock);
+	return ok;
 }
 
 void swap_daemon_count_apf_halt(struct swap_daemon *d, unsigned vcpu,

@@ -122,6 +122,14 @@ enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
 					unsigned vcpu, const volatile bool *stop);
 
 /*
+ * debug.hypercall: from now on every read of the page at gpa from swap
+ * fails as if the device had failed it (swap/swap_unreadable.h), so its
+ * next swap-in loses the page. False without swap, outside guest RAM, or
+ * when the set is full.
+ */
+bool swap_daemon_fail_reads_of(struct swap_daemon *d, uint64_t gpa);
+
+/*
  * vCPU vcpu was halted for tsc cycles with async page faults outstanding:
  * its tasks waited for swap-ins. Counted (swap.apf_halt_tsc) and, for the
  * thrashing rule, as time spent waiting for swap.

@@ -14,6 +14,7 @@
 #include "swap/swap_io_queue.h"
 #include "swap/swap_slots.h"
 #include "swap/swap_thrash.h"
+#include "swap/swap_unreadable.h"
 #include "swap/swap_verify.h"
 
 #define SWAP_DAEMON_COUNTERS(X)                                              \
@@ -38,7 +39,10 @@
 	  "swap.verify_mismatches")                                            \
 	X(struct swap_daemon_stats, verify_clean_changed,                    \
 	  "swap.verify_clean_changed")                                         \
-	X(struct swap_daemon_stats, reads_delayed, "swap.reads_delayed")
+	X(struct swap_daemon_stats, reads_delayed, "swap.reads_delayed")      \
+	X(struct swap_daemon_stats, reads_made_to_fail,                       \
+	  "swap.reads_made_to_fail")                                           \
+	X(struct swap_daemon_stats, pages_lost, "swap.pages_lost")
 
 struct swap_daemon_stats {
 	SWAP_DAEMON_COUNTERS(COUNTER_FIELD)
@@ -67,6 +71,8 @@ struct swap_daemon {
 		uint64_t due;
 	} held[SWAP_IO_IN_FLIGHT_MAX];
 	unsigned nheld;
+	/* debug.hypercall: pages whose reads are failed on purpose. */
+	struct swap_unreadable unreadable;
 	struct swap_daemon_stats stats;
 	struct counter_source daemon_counters, memory_counters, queue_counters;
 	struct counter_source device_counters, injected_counters;

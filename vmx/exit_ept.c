@@ -8,7 +8,9 @@
  * and, when its swap-in is under way, tell the guest with an async page
  * fault and resume it at once; or, where the guest could take an
  * interrupt, rest as in HLT until the page is in or an interrupt comes
- * (KVM's APF halt); or else wait for the page (synchronous).
+ * (KVM's APF halt); or else wait for the page (synchronous). A page
+ * whose swap-in failed for good is a machine check for the guest
+ * (vmx/exit_lost_page.c).
  */
 #include "vmx/exit_handlers.h"
 #include "vmx/vcpu_events.h"
@@ -151,6 +153,8 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 		return g->ended ? EXIT_STOP : EXIT_RESUME;
 	if (r == GUEST_FAULT_OUTSIDE_RAM)
 		return unclaimed_access(v, e, gpa);
+	if (r == GUEST_FAULT_IO_ERROR)
+		return handle_lost_page(v, e, gpa);
 	hv_error("vcpu %u: EPT violation at gpa 0x%llx (%s) not resolved: %s",
 		 v->id, (unsigned long long)gpa, access_kind(e->qualification),
 		 guest_fault_result_name(r));

@@ -30,6 +30,12 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e);
 bool vmx_owns_mmio(struct vcpu *v, uint64_t gpa);
 enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
 			     uint64_t gpa);
+/*
+ * An EPT violation on a guest page lost to a failed swap-in
+ * (vmx/exit_lost_page.c): a machine check for the guest, or the VM's end.
+ */
+enum exit_action handle_lost_page(struct vcpu *v, const struct vmx_exit *e,
+				  uint64_t gpa);
 enum exit_action handle_ept_misconfig(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_external_interrupt(struct vcpu *v,

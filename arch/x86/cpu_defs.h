@@ -31,6 +31,7 @@
 #define CR0_CD  BIT(30)
 #define CR0_PG  BIT(31)
 #define CR4_PAE BIT(5)
+#define CR4_MCE BIT(6)
 #define CR4_PGE BIT(7)
 #define CR4_VMXE BIT(13)
 #define CR4_OSXSAVE BIT(18)
@@ -40,19 +41,36 @@
 #define MSR_IA32_FEATURE_CONTROL    0x3a
 #define MSR_IA32_MCG_CAP            0x179
 #define MSR_IA32_MCG_STATUS         0x17a
+#define MSR_IA32_MCG_CTL            0x17b
+#define MSR_IA32_MCG_EXT_CTL        0x4d0
 #define MSR_IA32_SYSENTER_CS        0x174
 #define MSR_IA32_SYSENTER_ESP       0x175
 #define MSR_IA32_SYSENTER_EIP       0x176
 #define MSR_IA32_DEBUGCTL           0x1d9
 #define MSR_IA32_PAT                0x277
 /* Machine-check bank i: CTL, STATUS, ADDR, MISC at 0x400 + 4i. */
+#define MSR_IA32_MC_CTL(i)          (0x400 + 4 * (i))
 #define MSR_IA32_MC_STATUS(i)       (0x401 + 4 * (i))
 #define MSR_IA32_MC_ADDR(i)         (0x402 + 4 * (i))
 #define MSR_IA32_MC_MISC(i)         (0x403 + 4 * (i))
 #define MCG_CAP_COUNT_MASK          0xff
+#define MCG_CTL_P                   BIT(8)      /* IA32_MCG_CTL exists */
+#define MCG_SER_P                   BIT(24)     /* software error recovery */
+#define MCG_LMCE_P                  BIT(27)     /* local machine checks */
+#define MCG_STATUS_RIPV             BIT(0)      /* restart at the saved RIP */
+#define MCG_STATUS_EIPV             BIT(1)      /* the saved RIP faulted */
+#define MCG_STATUS_MCIP             BIT(2)      /* a #MC is in progress */
+#define MCG_STATUS_LMCES            BIT(3)      /* signalled to this CPU only */
+#define MCG_EXT_CTL_LMCE_EN         BIT(0)
 #define MCI_STATUS_VAL              BIT(63)
+#define MCI_STATUS_OVER             BIT(62)
+#define MCI_STATUS_UC               BIT(61)
+#define MCI_STATUS_EN               BIT(60)
 #define MCI_STATUS_MISCV            BIT(59)
 #define MCI_STATUS_ADDRV            BIT(58)
+#define MCI_STATUS_PCC              BIT(57)
+#define MCI_STATUS_S                BIT(56)
+#define MCI_STATUS_AR               BIT(55)
 #define MSR_IA32_VMX_BASIC          0x480
 #define MSR_IA32_VMX_PINBASED_CTLS  0x481
 #define MSR_IA32_VMX_PROCBASED_CTLS 0x482
@@ -79,6 +97,7 @@
 
 #define FEATURE_CONTROL_LOCKED          BIT(0)
 #define FEATURE_CONTROL_VMX_OUTSIDE_SMX BIT(2)
+#define FEATURE_CONTROL_LMCE            BIT(20)
 
 #define EFER_SCE BIT(0)
 #define EFER_LME BIT(8)

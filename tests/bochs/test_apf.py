@@ -121,14 +121,14 @@ YMMCHECK = f"ymmcheck -t {YMMCHECK_THREADS} -m 8M"
 READ_LATENCY_US = 250
 
 
-def apf_memcheck_run(ctx, vcpus, command):
+def apf_memcheck_run(ctx, vcpus, command, extra=""):
     """The Linux guest over swap (256 MiB on 64 MiB of frames, reads held
     to READ_LATENCY_US, async PF on, debug.swap_verify on) with one host
     CPU per vCPU plus the paging daemon's, running command."""
     run = ctx.boot_cfg(overcommitted_cfg(
         vcpus, command,
         extra=f"swap.read_latency = {READ_LATENCY_US}us\n"
-              "debug.swap_verify = on\n"),
+              "debug.swap_verify = on\n" + extra),
         cpus=vcpus + 1, timeout=1800, swap=formatted_swap(ctx, "swap.img"))
     ctx.log(f"### wall time {run.wall:.1f} s")
     run.expect_line(f"apfvisor: swap: reads complete {READ_LATENCY_US} us "
@@ -172,6 +172,49 @@ def expect_apf_memcheck_clean(run, vcpus):
 
 
 MEMCHECK_MIB = 64
+# After memcheck (its boot is shared): a page that cannot be read back.
+# ("[f]": the pattern does not match the kernel's command line, which
+# holds it.)
+MCETEST = "mcetest -m 160 && dmesg | grep 'Memory [f]ailure'"
+
+
+def expect_lost_page_killed_its_owner(run):
+    """mcetest (guest/mcetest/mcetest.c): its page is made unreadable in
+    swap (debug.hypercall), pushed out, and touched. The swap-in fails
+    for good, the page is lost, and the guest gets an action-required
+    machine check for it (bank 9, SRAR data load, ADDR = its gpa); Linux's
+    memory_failure() kills the process that owned it with SIGBUS
+    (BUS_MCEERR_AR) and the kernel log says so for that pfn; the shell
+    runs the next command and the VM powers off cleanly."""
+    m = run.expect_regex(r"^guest: mcetest: buffer at pfn 0x([0-9a-f]+)$")
+    pfn = int(m[1], 16)
+    gpa = pfn * PAGE
+    run.expect_line(f"apfvisor: debug: reads of gpa {gpa:#x} from swap "
+                    "will fail")
+    run.expect_regex(r"^guest: mcetest: the page is in swap after \d+ MiB; "
+                     r"reading it$")
+    run.expect_line(f"apfvisor: swap: the page at gpa {gpa:#x} could not be "
+                    "read back (3 attempts): lost; an access to it is a "
+                    "machine check for the guest")
+    run.expect_regex(r"^apfvisor: vcpu 0: machine check \(action required, "
+                     rf"data load\) injected for lost gpa {gpa:#x} at rip "
+                     r"0x[0-9a-f]+$")
+    run.expect_line("guest: mcetest: SIGBUS, si_code 4 (BUS_MCEERR_AR), at "
+                    "the buffer")
+    run.expect_line("guest: mcetest: child killed by signal 7 (Bus error)")
+    # mm/memory-failure.c, kill_proc(): the pfn and the process.
+    sigbus = (rf"^guest: .*Memory failure: {pfn:#x}: Sending SIGBUS to "
+              r"mcetest:\d+ due to hardware memory corruption$")
+    run.expect_regex(sigbus)
+    run.expect_stat("mce.injected", 1)
+    run.expect_stat("swap.pages_lost", 1)
+    run.expect_stat("swap.reads_made_to_fail", 3)
+    run.expect_order(r"^guest: mcetest: buffer at pfn ",
+                     r"^apfvisor: vcpu 0: machine check ",
+                     r"^guest: mcetest: child killed by signal 7",
+                     sigbus,
+                     r"^guest: apfvisor-guest: command exited with status 0$",
+                     r"^apfvisor: guest powered off$")
 
 
 def test_linux_apf_memcheck_1vcpu(ctx):
@@ -183,15 +226,19 @@ def test_linux_apf_memcheck_1vcpu(ctx):
     # yields and reads of their own pages (in swap as often as not: async
     # page faults) and check them every time: the kernel's context
     # switches in the middle of an async fault must give every task its
-    # AVX registers back (Bochs' wrong XSAVEC once broke it).
+    # AVX registers back (Bochs' wrong XSAVEC once broke it). Then, on the
+    # same boot, mcetest: a page lost to swap is a machine check that kills
+    # only its owner (expect_lost_page_killed_its_owner).
     run = apf_memcheck_run(ctx, 1, f"{YMMCHECK} memcheck -m "
-                                   f"{MEMCHECK_MIB}M -p 1")
+                                   f"{MEMCHECK_MIB}M -p 1 && {MCETEST}",
+                           extra="debug.hypercall = on\n")
     pages = MEMCHECK_MIB * MIB // PAGE
     run.expect_regex(rf"^guest: memcheck: pass 1: wrote {pages} pages, "
                      r"mismatches 0$")
     run.expect_line("guest: memcheck: total mismatches 0")
     run.expect_line("guest: apfvisor-guest: command exited with status 0")
     expect_apf_memcheck_clean(run, 1)
+    expect_lost_page_killed_its_owner(run)
 
 
 def test_linux_apf_memcheck_2vcpus_concurrent(ctx):

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/cpuid.c: leaf 1 hides VMX and shows the hypervisor bit, the KVM
- * leaves at 0x40000000 (Documentation/virt/kvm/x86/cpuid.rst), every
+ * guest/cpuid.c: leaf 1 hides VMX and shows the hypervisor bit, MCE and
+ * MCA, the KVM leaves at 0x40000000 (Documentation/virt/kvm/x86/cpuid.rst), every
  * other leaf passes through; and the per-vCPU cache of answers, which
  * keeps no leaf whose answer follows guest state (1, 0xD).
  */
@@ -70,14 +70,18 @@ static void test_leaf1(void **state)
 						  BIT(6) | BIT(7) | BIT(8) |
 						  BIT(11) | BIT(14) | BIT(15) |
 						  BIT(18) | BIT(27)));
-	/* Hidden: MCE MCA DS ACPI TM PBE */
-	assert_int_equal(out.edx, 0xffffffffu & ~(BIT(7) | BIT(14) | BIT(21) |
-						  BIT(22) | BIT(29) | BIT(31)));
+	/* Hidden: DS ACPI TM PBE */
+	assert_int_equal(out.edx, 0xffffffffu & ~(BIT(21) | BIT(22) | BIT(29) |
+						  BIT(31)));
 
 	/* Shown even when the host lacks them: x2APIC, TSC-deadline, HV. */
 	h.ecx = BIT(5);
 	out = run(1, 0, &h);
 	assert_int_equal(out.ecx, BIT(21) | BIT(24) | BIT(31));
+	/* ... and MCE, MCA: the banks are emulated (guest/mce.c). */
+	h.edx = 0;
+	out = run(1, 0, &h);
+	assert_int_equal(out.edx, BIT(7) | BIT(14));
 
 	/* OSXSAVE mirrors the guest's CR4, not the host's. */
 	osx.guest_osxsave = true;

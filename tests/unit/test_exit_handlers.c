@@ -19,6 +19,7 @@
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"
 #include "lib/console.h"
+#include "guest/debug_hypercall.h"
 
 #define CR0_FIXED0 (CR0_PE | CR0_NE | CR0_PG)
 #define CR4_FIXED0 CR4_VMXE
@@ -39,7 +40,7 @@ static unsigned xsetbvs;
 static uint8_t ram[RAM_SIZE];
 static uint8_t port_out[64];
 static unsigned nport_out;
-static char ended[128];
+static char ended[256];
 
 /* ---- the fake instructions and the rest of apfvisor ---- */
 
@@ -124,6 +125,19 @@ enum exit_action handle_unexpected(struct vcpu *vc, const struct vmx_exit *e)
 	(void)e;
 	fail_msg("handle_unexpected");
 	return EXIT_STOP;
+}
+
+/* debug.hypercall's operations: the last call seen. */
+static uint64_t hc_op, hc_arg;
+static unsigned hc_calls;
+
+int64_t vm_debug_hypercall(struct vm *g, uint64_t op, uint64_t arg)
+{
+	assert_ptr_equal(g, &vm);
+	hc_op = op;
+	hc_arg = arg;
+	hc_calls++;
+	return 3;
 }
 
 enum msr_result guest_rdmsr(struct vm *g, unsigned n, uint32_t msr,
@@ -497,6 +511,43 @@ static void vmcall_and_vmx_instructions(void **state)
 	assert_int_equal(skipped(), 0);
 }
 
+/*
+ * debug.hypercall: off, its number is as unknown as any (the test image's
+ * program sees -KVM_EPERM from user mode); on, it is answered from any
+ * CPL, with RBX and RCX as the operation and its argument.
+ */
+static void vmcall_debug_hypercall(void **state)
+{
+	(void)state;
+	hc_calls = 0;
+	vm.debug_hypercall = false;
+	fake_vmcs[VMCS_GUEST_SS_ACCESS_RIGHTS] = AR_DATA_DPL3;
+	v.regs.rax = APFVISOR_HC_DEBUG;
+	handle_vmcall(&v, &ex);
+	assert_true(v.regs.rax == (uint64_t)-1);
+	assert_int_equal(hc_calls, 0);
+	setup(NULL);
+	vm.debug_hypercall = true;
+	fake_vmcs[VMCS_GUEST_SS_ACCESS_RIGHTS] = AR_DATA_DPL3;
+	v.regs.rax = APFVISOR_HC_DEBUG;
+	v.regs.rbx = DEBUG_HC_PAGE_STATE;
+	v.regs.rcx = 0x123456789000ull;
+	handle_vmcall(&v, &ex);
+	expect_done();
+	assert_int_equal(hc_calls, 1);
+	assert_int_equal(hc_op, DEBUG_HC_PAGE_STATE);
+	assert_true(hc_arg == 0x123456789000ull);
+	assert_int_equal(v.regs.rax, 3);
+	/* Another number is still unknown. */
+	setup(NULL);
+	vm.debug_hypercall = true;
+	v.regs.rax = APFVISOR_HC_DEBUG + 1;
+	handle_vmcall(&v, &ex);
+	assert_true(v.regs.rax == (uint64_t)-1000);
+	assert_int_equal(hc_calls, 1);
+	vm.debug_hypercall = false;
+}
+
 /* ---- INS and OUTS ---- */
 
 /* REP OUTSB/INSB etc. with paging off (linear = physical). */
@@ -830,6 +881,45 @@ static void machine_check_ends_the_vm_with_the_banks(void **state)
 	assert_non_null(strstr(console_text, "reports no banks"));
 }
 
+/*
+ * A guest page lost to a failed swap-in (vmx/exit_lost_page.c): an
+ * action-required #MC (vector 18, no error code) at the faulting
+ * instruction, bank 9 naming the page; with CR4.MCE clear the VM ends
+ * instead, naming the gpa and why, and nothing is injected.
+ */
+static void lost_page_is_a_machine_check(void **state)
+{
+	struct guest_mce *m = &vm.plat[0].msrs.mce;
+
+	(void)state;
+	guest_mce_init(m);
+	fake_vmcs[VMCS_GUEST_CR4] = CR4_PAE | CR4_MCE;
+	assert_int_equal(handle_lost_page(&v, &ex, 0x1234567), EXIT_RESUME);
+	assert_int_equal(injected, EXC_MACHINE_CHECK);
+	assert_int_equal(injected_error, 0xffffffff);
+	assert_int_equal(skipped(), 0);
+	assert_true(m->bank[9][MCE_ADDR] == 0x1234000);
+	assert_true(m->bank[9][MCE_STATUS] == 0xbd80000000000134ull);
+	assert_int_equal(v.stats.mce_injected, 1);
+	assert_false(vm.ended);
+
+	setup(NULL);
+	guest_mce_init(m);
+	fake_vmcs[VMCS_GUEST_CR4] = CR4_PAE;
+	console_add_sink(capture_console);
+	assert_int_equal(handle_lost_page(&v, &ex, 0x1234567), EXIT_STOP);
+	console_remove_sink(capture_console);
+	assert_int_equal(injected, -1);
+	assert_true(vm.ended);
+	assert_string_equal(ended, "gpa 0x0000000001234000 lost to a failed "
+			    "swap-in; vcpu 0 cannot take its machine check "
+			    "(rip 0x1000): the guest has CR4.MCE clear (a "
+			    "machine check shuts the CPU down)");
+	assert_non_null(strstr(console_text, "apfvisor: error: gpa "
+				       "0x0000000001234000 lost"));
+	assert_int_equal(m->bank[9][MCE_STATUS], 0);
+}
+
 /* RDPMC exits (no PMU is offered): #GP, never the host's counters. */
 static void rdpmc_raises_gp(void **state)
 {
@@ -854,6 +944,8 @@ int main(void)
 		T(skip_ends_the_interrupt_shadow),
 		T(skip_wraps_eip_and_single_steps),
 		T(vmcall_and_vmx_instructions),
+		T(vmcall_debug_hypercall),
+		T(lost_page_is_a_machine_check),
 		T(outs_and_ins),
 		T(string_io_faults_and_limits),
 		T(string_io_in_64bit_mode),

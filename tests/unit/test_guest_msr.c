@@ -135,7 +135,7 @@ static void wr_gp(uint32_t msr, uint64_t v)
 static void unclaimed_msrs_raise_gp(void **state)
 {
 	static const uint32_t unclaimed[] = {
-		0x0, 0x3a, 0x10a, 0x4000abcd, 0x4b564d05, 0xc0010000,
+		0x0, 0x10a, 0x428, 0x4000abcd, 0x4b564d05, 0xc0010000,
 		0xc0000080,     /* EFER lives in vmx/exit_msr.c */
 	};
 	uint64_t v;
@@ -149,6 +149,26 @@ static void unclaimed_msrs_raise_gp(void **state)
 	/* Read-only identification MSRs refuse writes. */
 	wr_gp(MSR_IA32_MTRRCAP, 0);
 	wr_gp(MSR_IA32_PLATFORM_ID, 0);
+}
+
+/*
+ * The machine-check MSRs reach guest/mce.c (tests/unit/test_guest_mce.c
+ * has their rules), per vCPU; FEATURE_CONTROL reads as a locking
+ * firmware left it (Linux warns when it is not locked).
+ */
+static void machine_check_msrs(void **state)
+{
+	(void)state;
+	assert_int_equal(rd(0x3a), BIT(0) | BIT(20));
+	wr_gp(0x3a, BIT(0) | BIT(20));
+	assert_int_equal(rd(0x179) & 0xff, 10);
+	wr(0x17b, ~0ull);
+	wr(0x425, 0);
+	wr_gp(0x425, 1);
+	wr(0x4d0, 1);
+	assert_int_equal(rd(0x4d0), 1);
+	assert_int_equal(vm.plat[0].msrs.mce.mcg_ext_ctl, 1);
+	assert_int_equal(vm.plat[1].msrs.mce.mcg_ext_ctl, 0);
 }
 
 static void mtrrs_and_misc_enable(void **state)
@@ -292,6 +312,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(unclaimed_msrs_raise_gp),
+		T(machine_check_msrs),
 		T(mtrrs_and_misc_enable),
 		T(kvmclock_record_and_pins),
 		T(kvmclock_wall_clock),

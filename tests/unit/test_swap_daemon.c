@@ -414,6 +414,36 @@ static void verify_catches_a_changed_slot(void **state)
 			 GUEST_FAULT_RESOLVED);
 }
 
+/*
+ * debug.hypercall's "fail the swap-ins of this page": the page is read
+ * from an intact slot, but every read is failed as if the disk had, so
+ * the retries fail too and the page is lost (counted); its neighbour
+ * comes back. Outside RAM the request is refused.
+ */
+static void reads_made_to_fail_lose_the_page(void **state)
+{
+	struct env *e = make_env(64, 16, 64, false);
+	uint64_t v;
+
+	(void)state;
+	fill_and_evict(e, 16);
+	assert_true(swap_daemon_fail_reads_of(e->d, 0x10));
+	assert_false(swap_daemon_fail_reads_of(e->d, 64 << PAGE_SHIFT));
+	assert_int_equal(swap_fault_wait(e->d, 0, 0, &e->stop),
+			 GUEST_FAULT_IO_ERROR);
+	assert_int_equal(guest_memory_page_state(&e->mem, 0), PAGE_SWAPPED);
+	assert_false(e->last_resident);
+	/* Lost for good: the next access does not read again. */
+	assert_int_equal(swap_fault_begin(e->d, 0, 0), GUEST_FAULT_IO_ERROR);
+	assert_int_equal(counters_find("swap.reads_made_to_fail", &v), 1);
+	assert_int_equal(v, GUEST_IO_TRIES);
+	assert_int_equal(counters_find("swap.pages_lost", &v), 1);
+	assert_int_equal(v, 1);
+	evict_until_swapped(e, 1);
+	assert_int_equal(swap_fault_wait(e->d, 1 << PAGE_SHIFT, 0, &e->stop),
+			 GUEST_FAULT_RESOLVED);
+}
+
 static void stuck_request_is_reported_then_fatal(void **state)
 {
 	struct env *e = make_env(64, 16, 64, true);
@@ -563,6 +593,8 @@ int main(void)
 		cmocka_unit_test_teardown(wait_with_service_cpu_leaves_work_to_it, free_env),
 		cmocka_unit_test_teardown(read_overtakes_queued_writes, free_env),
 		cmocka_unit_test_teardown(verify_catches_a_changed_slot, free_env),
+		cmocka_unit_test_teardown(reads_made_to_fail_lose_the_page,
+					  free_env),
 		cmocka_unit_test_teardown(read_latency_holds_completions,
 					  free_env),
 		cmocka_unit_test_teardown(stuck_request_is_reported_then_fatal, free_env),

@@ -28,9 +28,13 @@ unit_srcs_test_guest_pagewalk := guest/guest_pagewalk.c
 # The guest's platform MSRs (guest/msr.c) over a fake guest RAM; the
 # test fakes the VM's RAM access, IPI delivery and async-PF owner.
 UNIT_TESTS += test_guest_msr
-unit_srcs_test_guest_msr := guest/msr.c guest/vlapic.c guest/vlapic_ipi.c \
-	guest/vlapic_timer.c guest/kvmclock.c \
+unit_srcs_test_guest_msr := guest/msr.c guest/mce.c guest/vlapic.c \
+	guest/vlapic_ipi.c guest/vlapic_timer.c guest/kvmclock.c \
 	$(UNIT_APF_SRCS)
+
+# The guest's machine-check banks and the lost-page #MC (guest/mce.c).
+UNIT_TESTS += test_guest_mce
+unit_srcs_test_guest_mce := guest/mce.c
 
 # The guest's port I/O (guest/io_ports.c) with its real devices and a
 # faked VM end and IRQ routing.

@@ -21,7 +21,8 @@ unit_srcs_test_swap_daemon := swap/swap_io_queue.c swap/guest_memory.c \
 	swap/guest_swap.c swap/swap_slots.c swap/swap_verify.c swap/swap_thrash.c \
 	swap/frame_pool.c ept/ept.c \
 	lib/string.c lib/counters.c lib/console.c lib/format.c lib/heap.c \
-	lib/page_alloc.c swap/blockdev_faults.c tests/unit/ept_fake.c
+	lib/page_alloc.c swap/blockdev_faults.c tests/unit/ept_fake.c \
+	lib/ratelimit.c swap/swap_unreadable.c
 unit_objs_test_swap_daemon := $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o
 
 $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o: swap/swap_daemon.c
@@ -33,15 +34,15 @@ UNIT_TESTS += test_swap_thrash
 unit_srcs_test_swap_thrash := swap/swap_thrash.c
 
 # The exit handlers (vmx/exit_cr.c, exit_msr.c, exit_vmx_insn.c,
-# exit_string_io.c, exit_exception.c) built with tests/unit/fake_exits
-# before the root on the include path: a VMCS of plain words and fake
-# instructions.
+# exit_string_io.c, exit_exception.c, exit_lost_page.c) built with
+# tests/unit/fake_exits before the root on the include path: a VMCS of
+# plain words and fake instructions.
 UNIT_TESTS += test_exit_handlers
 UNIT_EXIT_FAKES := exit_cr exit_msr exit_vmx_insn exit_string_io \
-	exit_exception
+	exit_exception exit_lost_page
 unit_srcs_test_exit_handlers := guest/vlapic.c guest/vlapic_ipi.c \
 	guest/vlapic_timer.c guest/guest_pagewalk.c lib/console.c \
-	lib/format.c
+	lib/format.c guest/mce.c lib/ratelimit.c
 unit_objs_test_exit_handlers := \
 	$(patsubst %,$(UNIT_OUT)/obj/vmx/%_fake_exits.o,$(UNIT_EXIT_FAKES))
 
