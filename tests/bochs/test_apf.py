@@ -8,7 +8,8 @@ import re
 from pathlib import Path
 
 from lib import cases, expect
-from test_trace import expect_chrome_trace
+from test_trace import (APFTEST_TRACE_CFG, expect_apftest_trace,
+                        expect_chrome_trace)
 from test_swap import (CONCURRENT, expect_memchecks_clean,
                        expect_swap_checks_clean, expect_swapped_cleanly,
                        expect_xsavec_verdict_kept, formatted_swap,
@@ -43,10 +44,16 @@ def expect_slot_line(run, swap_mib, guest_mib):
 
 @cases(cpus=(1, 2))
 def test_apftest_guest(ctx, cpus):
+    # With 2 host CPUs the run is traced too, and the trace checked
+    # (test_trace.py's expect_apftest_trace): one boot for both.
     cfg = (GUESTS / "apftest.cfg").read_text()
-    run = ctx.boot_guest("apftest", cpus=cpus, timeout=900,
-                         swap=formatted_swap(ctx, "swap.img",
-                                             f"{APFTEST_SWAP_MIB}M"))
+    trace = ctx.workdir / "apftest.apft"
+    swap = formatted_swap(ctx, "swap.img", f"{APFTEST_SWAP_MIB}M")
+    if cpus == 2:
+        run = ctx.boot_cfg(cfg + APFTEST_TRACE_CFG, cpus=cpus, timeout=900,
+                           swap=swap, extra=("--trace", str(trace)))
+    else:
+        run = ctx.boot_guest("apftest", cpus=cpus, timeout=900, swap=swap)
     run.expect_line("guest: apftest: 3 refused MSR values raised #GP")
     expect_slot_line(run, APFTEST_SWAP_MIB, cfg_megs(cfg, "guest.memory"))
     m = run.expect_regex(r"^guest: apftest: data verified; async faults "
@@ -83,6 +90,8 @@ def test_apftest_guest(ctx, cpus):
     run.expect_stat_at_least("swap.reads_delayed", 1)
     run.expect_line("apfvisor: guest halted: test-exit code 0")
     run.expect_status(0)
+    if cpus == 2:
+        expect_apftest_trace(run, trace)
 
 
 def test_linux_apf_bm(ctx):

@@ -59,15 +59,15 @@ def expect_chrome_trace(trace, tokens, exits=None):
                f"{slices} exit slices in the Chrome trace, {exits} exits")
 
 
-def test_trace_apftest(ctx):
-    # apftest (async page faults under overcommit) on 2 host CPUs: exits,
-    # EPT violations, swap I/O on the service CPU and async-PF tokens.
-    trace = ctx.workdir / "apftest.apft"
-    cfg = ((GUESTS / "apftest.cfg").read_text() +
-           "trace = on\ntrace.buffer = 16M\n")
-    run = ctx.boot_cfg(cfg, cpus=2, timeout=900,
-                       swap=formatted_swap(ctx, "swap.img", "128M"),
-                       extra=("--trace", str(trace)))
+# apftest's config traced: test_apf.py's test_apftest_guest[cpus2] boots
+# it (one boot for both checks) and calls expect_apftest_trace.
+APFTEST_TRACE_CFG = "trace = on\ntrace.buffer = 16M\n"
+
+
+def expect_apftest_trace(run, trace):
+    """apftest (async page faults under overcommit) on 2 host CPUs, traced:
+    exits, EPT violations, swap I/O on the service CPU and async-PF
+    tokens, each as the run's counters say."""
     run.expect_line("guest: apftest: PASS")
     run.expect_line("apfvisor: trace: trace disk ata1-master, 64 MiB")
     run.expect_line("apfvisor: trace: recording, 2 rings of 16384 KiB, stop "
