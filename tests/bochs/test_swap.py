@@ -51,7 +51,7 @@ MEMCHECK_PASSES = 2
 def test_memcheck_bzimage_injected_io_errors(ctx):
     # One host CPU: the vCPU's own exits run the paging daemon (2 host
     # CPUs, the boot CPU running the daemon: test_apf.py). memcheck, two
-    # passes of 80 MiB (the second reads back what the first left in
+    # passes of 64 MiB (the second reads back what the first left in
     # swap), while every 7th swap read and every 5th swap write fails in
     # the driver (debug.swap_fail_*): the daemon retries a failed I/O (3
     # attempts in all), and a read's retry is never the 7th read again, so
@@ -67,7 +67,7 @@ def test_memcheck_bzimage_injected_io_errors(ctx):
     # its decompressor at +0x200, which unpacks ~30 MiB on 64 MiB of
     # frames; earlyprintk and nokaslr make the decompressor print its one
     # line (Debian's has no CONFIG_X86_VERBOSE_BOOTUP), the proof it ran.
-    cfg = overcommitted_cfg(1, f"memcheck -m 80M -p {MEMCHECK_PASSES}",
+    cfg = overcommitted_cfg(1, f"memcheck -m 64M -p {MEMCHECK_PASSES}",
                             extra="debug.swap_verify = on\n"
                                   "debug.swap_fail_reads = 7\n"
                                   "debug.swap_fail_writes = 5\n")
