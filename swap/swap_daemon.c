@@ -469,6 +469,16 @@ static bool still_waiting(const struct swap_daemon *d, uint64_t gpa,
 				__ATOMIC_ACQUIRE) & BIT(vcpu));
 }
 
+bool swap_fault_pending(struct swap_daemon *d, uint64_t gpa, unsigned vcpu)
+{
+	enum guest_fault_result r;
+
+	if (vcpu < SWAP_MAX_WAITERS)
+		return still_waiting(d, gpa, vcpu);
+	r = swap_fault_begin(d, gpa, vcpu);
+	return r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO;
+}
+
 /*
  * One round of waiting: the daemon's work when nobody else runs it,
  * else a short rest while the service CPU does it.

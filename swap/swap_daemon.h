@@ -113,6 +113,16 @@ enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
 					 unsigned vcpu);
 
 /*
+ * Whether the I/O of the page at gpa that vcpu registered for (with
+ * swap_fault_begin) is still under way. Without the lock for a vCPU that
+ * has a waiter bit: it reads the bit page_resident clears, so a vCPU
+ * resting until its page comes in (the APF halt) never waits behind an
+ * eviction step that holds the lock for milliseconds while its
+ * interrupts come in.
+ */
+bool swap_fault_pending(struct swap_daemon *d, uint64_t gpa, unsigned vcpu);
+
+/*
  * Blocks until the page at gpa is resident (RESOLVED) or cannot be (the
  * other results); runs the daemon's work meanwhile when it has no CPU of
  * its own. Starts with swap_fault_begin. stop is polled: when it becomes

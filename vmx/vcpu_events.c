@@ -229,14 +229,9 @@ static bool wait_for_event(struct vcpu *v, bool page_wait, uint64_t gpa)
 	while (!g->ended) {
 		struct pending_interrupt pi;
 		uint64_t now, timer;
-		enum guest_fault_result r;
 
-		if (page_wait) {
-			r = swap_fault_begin(g->swap, gpa, v->id);
-			if (r != GUEST_FAULT_SWAPIN_STARTED &&
-			    r != GUEST_FAULT_WAIT_IO)
-				return true;
-		}
+		if (page_wait && !swap_fault_pending(g->swap, gpa, v->id))
+			return true;
 		if (vm_has_requests(g, v->id)) {
 			if (!vcpu_take_requests(v))
 				return false;

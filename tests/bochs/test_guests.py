@@ -435,21 +435,35 @@ def test_kvmclock_on_swapped_page(ctx):
 
 def test_apf_halt_takes_interrupts(ctx):
     """KVM's APF halt: reads at CPL 0 of pages in swap, which the guest is
-    never told about (it has no async page faults), each waiting 2 ms for
-    its swap-in (tests/guests/apfhalt.asm), with a 100 us LAPIC timer
-    running. The vCPU must take its timer interrupts while it waits (about
-    20 per read), not only the one left pending when a blocked vCPU
-    resumes (at most one per read)."""
+    never told about (it has no async page faults), each waiting 10 ms for
+    its swap-in (tests/guests/apfhalt.asm), with a 500 us LAPIC timer
+    running and vCPU 1 sending IPIs one at a time, each waited for as a
+    TLB shootdown waits. vCPU 0 must take its interrupts while it waits
+    (about 20 timer interrupts per read, IPIs answered in microseconds),
+    not only the one left pending when a blocked vCPU resumes (at most
+    one of each per read, an IPI waiting as long as the read). Three
+    host CPUs: the service CPU runs the paging daemon; on two, a vCPU
+    runs eviction steps itself (milliseconds under Bochs) and an IPI
+    that comes meanwhile waits for the step."""
     from test_swap import formatted_swap
-    run = ctx.boot_guest("apfhalt", cpus=1, timeout=900,
+    run = ctx.boot_guest("apfhalt", cpus=3, timeout=900,
                          swap=formatted_swap(ctx, "swap.img", "64M"))
     m = run.expect_regex(r"^guest: apfhalt: (\d+) reads of swapped-out "
-                         r"pages took (\d+) timer interrupts$")
-    reads, ticks = int(m[1]), int(m[2])
-    ctx.log(f"### {reads} reads, {ticks} timer interrupts during them")
+                         r"pages took (\d+) timer interrupts and (\d+) "
+                         r"IPIs$")
+    reads, ticks, ipis = int(m[1]), int(m[2]), int(m[3])
+    m = run.expect_regex(r"^guest: apfhalt: the longest IPI answer took "
+                         r"(\d+)% of the shortest read$")
+    longest = int(m[1])
+    ctx.log(f"### {reads} reads: {ticks} timer interrupts, {ipis} IPIs "
+            f"answered, the longest answer {longest}% of a read")
     expect(ticks >= 4 * reads,
-           f"{ticks} timer interrupts during {reads} reads of 2 ms each: "
+           f"{ticks} timer interrupts during {reads} reads of 10 ms each: "
            "the vCPU did not take its interrupts while it waited")
+    expect(ipis >= 4 * reads,
+           f"{ipis} IPIs answered during {reads} reads of 10 ms each")
+    expect(longest < 25,
+           f"an IPI waited {longest}% of a read for its answer")
     run.expect_line("guest: apfhalt: data intact")
     run.expect_stat_at_least("vcpu.apf_halts", reads)
     run.expect_stat_at_least("vcpu.apf_halts_left_for_an_event", 4 * reads)

@@ -264,9 +264,15 @@ static void begin_does_not_block_and_event_names_waiters(void **state)
 	assert_int_equal(swap_fault_begin(e->d, gpa, 3), GUEST_FAULT_WAIT_IO);
 	swap_daemon_work(e->d);                 /* submits the read */
 	assert_int_equal(e->events, 0);
+	/* The APF halt's look, without the lock: only the waiters wait. */
+	assert_true(swap_fault_pending(e->d, gpa, 1));
+	assert_true(swap_fault_pending(e->d, gpa, 3));
+	assert_false(swap_fault_pending(e->d, gpa, 2));
 	disk.hold = false;
 	swap_daemon_work(e->d);                 /* harvests it */
 	assert_int_equal(e->events, 1);
+	assert_false(swap_fault_pending(e->d, gpa, 1));
+	assert_false(swap_fault_pending(e->d, gpa, 3));
 	assert_int_equal(e->last_gpa, gpa);
 	assert_int_equal(e->last_waiters, BIT(1) | BIT(3));
 	assert_true(e->last_resident);
