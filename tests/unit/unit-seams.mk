@@ -54,6 +54,16 @@ $(UNIT_OUT)/obj/tests/unit/test_exit_handlers.o: tests/unit/test_exit_handlers.c
 	@mkdir -p $(@D)
 	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
 
+# INS/OUTS over the same environment (tests/unit/exit_env.h).
+UNIT_TESTS += test_exit_string_io
+unit_srcs_test_exit_string_io := $(unit_srcs_test_exit_handlers)
+unit_objs_test_exit_string_io := $(unit_objs_test_exit_handlers)
+
+$(UNIT_OUT)/obj/tests/unit/test_exit_string_io.o: \
+		tests/unit/test_exit_string_io.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
 # The MMIO exit (vmx/exit_mmio.c) over the same fakes: the fetch through
 # the guest's page tables, the decode, the I/O APIC and xAPIC pages.
 UNIT_TESTS += test_exit_mmio
