@@ -66,6 +66,7 @@ void config_set_defaults(struct hv_config *cfg)
 	cfg->debug_swap_fail_reads = 0;
 	cfg->debug_swap_fail_writes = 0;
 	cfg->debug_hypercall = false;
+	cfg->guest_testdev = false;
 }
 
 static bool is_blank(char c)
@@ -513,6 +514,11 @@ static enum set_result set_read_latency(struct hv_config *cfg,
 							     : SET_BAD_VALUE;
 }
 
+static enum set_result set_testdev(struct hv_config *cfg, struct slice v)
+{
+	return set_on_off(&cfg->guest_testdev, v);
+}
+
 static const struct config_key config_keys[] = {
 	{ "guest.kernel", set_kernel, "a file path", false },
 	{ "guest.format", set_format,
@@ -522,6 +528,7 @@ static const struct config_key config_keys[] = {
 	{ "guest.memory", set_memory,
 	  "a size, a multiple of 4K, 2M..60G", false },
 	{ "guest.vcpus", set_vcpus, "1..64", false },
+	{ "guest.testdev", set_testdev, "on or off", false },
 	{ "host.guest_frames", set_frames, "a size, a multiple of 4K", false },
 	{ "swap.device", set_swap, "auto, virtio-blk, nvme, ahci, ata or none",
 	  false },

@@ -124,6 +124,11 @@ struct hv_config {
 	 */
 	bool debug_hypercall;
 	/*
+	 * guest.testdev = on: QEMU's pc-testdev (guest/pc_testdev.h) for
+	 * kvm-unit-tests; refused for a Linux guest.
+	 */
+	bool guest_testdev;
+	/*
 	 * debug.isolation_secret = 0x...: written into hypervisor memory and
 	 * every free guest frame before the guest starts, for a test guest
 	 * to look for (it must never find it).

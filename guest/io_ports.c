@@ -7,6 +7,7 @@
 #define KBC_COMMAND 0x64
 #define KBC_PULSE_RESET 0xfe
 #define POST_CODE_PORT 0x80
+#define NO_FLUSH (~0ull)
 
 static bool is_com1(uint16_t port)
 {
@@ -161,11 +162,32 @@ static void fw_cfg_io(struct vm *g, uint16_t port, unsigned size, bool in,
 	spin_unlock(&g->fw_cfg_lock);
 }
 
+/*
+ * guest.testdev = on: QEMU's pc-testdev. A line change goes to the 8259
+ * pair and the I/O APIC here (under dev_lock); a page flush is returned
+ * in *flush_gpa, for it takes mem_lock and waits for the other vCPUs.
+ */
+static bool testdev_io(struct vm *g, uint16_t port, unsigned size, bool in,
+		       uint32_t *value, uint64_t *flush_gpa)
+{
+	struct pc_testdev_effect fx;
+
+	pc_testdev_io(&g->testdev, port, size, in, value, &fx);
+	if (fx.action == PC_TESTDEV_SET_LINE)
+		guest_isa_irq_set(g, fx.line, fx.level);
+	else if (fx.action == PC_TESTDEV_FLUSH_PAGE)
+		*flush_gpa = fx.gpa;
+	return fx.action == PC_TESTDEV_SET_LINE;
+}
+
 static bool platform_port(struct vm *g, uint16_t port, unsigned size,
-			  bool in, uint32_t *value, bool *irq_changed)
+			  bool in, uint32_t *value, bool *irq_changed,
+			  uint64_t *flush_gpa)
 {
 	*irq_changed = false;
-	if (pci_host_owns_port(port, size))
+	if (g->testdev_on && pc_testdev_owns_port(port))
+		*irq_changed = testdev_io(g, port, size, in, value, flush_gpa);
+	else if (pci_host_owns_port(port, size))
 		pci_host_io(&g->pci_host, port, size, in, value);
 	else if (is_com1(port))
 		*irq_changed = com1_io(g, port, in, value);
@@ -183,6 +205,7 @@ bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		   uint32_t *value)
 {
 	bool handled, irq_changed;
+	uint64_t flush_gpa = NO_FLUSH;
 
 	/* Test guests only: for Linux, 0xf4 is an unclaimed port, as on a PC. */
 	if (port == GUEST_TEST_EXIT_PORT && !in && !g->is_linux) {
@@ -203,8 +226,10 @@ bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 	} else {
 		vm_devices_lock(g);
 		handled = platform_port(g, port, size, in, value,
-					&irq_changed);
+					&irq_changed, &flush_gpa);
 		vm_devices_unlock(g, irq_changed);
+		if (flush_gpa != NO_FLUSH)
+			vm_drop_translation(g, flush_gpa);
 		guest_console_drain(&g->console);
 		if (!handled && in)
 			*value = 0xffffffffu;

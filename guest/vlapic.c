@@ -139,10 +139,16 @@ bool vlapic_accept(struct vlapic *a, uint8_t vector)
 		return false;
 	}
 	vec_set(a->irr, vector);
+	/* 11.8.4: accepting an edge-triggered vector clears its TMR bit. */
+	vec_clear(a->tmr, vector);
 	return true;
 }
 
-/* 11.8.4: the TMR remembers which vectors want an EOI message. */
+/*
+ * 11.8.4: the TMR remembers which vectors want an EOI message; it is set
+ * and cleared only when a vector is accepted (an EOI leaves it), as the
+ * guest can see by reading it.
+ */
 bool vlapic_accept_level(struct vlapic *a, uint8_t vector)
 {
 	if (!vlapic_accept(a, vector))
@@ -184,7 +190,6 @@ static int eoi(struct vlapic *a)
 	vec_clear(a->isr, (unsigned)v);
 	if (!(a->tmr[v / 32] & (1u << (v % 32))))
 		return 0;
-	vec_clear(a->tmr, (unsigned)v);
 	a->level_eoi_vector = (uint8_t)v;
 	return VLAPIC_WR_LEVEL_EOI;
 }

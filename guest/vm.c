@@ -57,6 +57,17 @@ static void flush_translations(void *ctx)
 	ept_shootdown_wait(&vm->tlb, ept_shootdown_begin(&vm->tlb));
 }
 
+void vm_drop_translation(struct vm *vm, uint64_t gpa)
+{
+	int r;
+
+	spin_lock(&vm->mem_lock);
+	r = guest_memory_drop_translation(&vm->mem, gpa);
+	spin_unlock(&vm->mem_lock);
+	if (r == 0)
+		flush_translations(vm);
+}
+
 static void swap_fatal(void *ctx, const char *reason)
 {
 	vm_end(ctx, false, "%s", reason);
@@ -255,6 +266,13 @@ struct vm *vm_create(const struct vm_spec *spec)
 	init_platform(vm, spec);
 	vm->is_linux = format == GUEST_FORMAT_BZIMAGE ||
 		       format == GUEST_FORMAT_ELF;
+	if (vm->is_linux && spec->testdev) {
+		hv_error("guest.testdev = on is for test kernels (multiboot, "
+			 "flat), not for Linux: QEMU's pc-testdev ports would "
+			 "be ports a PC does not have");
+		return NULL;
+	}
+	vm->testdev_on = spec->testdev;
 	if (vm->is_linux)
 		guest_lapics_enter_x2apic(vm);
 	/* The APs wait for the guest's INIT and SIPI, Linux or not. */

@@ -28,6 +28,7 @@
 #include "ept/ept.h"
 #include "ept/ept_shootdown.h"
 #include "guest/image_format.h"
+#include "guest/pc_testdev.h"
 #include "swap/frame_pool.h"
 #include "swap/guest_memory.h"
 #include "swap/swap_daemon.h"
@@ -127,6 +128,7 @@ struct vm_spec {
 	int (*terminal_read)(void);
 	bool hide_xsavec;               /* the host's XSAVEC is wrong */
 	bool debug_hypercall;           /* debug.hypercall */
+	bool testdev;                   /* guest.testdev: QEMU's pc-testdev */
 };
 
 struct vm {
@@ -165,6 +167,9 @@ struct vm {
 	 * V ends the run with exit status (V << 1) | 1, not a test-exit code.
 	 */
 	bool isa_debug_exit;
+	/* guest.testdev = on: QEMU's pc-testdev (guest/pc_testdev.h). */
+	bool testdev_on;
+	struct pc_testdev testdev;      /* under dev_lock */
 	/* Print the VGA text screen at the end (guest/vga_text.h). */
 	bool show_vga_text;
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
@@ -205,6 +210,13 @@ struct vm *vm_create(const struct vm_spec *spec);
 
 /* Sets bit req in vCPU n's request word and kicks it. */
 void vm_request(struct vm *vm, unsigned n, enum vcpu_request req);
+
+/*
+ * pc-testdev's page flush: drops the EPT translation of the resident page
+ * at gpa (guest_memory_drop_translation) and waits until no vCPU can use
+ * it any more; the guest's next access maps it again. Takes mem_lock.
+ */
+void vm_drop_translation(struct vm *vm, uint64_t gpa);
 
 /* Takes and clears vCPU n's requests (the vCPU itself, before entry). */
 static inline uint64_t vm_take_requests(struct vm *vm, unsigned n)

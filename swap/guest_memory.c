@@ -181,6 +181,71 @@ static enum guest_fault_result start_swapin(struct guest_memory *gm,
 	return GUEST_FAULT_SWAPIN_STARTED;
 }
 
+static struct guest_dropped *find_dropped(const struct guest_memory *gm,
+					  uint64_t gfn)
+{
+	for (unsigned i = 0; i < GUEST_MAX_DROPPED; i++)
+		if (gm->dropped[i].pa && gm->dropped[i].gfn == gfn)
+			return (struct guest_dropped *)&gm->dropped[i];
+	return NULL;
+}
+
+/*
+ * The frame behind gpa for a copy by the hypervisor, as the EPT lookup
+ * gives it, or the one kept by a page whose translation was dropped.
+ */
+static bool host_frame(const struct guest_memory *gm, uint64_t gpa,
+		       uint64_t *pa)
+{
+	struct guest_dropped *d;
+	struct ept_mapping m;
+
+	if (ept_lookup(gm->ept, gpa, &m)) {
+		*pa = m.hpa;
+		return true;
+	}
+	d = find_dropped(gm, gpa >> PAGE_SHIFT);
+	if (d)
+		*pa = d->pa;
+	return d != NULL;
+}
+
+int guest_memory_drop_translation(struct guest_memory *gm, uint64_t gpa)
+{
+	uint64_t gfn = gpa >> PAGE_SHIFT;
+	struct guest_dropped *free_entry = find_dropped(gm, gfn);
+	struct ept_mapping old;
+
+	if (gm->meta || !guest_ram_contains(&gm->ram, gpa) ||
+	    page_state(gm, gfn) != PAGE_RESIDENT || free_entry)
+		return -1;
+	for (unsigned i = 0; i < GUEST_MAX_DROPPED && !free_entry; i++)
+		if (!gm->dropped[i].pa)
+			free_entry = &gm->dropped[i];
+	if (!free_entry ||
+	    ept_unmap(gm->ept, gfn_gpa(gfn), EPT_PAGE_4K, &old))
+		return -1;
+	free_entry->gfn = gfn;
+	free_entry->pa = old.hpa;
+	gm->stats.translations_dropped++;
+	return 0;
+}
+
+/* A resident page faults only when its translation was dropped. */
+static enum guest_fault_result fault_resident(struct guest_memory *gm,
+					      uint64_t gfn)
+{
+	struct guest_dropped *d = find_dropped(gm, gfn);
+
+	if (!d)
+		return GUEST_FAULT_ALREADY_MAPPED;
+	if (map_frame(gm, gfn, d->pa))
+		return GUEST_FAULT_INTERNAL_ERROR;
+	d->pa = 0;
+	gm->stats.dropped_refaults++;
+	return GUEST_FAULT_RESOLVED;
+}
+
 static enum guest_fault_result fault_page(struct guest_memory *gm,
 					  uint64_t gfn)
 {
@@ -188,7 +253,7 @@ static enum guest_fault_result fault_page(struct guest_memory *gm,
 	case PAGE_UNTOUCHED:
 		return zero_fill(gm, gfn);
 	case PAGE_RESIDENT:
-		return GUEST_FAULT_ALREADY_MAPPED;
+		return fault_resident(gm, gfn);
 	default:
 		break;
 	}
@@ -247,17 +312,17 @@ int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 	while (len) {
 		uint64_t off = gpa & (PAGE_SIZE - 1);
 		uint64_t chunk = MIN(len, PAGE_SIZE - off);
-		struct ept_mapping m;
+		uint64_t pa;
 
 		if (!guest_ram_contains(&gm->ram, gpa))
 			return -1;
 		if (page_state(gm, gpa >> PAGE_SHIFT) == PAGE_UNTOUCHED &&
 		    zero_fill(gm, gpa >> PAGE_SHIFT) != GUEST_FAULT_RESOLVED)
 			return -1;
-		if (!ept_lookup(gm->ept, gpa, &m))
+		if (!host_frame(gm, gpa, &pa))
 			return -1;
 		written_by_host(gm, gpa >> PAGE_SHIFT);
-		memcpy((uint8_t *)frame_ptr(gm, m.hpa) + off, from, chunk);
+		memcpy((uint8_t *)frame_ptr(gm, pa) + off, from, chunk);
 		gpa += chunk;
 		from += chunk;
 		len -= chunk;
@@ -318,14 +383,14 @@ int guest_memory_read(const struct guest_memory *gm, uint64_t gpa, void *dst,
 	while (len) {
 		uint64_t off = gpa & (PAGE_SIZE - 1);
 		uint64_t chunk = MIN(len, PAGE_SIZE - off);
-		struct ept_mapping m;
+		uint64_t pa;
 
 		if (!guest_ram_contains(&gm->ram, gpa))
 			return -1;
 		if (page_state(gm, gpa >> PAGE_SHIFT) == PAGE_UNTOUCHED)
 			memset(to, 0, chunk);
-		else if (ept_lookup(gm->ept, gpa, &m))
-			memcpy(to, (const uint8_t *)frame_ptr(gm, m.hpa) + off,
+		else if (host_frame(gm, gpa, &pa))
+			memcpy(to, (const uint8_t *)frame_ptr(gm, pa) + off,
 			       chunk);
 		else
 			return -1;

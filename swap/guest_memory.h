@@ -156,6 +156,9 @@ struct guest_page_meta {
 /* ... and while the swap area is full and nothing changed (swap_stalled). */
 #define GUEST_STALL_SCAN 16
 
+/* Resident pages unmapped by guest_memory_drop_translation at once. */
+#define GUEST_MAX_DROPPED 8
+
 struct guest_memory_stats {
 	uint64_t faults;                /* EPT violations seen */
 	uint64_t zero_fills;            /* UNTOUCHED -> RESIDENT */
@@ -185,6 +188,8 @@ struct guest_memory_stats {
 	uint64_t quarantine_changed;    /* a dropped frame changed later */
 	uint64_t pins;                  /* guest_memory_pin calls that held */
 	uint64_t pins_not_resident;     /* ... that found the page away */
+	uint64_t translations_dropped;  /* guest_memory_drop_translation */
+	uint64_t dropped_refaults;      /* ... and mapped again by a fault */
 	uint64_t transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
 };
 
@@ -248,6 +253,10 @@ struct guest_memory {
 		uint64_t gfn;
 		uint32_t count;                 /* 0: the entry is free */
 	} pins[GUEST_MAX_PINS];
+	/* Resident pages whose translation was dropped (see below). */
+	struct guest_dropped {
+		uint64_t gfn, pa;       /* pa 0: the entry is free */
+	} dropped[GUEST_MAX_DROPPED];
 };
 
 struct guest_swap_config {
@@ -398,6 +407,17 @@ enum guest_page_state guest_memory_page_state(const struct guest_memory *gm,
 /* Fills *out for the page with number gfn; false when outside RAM. */
 bool guest_memory_page_info(const struct guest_memory *gm, uint64_t gfn,
 			    struct guest_page_info *out);
+
+/*
+ * QEMU pc-testdev's "flush page" (guest/pc_testdev.h): the EPT translation
+ * of the resident page at gpa goes, the frame stays the page's, and the
+ * next guest access takes an EPT violation that maps it again
+ * (GUEST_FAULT_RESOLVED). The caller then flushes the vCPUs' cached
+ * translations. 0 when done; -1 when the page is not resident in a 4 KiB
+ * mapping, swap is on (the paging daemon owns unmapping then), or
+ * GUEST_MAX_DROPPED pages are unmapped already.
+ */
+int guest_memory_drop_translation(struct guest_memory *gm, uint64_t gpa);
 
 const char *guest_fault_result_name(enum guest_fault_result r);
 const char *guest_page_state_name(enum guest_page_state s);

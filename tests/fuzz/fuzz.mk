@@ -53,7 +53,7 @@ fuzz_srcs_fuzz_guest_devices := guest/interrupts.c guest/vlapic.c \
 	guest/vlapic_ipi.c guest/vlapic_timer.c guest/vlapic_mmio.c \
 	guest/pic8259.c guest/uart.c guest/pit8254.c guest/port61.c \
 	guest/ioapic.c guest/io_ports.c guest/pci_host.c guest/guest_console.c \
-	guest/acpi_tables.c guest/fw_cfg.c lib/string.c lib/format.c \
+	guest/pc_testdev.c guest/acpi_tables.c guest/fw_cfg.c lib/string.c lib/format.c \
 	lib/console.c lib/guest_ram.c
 # The async page fault protocol's host side for two vCPUs, with a model.
 fuzz_srcs_fuzz_apf_protocol := apf/apf.c apf/apf_msr.c apf/apf_counters.c \

@@ -174,6 +174,58 @@ static void test_second_fault_already_mapped(void **state)
 	assert_int_equal(g->gm.stats.zero_fills, 1);
 }
 
+/*
+ * pc-testdev's page flush: the translation goes, the frame and its
+ * contents stay; hypervisor copies still reach the page, and the next
+ * fault maps the same frame again.
+ */
+static void test_drop_translation(void **state)
+{
+	struct gm_fixture *g = gm_new(state, 16);
+	struct ept_mapping m;
+	uint64_t hpa;
+	uint8_t byte = 0x42, back = 0;
+
+	assert_int_equal(guest_memory_fault(&g->gm, 0x5000),
+			 GUEST_FAULT_RESOLVED);
+	mapped_frame(g, 0x5000, &hpa);
+	assert_int_equal(guest_memory_drop_translation(&g->gm, 0x5123), 0);
+	assert_false(ept_lookup(&g->ef->ept, 0x5000, &m));
+	assert_int_equal(guest_memory_page_state(&g->gm, 0x5000),
+			 PAGE_RESIDENT);
+	/* Twice, untouched pages, outside RAM: refused. */
+	assert_int_equal(guest_memory_drop_translation(&g->gm, 0x5000), -1);
+	assert_int_equal(guest_memory_drop_translation(&g->gm, 0x6000), -1);
+	assert_int_equal(guest_memory_drop_translation(&g->gm, RAM_SIZE),
+			 -1);
+	assert_int_equal(guest_memory_write(&g->gm, 0x5010, &byte, 1), 0);
+	assert_int_equal(guest_memory_read(&g->gm, 0x5010, &back, 1), 0);
+	assert_int_equal(back, 0x42);
+	assert_false(ept_lookup(&g->ef->ept, 0x5000, &m));
+
+	assert_int_equal(guest_memory_fault(&g->gm, 0x5ff0),
+			 GUEST_FAULT_RESOLVED);
+	assert_true(ept_lookup(&g->ef->ept, 0x5000, &m));
+	assert_int_equal(m.hpa, hpa);
+	assert_int_equal(mapped_frame(g, 0x5000, &hpa)[0x10], 0x42);
+	assert_int_equal(guest_memory_fault(&g->gm, 0x5000),
+			 GUEST_FAULT_ALREADY_MAPPED);
+	assert_int_equal(frame_pool_in_use(&g->pool), 1);
+	assert_int_equal(g->gm.stats.translations_dropped, 1);
+	assert_int_equal(g->gm.stats.dropped_refaults, 1);
+
+	/* At most GUEST_MAX_DROPPED pages at once. */
+	for (unsigned i = 0; i <= GUEST_MAX_DROPPED; i++)
+		assert_int_equal(guest_memory_fault(&g->gm, i * PAGE_SIZE),
+				 i == 5 ? GUEST_FAULT_ALREADY_MAPPED :
+					  GUEST_FAULT_RESOLVED);
+	for (unsigned i = 0; i < GUEST_MAX_DROPPED; i++)
+		assert_int_equal(guest_memory_drop_translation(
+					 &g->gm, i * PAGE_SIZE), 0);
+	assert_int_equal(guest_memory_drop_translation(
+				 &g->gm, GUEST_MAX_DROPPED * PAGE_SIZE), -1);
+}
+
 static void test_fault_outside_ram(void **state)
 {
 	struct gm_fixture *g = gm_new(state, 4);
@@ -511,6 +563,7 @@ int main(void)
 					  teardown),
 		cmocka_unit_test_teardown(test_second_fault_already_mapped,
 					  teardown),
+		cmocka_unit_test_teardown(test_drop_translation, teardown),
 		cmocka_unit_test_teardown(test_fault_outside_ram, teardown),
 		cmocka_unit_test_teardown(test_ram_above_4g, teardown),
 		cmocka_unit_test_teardown(test_pool_exhausted, teardown),

@@ -54,6 +54,24 @@ void vm_end_as(struct vm *g, enum vm_end_kind kind, bool clean,
 	va_end(ap);
 }
 
+/* pc-testdev's effects, recorded. */
+static int line_set = -1;
+static bool line_level;
+static uint64_t dropped_gpa = ~0ull;
+
+void guest_isa_irq_set(struct vm *g, unsigned irq, bool level)
+{
+	assert_ptr_equal(g, &vm);
+	line_set = (int)irq;
+	line_level = level;
+}
+
+void vm_drop_translation(struct vm *g, uint64_t gpa)
+{
+	assert_ptr_equal(g, &vm);
+	dropped_gpa = gpa;
+}
+
 void guest_update_irq_lines(struct vm *g)
 {
 	assert_ptr_equal(g, &vm);
@@ -110,6 +128,8 @@ static int setup(void **state)
 	pci_host_init(&vm.pci_host);
 	ended[0] = 0;
 	nprinted = irq_updates = 0;
+	line_set = -1;
+	dropped_gpa = ~0ull;
 	return 0;
 }
 
@@ -383,6 +403,68 @@ static void pit_ports_reach_the_8254(void **state)
 	assert_true(handled);
 }
 
+/* guest.testdev off (Linux, any guest by default): an empty ISA bus. */
+static void no_testdev_unless_asked(void **state)
+{
+	bool handled;
+
+	(void)state;
+	assert_int_equal(in(0xe0, 4, &handled), 0xffffffffu);
+	assert_false(handled);
+	assert_false(out(0x200e, 1, 1));
+	assert_false(out(0xe4, 4, 0x5000));
+	assert_int_equal(line_set, -1);
+	assert_true(dropped_gpa == ~0ull);
+}
+
+/* QEMU's pc-testdev: 0xe0 and 0xe8 are one 32-bit register. */
+static void testdev_scratch_register(void **state)
+{
+	bool handled;
+
+	(void)state;
+	vm.testdev_on = true;
+	assert_true(out(0xe0, 4, 0x12345678));
+	assert_int_equal(in(0xe1, 1, &handled), 0x56);
+	assert_true(handled);
+	assert_int_equal(in(0xe2, 2, &handled), 0x1234);
+	assert_true(out(0xe9, 1, 0xab));
+	assert_int_equal(in(0xe0, 4, &handled), 0x1234ab78);
+	assert_int_equal(in(0xe8, 1, &handled), 0x78);
+	/* A word at the last byte changes only that byte. */
+	assert_true(out(0xe3, 2, 0xeeff));
+	assert_int_equal(in(0xe0, 4, &handled), 0xff34ab78);
+	assert_int_equal(in(0xe3, 2, &handled), 0xff);
+}
+
+static void testdev_irq_lines_and_page_flush(void **state)
+{
+	bool handled;
+
+	(void)state;
+	vm.testdev_on = true;
+	assert_true(out(0x200e, 1, 1));
+	assert_int_equal(line_set, 14);
+	assert_true(line_level);
+	assert_true(out(0x200e, 1, 0x100));     /* only the byte counts */
+	assert_false(line_level);
+	assert_true(out(0x2003, 1, 0x80));
+	assert_int_equal(line_set, 3);
+	assert_true(line_level);
+	line_set = -1;
+	assert_true(out(0x2010, 1, 1));         /* QEMU has no ISA IRQ 16 */
+	assert_true(out(0x2000, 2, 1));         /* byte writes only */
+	assert_int_equal(line_set, -1);
+	assert_int_equal(in(0x2005, 1, &handled), 0);
+	assert_true(handled);
+	assert_true(out(0xe4, 4, 0x12345));
+	assert_true(dropped_gpa == 0x12000);
+	dropped_gpa = ~0ull;
+	assert_true(out(0xe4, 2, 0x5000));      /* a 32-bit write only */
+	assert_true(out(0xe5, 1, 0x50));
+	assert_true(dropped_gpa == ~0ull);
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -400,6 +482,9 @@ int main(void)
 		T(pic_ports_reach_the_8259),
 		T(irq_gen_moves_when_an_interrupt_line_may_move),
 		T(pit_ports_reach_the_8254),
+		T(no_testdev_unless_asked),
+		T(testdev_scratch_register),
+		T(testdev_irq_lines_and_page_flush),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -629,6 +629,30 @@ static void test_cr8_is_the_tpr_class(void **state)
 	assert_int_equal(rd(a, VLAPIC_MSR_TPR), 0);
 }
 
+/*
+ * SDM 11.8.4: the TMR bit follows the trigger mode of the vector's last
+ * acceptance; an EOI sends the EOI message for a level one and leaves the
+ * bit (kvm-unit-tests' ioapic test reads it before and in the handler).
+ */
+static void test_tmr_follows_acceptance(void **state)
+{
+	struct vlapic *a = *state;
+
+	wr(a, M(SVR), SVR_ON);
+	assert_false(has(a, M(TMR0), 0x79));
+	assert_true(vlapic_accept_level(a, 0x79));
+	assert_true(has(a, M(TMR0), 0x79));
+	vlapic_ack(a, 0x79);
+	assert_true(has(a, M(TMR0), 0x79));     /* in the handler */
+	assert_int_equal(wr(a, M(EOI), 0), VLAPIC_WR_LEVEL_EOI);
+	assert_int_equal(a->level_eoi_vector, 0x79);
+	assert_true(has(a, M(TMR0), 0x79));     /* still, after the EOI */
+	assert_true(vlapic_accept(a, 0x79));    /* edge: cleared */
+	assert_false(has(a, M(TMR0), 0x79));
+	vlapic_ack(a, 0x79);
+	assert_int_equal(wr(a, M(EOI), 0), 0);  /* no EOI message */
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -650,7 +674,8 @@ int main(void)
 		T(test_timer_periodic),
 		T(test_timer_periodic_minimum),
 		T(test_timer_tsc_deadline),
-	};
+		T(test_tmr_follows_acceptance),
+};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

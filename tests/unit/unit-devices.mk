@@ -39,7 +39,8 @@ unit_srcs_test_guest_mce := guest/mce.c
 # The guest's port I/O (guest/io_ports.c) with its real devices and a
 # faked VM end and IRQ routing.
 UNIT_TESTS += test_io_ports
-unit_srcs_test_io_ports := guest/io_ports.c guest/uart.c guest/pic8259.c \
+unit_srcs_test_io_ports := guest/io_ports.c guest/pc_testdev.c \
+	guest/uart.c guest/pic8259.c \
 	guest/pit8254.c guest/port61.c guest/pci_host.c \
 	guest/guest_console.c guest/acpi_tables.c guest/fw_cfg.c lib/string.c \
 	lib/console.c lib/format.c
