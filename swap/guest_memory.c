@@ -533,6 +533,12 @@ void guest_memory_each_stat(const struct guest_memory *gm,
 	};
 	char name[64];
 
+	/* pc-testdev's page flushes (swap off: guest.testdev guests). */
+	if (gm->stats.translations_dropped) {
+		fn(ctx, "testdev.translations_dropped",
+		   gm->stats.translations_dropped);
+		fn(ctx, "testdev.dropped_refaults", gm->stats.dropped_refaults);
+	}
 	if (!gm->meta)
 		return;
 	for (unsigned i = 0; i < ARRAY_SIZE(swap_stats); i++)

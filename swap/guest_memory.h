@@ -425,7 +425,8 @@ const char *guest_page_state_name(enum guest_page_state s);
 /*
  * Calls fn with every swap counter under its stat name ("swap.outs", ...),
  * then the pages in each state ("pages.resident", ...) and every transition
- * that happened ("pages.resident_to_writeback", ...). Nothing without swap.
+ * that happened ("pages.resident_to_writeback", ...). Without swap only
+ * the page flushes of pc-testdev ("testdev.translations_dropped", if any).
  */
 void guest_memory_each_stat(const struct guest_memory *gm,
 			    void (*fn)(void *ctx, const char *name,

@@ -636,8 +636,10 @@ struct swap_daemon *swap_daemon_create(const struct swap_daemon_config *cfg)
 	d->cfg = *cfg;
 	d->mem = cfg->mem;
 	d->lock = cfg->lock;
-	if (!wants_swap(cfg))
+	if (!wants_swap(cfg)) {
+		swap_daemon_register_memory_counters(d);
 		return d;
+	}
 	if (!open_swap(d))
 		return NULL;
 	swap_daemon_register_counters(d);

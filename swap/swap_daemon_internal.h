@@ -80,5 +80,7 @@ struct swap_daemon {
 
 /* Registers the daemon's counters (after the swap device is open). */
 void swap_daemon_register_counters(struct swap_daemon *d);
+/* Without swap: guest memory's counters only (pc-testdev's flushes). */
+void swap_daemon_register_memory_counters(struct swap_daemon *d);
 
 #endif

@@ -43,16 +43,21 @@ static void each_injected_counter(const void *obj, counter_fn fn, void *ctx)
 	fn(ctx, "swap.injected_write_failures", c.injected_write_failures);
 }
 
+void swap_daemon_register_memory_counters(struct swap_daemon *d)
+{
+	d->memory_counters = (struct counter_source){
+		.each = each_memory_counter,
+		.obj = d->mem,
+	};
+	counters_register(&d->memory_counters);
+}
+
 void swap_daemon_register_counters(struct swap_daemon *d)
 {
 	d->daemon_counters = (struct counter_source){
 		.defs = daemon_counter_defs,
 		.ndefs = ARRAY_SIZE(daemon_counter_defs),
 		.obj = &d->stats,
-	};
-	d->memory_counters = (struct counter_source){
-		.each = each_memory_counter,
-		.obj = d->mem,
 	};
 	d->queue_counters = (struct counter_source){
 		.each = each_queue_counter,
@@ -62,7 +67,7 @@ void swap_daemon_register_counters(struct swap_daemon *d)
 		.each = each_device_counter,
 		.obj = d->dev,
 	};
-	counters_register(&d->memory_counters);
+	swap_daemon_register_memory_counters(d);
 	counters_register(&d->daemon_counters);
 	counters_register(&d->queue_counters);
 	counters_register(&d->device_counters);

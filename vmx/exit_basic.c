@@ -136,7 +136,10 @@ enum exit_action handle_external_interrupt(struct vcpu *v,
 	return EXIT_RESUME;
 }
 
-/* The guest can take the interrupt now: vcpu_prepare_entry injects it. */
+/*
+ * The guest can take the interrupt (or, NMI-window exit, the NMI) now:
+ * vcpu_prepare_entry injects it.
+ */
 enum exit_action handle_interrupt_window(struct vcpu *v,
 					 const struct vmx_exit *e)
 {

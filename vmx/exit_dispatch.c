@@ -18,6 +18,7 @@ const exit_handler_fn vmx_exit_handlers[VMX_EXIT_REASON_MAX] = {
 	[VMX_EXIT_EPT_VIOLATION] = handle_ept_violation,
 	[VMX_EXIT_EPT_MISCONFIG] = handle_ept_misconfig,
 	[VMX_EXIT_INTERRUPT_WINDOW] = handle_interrupt_window,
+	[VMX_EXIT_NMI_WINDOW] = handle_interrupt_window,
 	[VMX_EXIT_PREEMPTION_TIMER] = handle_preemption_timer,
 	[VMX_EXIT_CR_ACCESS] = handle_cr_access,
 	[VMX_EXIT_XSETBV] = handle_xsetbv,

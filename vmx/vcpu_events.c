@@ -187,6 +187,12 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 	 */
 	vm_devices_unlock(g, false);
 	set_proc_control(PROC_INTERRUPT_WINDOW_EXITING, want_window);
+	/*
+	 * An NMI that could not go in (the guest is in its NMI handler,
+	 * until its IRET, or in a MOV SS shadow): exit as soon as it can
+	 * (virtual NMIs, SDM 25.2, 26.7.6), not at whatever exit comes next.
+	 */
+	set_proc_control(PROC_NMI_WINDOW_EXITING, v->nmi_pending);
 }
 
 static bool no_requests(void *ctx)

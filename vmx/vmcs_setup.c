@@ -43,6 +43,7 @@ static void setup_controls(uint64_t eptp, uint16_t vpid, bool long_mode)
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_PINBASED_CTLS),
 				       PIN_EXTERNAL_INTERRUPT_EXITING |
 					       PIN_NMI_EXITING |
+					       PIN_VIRTUAL_NMIS |
 					       PIN_PREEMPTION_TIMER));
 	vmcs_write(VMCS_PROC_BASED_CONTROLS,
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_PROCBASED_CTLS),

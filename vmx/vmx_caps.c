@@ -26,6 +26,10 @@ static const struct vmx_requirement requirements[] = {
 	{ MSR_IA32_VMX_PROCBASED_CTLS2, true, PROC2_ENABLE_VPID, "VPID" },
 	{ MSR_IA32_VMX_TRUE_PINBASED_CTLS, true, PIN_PREEMPTION_TIMER,
 	  "the VMX preemption timer" },
+	{ MSR_IA32_VMX_TRUE_PINBASED_CTLS, true, PIN_VIRTUAL_NMIS,
+	  "virtual NMIs" },
+	{ MSR_IA32_VMX_TRUE_PROCBASED_CTLS, true, PROC_NMI_WINDOW_EXITING,
+	  "NMI-window exiting" },
 	{ MSR_IA32_VMX_TRUE_EXIT_CTLS, true,
 	  EXIT_HOST_ADDR_SPACE_SIZE | EXIT_SAVE_EFER | EXIT_LOAD_EFER |
 		  EXIT_SAVE_PAT | EXIT_LOAD_PAT,
