@@ -37,6 +37,29 @@
 
 #define LOAD_FLOOR MiB(1)
 #define LOAD_CEILING GiB(4)
+/*
+ * Below 1 MiB a segment may use conventional memory above the boot state
+ * (as under QEMU, whose loader takes kvm-unit-tests' realmode test at
+ * 0x8000): [MB_LOW_LOAD_START, MB_LOW_LOAD_END).
+ */
+#define MB_LOW_LOAD_START 0x8000ull
+#define MB_LOW_LOAD_END 0x9fc00ull
+
+/* Every segment in conventional memory or in [1 MiB, top). */
+static bool segments_fit(const struct elf_kernel *k, uint64_t top)
+{
+	for (unsigned i = 0; i < k->count; i++) {
+		uint64_t start = k->seg[i].paddr;
+		uint64_t end = start + k->seg[i].memsz;
+
+		if (end > top || end < start)
+			return false;
+		if (start < LOAD_FLOOR && (start < MB_LOW_LOAD_START ||
+					   end > MB_LOW_LOAD_END))
+			return false;
+	}
+	return true;
+}
 
 static int find_header(const uint8_t *p, uint64_t len, uint32_t *offset)
 {
@@ -148,14 +171,17 @@ int multiboot_parse(const void *img, uint64_t len, uint64_t ram_size,
 				"multiboot kernel without address fields "
 				"(flag 16) must be an ELF file: %s", elf_err);
 	}
-	if (out->image.lowest < LOAD_FLOOR || out->image.end > top)
+	if (!segments_fit(&out->image, top))
 		return fmt_fail(err, err_len,
 				"multiboot kernel occupies [0x%llx, 0x%llx): "
-				"it must lie in guest RAM between 1 MiB and "
-				"0x%llx (guest.memory)",
+				"each segment must lie in guest RAM between 1 "
+				"MiB and 0x%llx (guest.memory), or in "
+				"conventional memory [0x%llx, 0x%llx)",
 				(unsigned long long)out->image.lowest,
 				(unsigned long long)out->image.end,
-				(unsigned long long)top);
+				(unsigned long long)top,
+				(unsigned long long)MB_LOW_LOAD_START,
+				(unsigned long long)MB_LOW_LOAD_END);
 	return 0;
 }
 

@@ -35,12 +35,16 @@ static unsigned build_map(const struct guest_ram_layout *ram)
 	return linux_build_e820(ram, &r, map, ARRAY_SIZE(map));
 }
 
-/* guest.initrd as module 0, page-aligned after the kernel. */
+/*
+ * guest.initrd as module 0, page-aligned after the kernel; after 1 MiB for
+ * a kernel in conventional memory (clear of the information area and the
+ * EBDA).
+ */
 static bool place_module(struct vm *g, const struct vm_spec *spec,
 			 const struct multiboot_kernel *k,
 			 struct multiboot_module *mod)
 {
-	uint64_t start = ALIGN_UP(k->image.end, PAGE_SIZE);
+	uint64_t start = ALIGN_UP(MAX(k->image.end, MiB(1)), PAGE_SIZE);
 	/* Module addresses are 32 bits: below the PCI hole. */
 	uint64_t top = spec->ram.low_size;
 
@@ -112,10 +116,19 @@ bool multiboot_loader_load(struct vm *g, const struct vm_spec *spec)
 	if (k.header_flags & MB_HEADER_VIDEO_MODE)
 		hv_info("multiboot: the kernel asks for a video mode; there is "
 			"no display, so it gets none (as under QEMU)");
+	/*
+	 * The information goes in before the kernel: a kernel loaded low
+	 * over it (kvm-unit-tests' realmode test at 0x8000) keeps its bytes.
+	 */
+	if (k.image.lowest < MB_INFO_AREA_END)
+		hv_info("multiboot: the kernel overlaps the information area "
+			"at 0x%llx-0x%llx; its own bytes win there",
+			(unsigned long long)MB_INFO_AREA_GPA,
+			(unsigned long long)MB_INFO_AREA_END);
 	if (!boot_state_write(g) || !loader_write_acpi_tables(g, &rsdp) ||
-	    !loader_write_segments(g, spec->kernel, &k.image) ||
 	    (spec->initrd_size && !place_module(g, spec, &k, &mod)) ||
-	    !write_info(g, spec, &mod, spec->initrd_size ? 1 : 0))
+	    !write_info(g, spec, &mod, spec->initrd_size ? 1 : 0) ||
+	    !loader_write_segments(g, spec->kernel, &k.image))
 		return false;
 	if (spec->initrd_size) {
 		g->loaded.initrd_addr = (uint32_t)mod.start;

@@ -11,8 +11,13 @@
  *   0xe8-0xeb    the same scratch register, byte by byte
  *   0x2000-0x2017  IRQ lines: a byte write of V sets ISA line N (0-15) to
  *                V != 0; reads give 0
- * The 64 KiB scratch memory QEMU also maps at 0xff000000 is not offered
- * (no x86 test of kvm-unit-tests uses it).
+ *   0xff000000   64 KiB of scratch memory ("iomem"), which QEMU serves as
+ *                MMIO and kvm-unit-tests uses as its emulated-MMIO page
+ *                (emulator, lam). apfvisor backs it with host memory, mapped
+ *                in EPT like RAM: the guest sees what QEMU shows (what was
+ *                written reads back), but its instructions run on the CPU,
+ *                not through an instruction emulator (apfvisor emulates
+ *                only MOV forms for its own MMIO devices).
  *
  * Pure device state: pc_testdev_io decodes an access and says what the
  * platform must do (set a line, drop a translation); guest/io_ports.c does
@@ -29,6 +34,8 @@
 #define PC_TESTDEV_IRQ_BASE 0x2000
 #define PC_TESTDEV_IRQ_PORTS 24
 #define PC_TESTDEV_ISA_LINES 16
+#define PC_TESTDEV_IOMEM_GPA 0xff000000ull
+#define PC_TESTDEV_IOMEM_PAGES 16
 
 struct pc_testdev {
 	uint32_t scratch;

@@ -120,6 +120,23 @@ static bool setup_memory(struct vm *vm, const struct vm_spec *spec)
 	return true;
 }
 
+/* guest.testdev: pc-testdev's scratch memory (guest/pc_testdev.h). */
+static bool map_testdev_iomem(struct vm *vm)
+{
+	uint64_t pa = hv_alloc_pages_low(PC_TESTDEV_IOMEM_PAGES);
+
+	vm->testdev_iomem_pa = pa;
+	for (unsigned i = 0; i < PC_TESTDEV_IOMEM_PAGES; i++)
+		if (ept_map(&vm->ept, PC_TESTDEV_IOMEM_GPA + i * PAGE_SIZE,
+			    pa + i * PAGE_SIZE, EPT_PAGE_4K, EPT_RWX)) {
+			hv_error("guest.testdev: cannot map pc-testdev's "
+				 "memory at 0x%llx",
+				 (unsigned long long)PC_TESTDEV_IOMEM_GPA);
+			return false;
+		}
+	return true;
+}
+
 static bool start_swap(struct vm *vm, const struct vm_spec *spec)
 {
 	struct swap_daemon_config sc = {
@@ -282,6 +299,8 @@ struct vm *vm_create(const struct vm_spec *spec)
 		hv_error("cannot set up guest memory");
 		return NULL;
 	}
+	if (vm->testdev_on && !map_testdev_iomem(vm))
+		return NULL;
 	if (!start_swap(vm, spec))
 		return NULL;
 	if (!load_kernel(vm, spec, format))
@@ -343,9 +362,38 @@ void vm_end_as(struct vm *vm, enum vm_end_kind kind, bool clean,
  * few tries, since the daemon may evict a page again between its fault
  * and the copy.
  */
+/*
+ * pc-testdev's scratch memory, for the hypervisor's own copies (string
+ * I/O into it): 1 when [gpa, gpa + len) lies in it (copied), 0 when it
+ * does not touch it, -1 when it straddles its edge.
+ */
+static int access_testdev_iomem(struct vm *vm, uint64_t gpa, void *buf,
+				uint64_t len, bool write)
+{
+	const uint64_t size = PC_TESTDEV_IOMEM_PAGES * PAGE_SIZE;
+	uint8_t *mem = (uint8_t *)(uintptr_t)vm->testdev_iomem_pa;
+
+	if (!mem || gpa + len <= PC_TESTDEV_IOMEM_GPA ||
+	    gpa >= PC_TESTDEV_IOMEM_GPA + size)
+		return 0;
+	if (gpa < PC_TESTDEV_IOMEM_GPA || len > size ||
+	    gpa - PC_TESTDEV_IOMEM_GPA > size - len)
+		return -1;
+	mem += gpa - PC_TESTDEV_IOMEM_GPA;
+	if (write)
+		memcpy(mem, buf, len);
+	else
+		memcpy(buf, mem, len);
+	return 1;
+}
+
 static int access_ram(struct vm *vm, uint64_t gpa, void *buf, uint64_t len,
 		      bool write)
 {
+	int iomem = access_testdev_iomem(vm, gpa, buf, len, write);
+
+	if (iomem)
+		return iomem > 0 ? 0 : -1;
 	for (int attempt = 0; attempt < 4; attempt++) {
 		int rc;
 

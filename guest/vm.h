@@ -170,6 +170,7 @@ struct vm {
 	/* guest.testdev = on: QEMU's pc-testdev (guest/pc_testdev.h). */
 	bool testdev_on;
 	struct pc_testdev testdev;      /* under dev_lock */
+	uint64_t testdev_iomem_pa;      /* its scratch memory (host), or 0 */
 	/* Print the VGA text screen at the end (guest/vga_text.h). */
 	bool show_vga_text;
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */

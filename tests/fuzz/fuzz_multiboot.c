@@ -2,7 +2,7 @@
 /*
  * The multiboot header and load-plan parser over arbitrary files: it
  * accepts, or refuses with a message; what it accepts lies in [1 MiB, RAM)
- * with its data inside the file and its entry in a segment's data.
+ * or in [0x8000, 0x9fc00), with its data inside the file and its entry in a segment's data.
  */
 #include <stdint.h>
 #include <string.h>
@@ -32,9 +32,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	CHECK(k.image.count >= 1);
-	CHECK(k.image.lowest >= (1u << 20) && k.image.end <= RAM);
+	CHECK(k.image.lowest >= 0x8000 && k.image.end <= RAM);
 	for (unsigned i = 0; i < k.image.count; i++) {
 		const struct elf_segment *s = &k.image.seg[i];
+
+		/* Below 1 MiB: conventional memory above the boot state. */
+		CHECK(s->paddr >= (1u << 20) ||
+		      (s->paddr >= 0x8000 && s->paddr + s->memsz <= 0x9fc00));
 
 		CHECK(s->offset <= size && s->filesz <= size - s->offset);
 		CHECK(s->filesz <= s->memsz);

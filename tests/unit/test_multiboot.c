@@ -125,10 +125,19 @@ static void aout_kludge_refusals(void **state)
 			  (uint32_t)(MB_HEADER_AOUT_KLUDGE | MB_HEADER_PAGE_ALIGN)));
 	assert_int_equal(parse(sizeof(img), &k), -1);
 	assert_non_null(strstr(err, "load_addr"));
-	/* below 1 MiB, or past guest RAM */
+	/*
+	 * Below 1 MiB only in conventional memory above the boot state
+	 * [0x8000, 0x9fc00) (kvm-unit-tests' realmode test loads at 0x8000),
+	 * or past guest RAM.
+	 */
 	aout(0x8000, 0x9000, 0, 0x8010);
+	assert_int_equal(parse(sizeof(img), &k), 0);
+	aout(0x7000, 0x9000, 0, 0x7010);        /* over the boot state */
 	assert_int_equal(parse(sizeof(img), &k), -1);
 	assert_non_null(strstr(err, "between 1 MiB"));
+	aout(0x9f000, 0xa0000, 0, 0x9f010);     /* into the EBDA */
+	assert_int_equal(parse(sizeof(img), &k), -1);
+	assert_non_null(strstr(err, "conventional memory [0x8000, 0x9fc00)"));
 	aout(RAM - 0x1000, RAM, RAM + 0x1000, RAM - 0x1000);
 	assert_int_equal(parse(sizeof(img), &k), -1);
 	assert_non_null(strstr(err, "between 1 MiB"));
