@@ -113,46 +113,41 @@ static void lapic_store(struct vcpu *v, uint64_t offset, unsigned size,
 
 /*
  * One access to the I/O APIC page or to the vCPU's own xAPIC page; the
- * device lock around it.
+ * device lock around it. Any size reaches the devices (1, 2, 4 or 8
+ * bytes): the xAPIC page takes only aligned 32-bit stores and reads the
+ * bytes of a register (guest/vlapic_mmio.h), the I/O APIC takes IOREGSEL
+ * at any size and IOWIN/EOI at 32 bits only (guest/ioapic.h).
  */
 static void device_access(struct vcpu *v, const struct mmio_insn *insn,
 			  uint64_t gpa)
 {
 	struct vm *g = v->guest;
 	bool lapic = vlapic_mmio_owns(own_lapic(v), gpa);
+	uint64_t value = ~0ull; /* nothing there: all ones (a PC's bus) */
 
-	/* No device there: all ones read, the store dropped (a PC's bus). */
-	if (!lapic && !ioapic_owns_address(gpa)) {
-		if (!insn->write)
-			write_gpr(v, insn->reg,
-				  mmio_merge_load(read_gpr(v, insn->reg),
-						  ~0ull, insn->size));
-		return;
-	}
-	uint64_t offset = gpa - (lapic ? vlapic_mmio_base(own_lapic(v))
-				       : IOAPIC_BASE);
-	uint64_t value;
+	if (insn->write)
+		value = mmio_store_value(insn, read_gpr(v, insn->reg));
+	if (lapic || ioapic_owns_address(gpa)) {
+		uint64_t offset = gpa - (lapic ? vlapic_mmio_base(own_lapic(v))
+					       : IOAPIC_BASE);
 
-	vm_devices_lock(g);
-	if (insn->write) {
-		value = insn->has_immediate ? insn->immediate
-					    : read_gpr(v, insn->reg);
-		if (lapic)
+		vm_devices_lock(g);
+		if (insn->write && lapic)
 			lapic_store(v, offset, insn->size, (uint32_t)value);
-		else
+		else if (insn->write)
 			ioapic_write(&g->ioapic, offset, insn->size,
 				     (uint32_t)value);
-	} else if (lapic) {
-		value = vlapic_mmio_read(own_lapic(v), (uint32_t)offset,
-					 insn->size, rdtsc());
-	} else {
-		value = ioapic_read(&g->ioapic, offset, insn->size);
+		else if (lapic)
+			value = vlapic_mmio_read(own_lapic(v), (uint32_t)offset,
+						 insn->size, rdtsc());
+		else
+			value = ioapic_read(&g->ioapic, offset, insn->size);
+		vm_devices_unlock(g, insn->write);
 	}
-	vm_devices_unlock(g, insn->write);
+	/* A store where there is no device is dropped. */
 	if (!insn->write)
 		write_gpr(v, insn->reg,
-			  mmio_merge_load(read_gpr(v, insn->reg), value,
-					  insn->size));
+			  mmio_merge_load(insn, read_gpr(v, insn->reg), value));
 }
 
 /* 64-bit or 32-bit code; false for 16-bit code (not decoded). */

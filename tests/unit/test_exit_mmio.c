@@ -5,7 +5,9 @@
  * or xAPIC page, the register written back, RIP moved past it; and an
  * instruction whose linear address wraps at 4 GiB outside 64-bit code
  * (found by tests/fuzz/fuzz_mmio_exit.c: the fetch went on at 4 GiB
- * instead of 0 and the guest was ended).
+ * instead of 0 and the guest was ended); the byte forms (an AH load
+ * merges bits 15:8 only, a MOVZX load zero-extends, a byte store to an
+ * xAPIC register is dropped).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -193,6 +195,35 @@ static void no_wrap_in_64bit_code(void **state)
 	assert_string_equal(strstr(ended, "bytes c7 04 25"), "bytes c7 04 25");
 }
 
+/* mov ah, [edi]; movzx ecx, byte [edi]; mov [edi], dh on the xAPIC page. */
+static void byte_accesses_to_lapic(void **state)
+{
+	static const uint8_t code[] = { 0x8a, 0x27, 0x0f, 0xb6, 0x0f,
+					0x88, 0x37 };
+	struct vlapic *a = &vm.plat[0].lapic;
+	uint64_t version = vlapic_mmio_read(a, 0x30, 4, 1000);
+	uint64_t tpr = vlapic_mmio_read(a, 0x80, 4, 1000);
+
+	(void)state;
+	memcpy(ram + 0x2000, code, sizeof(code));
+	v.regs.rax = 0x1122334455667788ull;
+	v.regs.rcx = ~0ull;
+	v.regs.rdx = 0xff00;
+	assert_int_equal(mmio_exit(0x2000, false, VLAPIC_DEFAULT_BASE + 0x30),
+			 EXIT_RESUME);
+	assert_true(v.regs.rax ==
+		    (0x1122334455660088ull | (version & 0xff) << 8));
+	assert_int_equal(mmio_exit(0x2002, false, VLAPIC_DEFAULT_BASE + 0x30),
+			 EXIT_RESUME);
+	assert_true(v.regs.rcx == (version & 0xff));
+	/* A store that is not 32 bits is dropped, as KVM drops it. */
+	assert_int_equal(mmio_exit(0x2005, true, VLAPIC_DEFAULT_BASE + 0x80),
+			 EXIT_RESUME);
+	assert_int_equal(fake_vmcs[VMCS_GUEST_RIP], 0x2007);
+	assert_true(vlapic_mmio_read(a, 0x80, 4, 1000) == tpr);
+	assert_int_equal(v.stats.mmio_emulated, 3);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup(f, setup)
@@ -200,6 +231,7 @@ int main(void)
 		T(load_from_lapic),
 		T(fetch_wraps_at_4gib),
 		T(no_wrap_in_64bit_code),
+		T(byte_accesses_to_lapic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
