@@ -2,8 +2,10 @@
 /*
  * Emulated MMIO: an EPT violation on a device page outside guest RAM (the
  * I/O APIC's, guest/ioapic.h, and the xAPIC page of the local APIC of the
- * vCPU that faulted, guest/vlapic_mmio.h), or on an address where there
- * is nothing (vmx/exit_ept.c: a load reads all ones, a store is dropped). The VM exit gives the guest-physical
+ * vCPU that faulted, guest/vlapic_mmio.h, a hole when that APIC is
+ * disabled or in x2APIC mode), or on an address where there is nothing
+ * (vmx/exit_ept.c): in a hole or where there is nothing, a load reads all
+ * ones and a store is dropped. The VM exit gives the guest-physical
  * address but not the instruction (SDM Vol. 3C 28.2.1: no instruction
  * length for EPT violations), so its bytes are fetched at CS:RIP through
  * the guest's page tables and decoded (guest/mmio_decode.h); the access is
@@ -160,9 +162,15 @@ static bool code_mode(enum mmio_cpu_mode *mode)
 	return *mode == MMIO_MODE_64 || (cs & CS_AR_DEFAULT_32);
 }
 
+/*
+ * The I/O APIC's page and the vCPU's xAPIC page, the latter in every mode:
+ * disabled or in x2APIC mode it is a hole (guest/vlapic_mmio.h) handled
+ * here rather than sent through the swap layer's "not RAM" path, as KVM
+ * keeps the page on its APIC device in every mode.
+ */
 bool vmx_owns_mmio(struct vcpu *v, uint64_t gpa)
 {
-	return vlapic_mmio_owns(own_lapic(v), gpa) ||
+	return vlapic_mmio_in_range(own_lapic(v), gpa) ||
 	       ioapic_owns_address(gpa);
 }
 
