@@ -6,7 +6,11 @@
  * offset / 16, guest/vlapic.h). Every vCPU has its own APIC at the same
  * address: the caller passes the APIC of the vCPU that made the access.
  * The page is the APIC only in xAPIC mode; in x2APIC mode and when the
- * APIC is disabled it is not (11.12.1.2, 11.4.3).
+ * APIC is disabled it is not (11.12.1.2, 11.4.3): there it is a hole
+ * where a load of any size reads all ones and a store is dropped, as
+ * KVM's default (KVM_X86_QUIRK_LAPIC_MMIO_HOLE: arch/x86/kvm/lapic.c,
+ * apic_mmio_read and apic_mmio_write, !kvm_apic_hw_enabled() ||
+ * apic_x2apic_mode()), the same answer as an address with nothing there.
  */
 #ifndef GUEST_VLAPIC_MMIO_H
 #define GUEST_VLAPIC_MMIO_H
@@ -20,10 +24,16 @@ static inline uint64_t vlapic_mmio_base(const struct vlapic *a)
 	return a->apic_base & VLAPIC_BASE_ADDR_MASK;
 }
 
+/* The page at IA32_APIC_BASE, in every mode (KVM: apic_mmio_in_range). */
+static inline bool vlapic_mmio_in_range(const struct vlapic *a, uint64_t gpa)
+{
+	return gpa - vlapic_mmio_base(a) < VLAPIC_MMIO_SIZE;
+}
+
+/* The registers answer there: the page in xAPIC mode. */
 static inline bool vlapic_mmio_owns(const struct vlapic *a, uint64_t gpa)
 {
-	return vlapic_xapic_mode(a) && gpa - vlapic_mmio_base(a) <
-					       VLAPIC_MMIO_SIZE;
+	return vlapic_xapic_mode(a) && vlapic_mmio_in_range(a, gpa);
 }
 
 /*

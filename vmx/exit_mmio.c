@@ -2,8 +2,10 @@
 /*
  * Emulated MMIO: an EPT violation on a device page outside guest RAM (the
  * I/O APIC's, guest/ioapic.h, and the xAPIC page of the local APIC of the
- * vCPU that faulted, guest/vlapic_mmio.h), or on an address where there
- * is nothing (vmx/exit_ept.c: a load reads all ones, a store is dropped). The VM exit gives the guest-physical
+ * vCPU that faulted, guest/vlapic_mmio.h, a hole when that APIC is
+ * disabled or in x2APIC mode), or on an address where there is nothing
+ * (vmx/exit_ept.c): in a hole or where there is nothing, a load reads all
+ * ones and a store is dropped. The VM exit gives the guest-physical
  * address but not the instruction (SDM Vol. 3C 28.2.1: no instruction
  * length for EPT violations), so its bytes are fetched at CS:RIP through
  * the guest's page tables and decoded (guest/mmio_decode.h); the access is
@@ -113,46 +115,41 @@ static void lapic_store(struct vcpu *v, uint64_t offset, unsigned size,
 
 /*
  * One access to the I/O APIC page or to the vCPU's own xAPIC page; the
- * device lock around it.
+ * device lock around it. Any size reaches the devices (1, 2, 4 or 8
+ * bytes): the xAPIC page takes only aligned 32-bit stores and reads the
+ * bytes of a register (guest/vlapic_mmio.h), the I/O APIC takes IOREGSEL
+ * at any size and IOWIN/EOI at 32 bits only (guest/ioapic.h).
  */
 static void device_access(struct vcpu *v, const struct mmio_insn *insn,
 			  uint64_t gpa)
 {
 	struct vm *g = v->guest;
 	bool lapic = vlapic_mmio_owns(own_lapic(v), gpa);
+	uint64_t value = ~0ull; /* nothing there: all ones (a PC's bus) */
 
-	/* No device there: all ones read, the store dropped (a PC's bus). */
-	if (!lapic && !ioapic_owns_address(gpa)) {
-		if (!insn->write)
-			write_gpr(v, insn->reg,
-				  mmio_merge_load(read_gpr(v, insn->reg),
-						  ~0ull, insn->size));
-		return;
-	}
-	uint64_t offset = gpa - (lapic ? vlapic_mmio_base(own_lapic(v))
-				       : IOAPIC_BASE);
-	uint64_t value;
+	if (insn->write)
+		value = mmio_store_value(insn, read_gpr(v, insn->reg));
+	if (lapic || ioapic_owns_address(gpa)) {
+		uint64_t offset = gpa - (lapic ? vlapic_mmio_base(own_lapic(v))
+					       : IOAPIC_BASE);
 
-	vm_devices_lock(g);
-	if (insn->write) {
-		value = insn->has_immediate ? insn->immediate
-					    : read_gpr(v, insn->reg);
-		if (lapic)
+		vm_devices_lock(g);
+		if (insn->write && lapic)
 			lapic_store(v, offset, insn->size, (uint32_t)value);
-		else
+		else if (insn->write)
 			ioapic_write(&g->ioapic, offset, insn->size,
 				     (uint32_t)value);
-	} else if (lapic) {
-		value = vlapic_mmio_read(own_lapic(v), (uint32_t)offset,
-					 insn->size, rdtsc());
-	} else {
-		value = ioapic_read(&g->ioapic, offset, insn->size);
+		else if (lapic)
+			value = vlapic_mmio_read(own_lapic(v), (uint32_t)offset,
+						 insn->size, rdtsc());
+		else
+			value = ioapic_read(&g->ioapic, offset, insn->size);
+		vm_devices_unlock(g, insn->write);
 	}
-	vm_devices_unlock(g, insn->write);
+	/* A store where there is no device is dropped. */
 	if (!insn->write)
 		write_gpr(v, insn->reg,
-			  mmio_merge_load(read_gpr(v, insn->reg), value,
-					  insn->size));
+			  mmio_merge_load(insn, read_gpr(v, insn->reg), value));
 }
 
 /* 64-bit or 32-bit code; false for 16-bit code (not decoded). */
@@ -165,9 +162,15 @@ static bool code_mode(enum mmio_cpu_mode *mode)
 	return *mode == MMIO_MODE_64 || (cs & CS_AR_DEFAULT_32);
 }
 
+/*
+ * The I/O APIC's page and the vCPU's xAPIC page, the latter in every mode:
+ * disabled or in x2APIC mode it is a hole (guest/vlapic_mmio.h) handled
+ * here rather than sent through the swap layer's "not RAM" path, as KVM
+ * keeps the page on its APIC device in every mode.
+ */
 bool vmx_owns_mmio(struct vcpu *v, uint64_t gpa)
 {
-	return vlapic_mmio_owns(own_lapic(v), gpa) ||
+	return vlapic_mmio_in_range(own_lapic(v), gpa) ||
 	       ioapic_owns_address(gpa);
 }
 

@@ -2,10 +2,12 @@
 /*
  * libFuzzer target: guest/mmio_decode.c over arbitrary instruction bytes
  * (the first byte picks 32- or 64-bit code). An accepted instruction fits
- * in the bytes given and in 15, has its opcode among them, a size of 2, 4
- * or 8 (8 only in 64-bit code), a register below 16 (below 8 in 32-bit
- * code), and an immediate only when it stores one; decoding is a pure
- * function of the bytes.
+ * in the bytes given and in 15, has its opcode among them, a size of 1,
+ * 2, 4 or 8 (8 only in 64-bit code), a register below 16 (below 8 in
+ * 32-bit code; below 4 when it is AH..BH, a byte register only in code
+ * that can have no REX), a destination at least as wide as the access and
+ * wider only for a load (MOVZX), and an immediate only when it stores
+ * one; decoding is a pure function of the bytes.
  */
 #include <stdint.h>
 #include <string.h>
@@ -28,9 +30,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	CHECK(insn.length >= 2 && insn.length <= len &&
 	      insn.length <= MMIO_INSN_MAX);
-	CHECK(insn.size == 2 || insn.size == 4 ||
+	CHECK(insn.size == 1 || insn.size == 2 || insn.size == 4 ||
 	      (insn.size == 8 && mode == MMIO_MODE_64));
 	CHECK(insn.reg < (mode == MMIO_MODE_64 ? MMIO_GPR_COUNT : 8));
+	CHECK(insn.reg_size == insn.size ||
+	      (!insn.write && insn.size < insn.reg_size &&
+	       (insn.reg_size == 2 || insn.reg_size == 4 ||
+		(insn.reg_size == 8 && mode == MMIO_MODE_64))));
+	CHECK(!insn.high_byte || (insn.size == 1 && insn.reg < 4));
 	CHECK(!insn.has_immediate || insn.write);
 	CHECK(insn.has_immediate || insn.immediate == 0);
 	CHECK(insn.size == 8 || insn.immediate >> (8 * insn.size) == 0);

@@ -292,9 +292,8 @@ static bool one_exit(uint64_t rip, bool write, uint64_t gpa, uint64_t *next)
 	bool on_ioapic = !on_lapic && ioapic_owns_address(gpa);
 
 	if (write) {
-		uint32_t stored = (uint32_t)(insn.has_immediate ?
-					     insn.immediate :
-					     regs_before[insn.reg]);
+		uint32_t stored = (uint32_t)mmio_store_value(
+			&insn, regs_before[insn.reg]);
 
 		if (on_lapic)
 			rc = vlapic_mmio_write(&lapic_model,
@@ -329,7 +328,7 @@ static bool one_exit(uint64_t rip, bool write, uint64_t gpa, uint64_t *next)
 		uint64_t want = regs_before[r];
 
 		if (!write && r == insn.reg)
-			want = mmio_merge_load(want, value, insn.size);
+			want = mmio_merge_load(&insn, want, value);
 		CHECK(*gpr(r) == want);
 	}
 	return true;

@@ -5,7 +5,12 @@
  * or xAPIC page, the register written back, RIP moved past it; and an
  * instruction whose linear address wraps at 4 GiB outside 64-bit code
  * (found by tests/fuzz/fuzz_mmio_exit.c: the fetch went on at 4 GiB
- * instead of 0 and the guest was ended).
+ * instead of 0 and the guest was ended); the byte forms (an AH load
+ * merges bits 15:8 only, a MOVZX load zero-extends, a byte store to an
+ * xAPIC register is dropped); the xAPIC page of a disabled or x2APIC-mode
+ * APIC as a hole (all ones read, stores dropped) and the registers back
+ * once xAPIC mode is on again (kvm-unit-tests x86/apic.c,
+ * test_apic_disable: memset of the page, then reads of it).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -193,6 +198,79 @@ static void no_wrap_in_64bit_code(void **state)
 	assert_string_equal(strstr(ended, "bytes c7 04 25"), "bytes c7 04 25");
 }
 
+/* mov ah, [edi]; movzx ecx, byte [edi]; mov [edi], dh on the xAPIC page. */
+static void byte_accesses_to_lapic(void **state)
+{
+	static const uint8_t code[] = { 0x8a, 0x27, 0x0f, 0xb6, 0x0f,
+					0x88, 0x37 };
+	struct vlapic *a = &vm.plat[0].lapic;
+	uint64_t version = vlapic_mmio_read(a, 0x30, 4, 1000);
+	uint64_t tpr = vlapic_mmio_read(a, 0x80, 4, 1000);
+
+	(void)state;
+	memcpy(ram + 0x2000, code, sizeof(code));
+	v.regs.rax = 0x1122334455667788ull;
+	v.regs.rcx = ~0ull;
+	v.regs.rdx = 0xff00;
+	assert_int_equal(mmio_exit(0x2000, false, VLAPIC_DEFAULT_BASE + 0x30),
+			 EXIT_RESUME);
+	assert_true(v.regs.rax ==
+		    (0x1122334455660088ull | (version & 0xff) << 8));
+	assert_int_equal(mmio_exit(0x2002, false, VLAPIC_DEFAULT_BASE + 0x30),
+			 EXIT_RESUME);
+	assert_true(v.regs.rcx == (version & 0xff));
+	/* A store that is not 32 bits is dropped, as KVM drops it. */
+	assert_int_equal(mmio_exit(0x2005, true, VLAPIC_DEFAULT_BASE + 0x80),
+			 EXIT_RESUME);
+	assert_int_equal(fake_vmcs[VMCS_GUEST_RIP], 0x2007);
+	assert_true(vlapic_mmio_read(a, 0x80, 4, 1000) == tpr);
+	assert_int_equal(v.stats.mmio_emulated, 3);
+}
+
+/*
+ * mov [ecx], dh (memset's byte store), then mov eax, [edi]: with
+ * IA32_APIC_BASE = apic_base, the page is a hole and the APIC is not
+ * touched.
+ */
+static void expect_hole(uint64_t apic_base)
+{
+	static const uint8_t code[] = { 0x88, 0x31, 0x8b, 0x07 };
+	struct vlapic *a = &vm.plat[0].lapic, before;
+
+	assert_true(vlapic_wrmsr(a, VLAPIC_MSR_APIC_BASE, apic_base, 1000,
+				 NULL) >= 0);
+	assert_true(vmx_owns_mmio(&v, VLAPIC_DEFAULT_BASE + 0xfff));
+	assert_false(vmx_owns_mmio(&v, VLAPIC_DEFAULT_BASE + 0x1000));
+	before = *a;
+	memcpy(ram + 0x2000, code, sizeof(code));
+	v.regs.rax = 0x1122334455667788ull;
+	assert_int_equal(mmio_exit(0x2000, true, VLAPIC_DEFAULT_BASE + 0x80),
+			 EXIT_RESUME);
+	assert_int_equal(mmio_exit(0x2002, false, VLAPIC_DEFAULT_BASE + 0x30),
+			 EXIT_RESUME);
+	assert_true(v.regs.rax == 0xffffffffull);
+	assert_memory_equal(a, &before, sizeof(before));
+	assert_string_equal(ended, "");
+}
+
+static void disabled_or_x2apic_page_is_a_hole(void **state)
+{
+	struct vlapic *a = &vm.plat[0].lapic;
+	uint64_t base = a->apic_base, version = vlapic_mmio_read(a, 0x30, 4,
+								  1000);
+
+	(void)state;
+	expect_hole(base & ~(VLAPIC_BASE_EN | VLAPIC_BASE_EXTD));
+	/* Enabled again in xAPIC mode: the registers answer again. */
+	assert_true(vlapic_wrmsr(a, VLAPIC_MSR_APIC_BASE, base, 1000, NULL) >=
+		    0);
+	v.regs.rax = ~0ull;
+	assert_int_equal(mmio_exit(0x2002, false, VLAPIC_DEFAULT_BASE + 0x30),
+			 EXIT_RESUME);
+	assert_true(v.regs.rax == version);
+	expect_hole(base | VLAPIC_BASE_EXTD);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup(f, setup)
@@ -200,6 +278,8 @@ int main(void)
 		T(load_from_lapic),
 		T(fetch_wraps_at_4gib),
 		T(no_wrap_in_64bit_code),
+		T(byte_accesses_to_lapic),
+		T(disabled_or_x2apic_page_is_a_hole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,10 @@
  * guest/mmio_decode.c: the MOV forms of volatile 32-bit loads and stores
  * as GCC and Clang emit them, in 64-bit and 32-bit code: every ModRM/SIB
  * displacement form, RIP-relative, REX (W, R), 0x66, segment overrides,
- * the absolute-address forms A1/A3;
+ * the absolute-address forms A1/A3; the byte forms (88, 8A, C6: AH..BH
+ * without REX, SPL..DIL and R8B.. with it, 0x66 and REX.W ignored) and
+ * MOVZX (0F B6, 0F B7), what a load leaves in its register and what a
+ * store writes;
  * and the refusals (other opcodes, a register operand, REX or 0x67 in
  * 32-bit code, LOCK, truncated bytes).
  */
@@ -29,9 +32,23 @@ static void expect(unsigned length, unsigned size, bool write,
 {
 	assert_int_equal(insn.length, length);
 	assert_int_equal(insn.size, size);
+	assert_int_equal(insn.reg_size, size);
 	assert_int_equal(insn.write, write);
 	assert_false(insn.has_immediate);
+	assert_false(insn.high_byte);
 	assert_int_equal(insn.reg, reg);
+}
+
+/* A byte form: size 1, its register, AH..BH or not. */
+static void expect_byte(unsigned length, bool write, enum mmio_gpr reg,
+			bool high_byte)
+{
+	assert_int_equal(insn.length, length);
+	assert_int_equal(insn.size, 1);
+	assert_int_equal(insn.reg_size, 1);
+	assert_int_equal(insn.write, write);
+	assert_int_equal(insn.reg, reg);
+	assert_int_equal(insn.high_byte, high_byte);
 }
 
 static void loads(void **state)
@@ -126,11 +143,98 @@ static void absolute_addresses(void **state)
 	assert_false(DECODE(MMIO_MODE_32, 0xa0, 0x10, 0, 0xc0, 0xfe)); /* AL */
 }
 
+static void byte_loads_and_stores(void **state)
+{
+	(void)state;
+	/* mov %sil,(%rcx): memset's loop; REX 0x40 makes 6 SIL, not DH */
+	assert_true(DECODE(MMIO_MODE_64, 0x40, 0x88, 0x31));
+	expect_byte(3, true, MMIO_RSI, false);
+	/* mov %dh,(%rcx): the same ModRM without REX */
+	assert_true(DECODE(MMIO_MODE_64, 0x88, 0x31));
+	expect_byte(2, true, MMIO_RDX, true);
+	/* mov (%rdi),%ah; mov (%rdi),%spl; mov (%rdi),%al */
+	assert_true(DECODE(MMIO_MODE_64, 0x8a, 0x27));
+	expect_byte(2, false, MMIO_RAX, true);
+	assert_true(DECODE(MMIO_MODE_64, 0x40, 0x8a, 0x27));
+	expect_byte(3, false, MMIO_RSP, false);
+	assert_true(DECODE(MMIO_MODE_64, 0x8a, 0x07));
+	expect_byte(2, false, MMIO_RAX, false);
+	/* mov 0x30(%rdi),%bh; with REX.R: mov 0x30(%rdi),%r15b */
+	assert_true(DECODE(MMIO_MODE_64, 0x8a, 0x7f, 0x30));
+	expect_byte(3, false, MMIO_RBX, true);
+	assert_true(DECODE(MMIO_MODE_64, 0x44, 0x8a, 0x7f, 0x30));
+	expect_byte(4, false, MMIO_R15, false);
+	/* REX.W and 0x66 leave a byte form a byte: mov %ch,(%rax) under
+	 * 0x66; REX.W makes 5 BPL */
+	assert_true(DECODE(MMIO_MODE_64, 0x66, 0x88, 0x28));
+	expect_byte(3, true, MMIO_RCX, true);
+	assert_true(DECODE(MMIO_MODE_64, 0x48, 0x88, 0x28));
+	expect_byte(3, true, MMIO_RBP, false);
+	/* 32-bit code has no REX: 0x40 is INC EAX, 4-7 always AH..BH */
+	assert_true(DECODE(MMIO_MODE_32, 0x88, 0x3d, 0x80, 0, 0xe0, 0xfe));
+	expect_byte(6, true, MMIO_RBX, true);
+	assert_false(DECODE(MMIO_MODE_32, 0x40, 0x88, 0x31));
+	/* A REX before 0x66 does not count: %dh again */
+	assert_true(DECODE(MMIO_MODE_64, 0x40, 0x66, 0x88, 0x31));
+	expect_byte(4, true, MMIO_RDX, true);
+}
+
+static void byte_immediates(void **state)
+{
+	(void)state;
+	/* movb $0xff,(%rdi) */
+	assert_true(DECODE(MMIO_MODE_64, 0xc6, 0x07, 0xff));
+	assert_true(insn.length == 3 && insn.size == 1 && insn.write &&
+		    insn.has_immediate && insn.immediate == 0xff &&
+		    !insn.high_byte);
+	/* REX.W does not widen it: one immediate byte, not sign-extended */
+	assert_true(DECODE(MMIO_MODE_64, 0x48, 0xc6, 0x07, 0x80));
+	assert_true(insn.length == 4 && insn.size == 1 &&
+		    insn.immediate == 0x80);
+	/* 0x66 neither: movb $0x12,0x80(%eax) in 32-bit code, disp32 */
+	assert_true(DECODE(MMIO_MODE_32, 0x66, 0xc6, 0x80, 0x80, 0, 0, 0,
+			   0x12));
+	assert_true(insn.length == 8 && insn.size == 1 &&
+		    insn.immediate == 0x12);
+	assert_false(DECODE(MMIO_MODE_64, 0xc6, 0x07));         /* no ib */
+	assert_false(DECODE(MMIO_MODE_64, 0xc6, 0x0f, 0x01));   /* /1 */
+}
+
+static void zero_extending_loads(void **state)
+{
+	(void)state;
+	/* movzbl (%rdi),%eax */
+	assert_true(DECODE(MMIO_MODE_64, 0x0f, 0xb6, 0x07));
+	assert_true(insn.length == 3 && insn.size == 1 && insn.reg_size == 4 &&
+		    !insn.write && insn.reg == MMIO_RAX && !insn.high_byte);
+	/* movzbl 0x30(%rdi),%esp: 4 is ESP here, never AH */
+	assert_true(DECODE(MMIO_MODE_64, 0x0f, 0xb6, 0x67, 0x30));
+	assert_true(insn.reg == MMIO_RSP && !insn.high_byte &&
+		    insn.reg_size == 4);
+	/* movzwq 0x10(%rdi),%r8 (REX.WR); movzbw (%rax),%cx (0x66) */
+	assert_true(DECODE(MMIO_MODE_64, 0x4c, 0x0f, 0xb7, 0x47, 0x10));
+	assert_true(insn.length == 5 && insn.size == 2 && insn.reg_size == 8 &&
+		    insn.reg == MMIO_R8);
+	assert_true(DECODE(MMIO_MODE_64, 0x66, 0x0f, 0xb6, 0x08));
+	assert_true(insn.length == 4 && insn.size == 1 && insn.reg_size == 2 &&
+		    insn.reg == MMIO_RCX);
+	/* 32-bit code: movzwl 0xfee00030,%edx */
+	assert_true(DECODE(MMIO_MODE_32, 0x0f, 0xb7, 0x15, 0x30, 0, 0xe0,
+			   0xfe));
+	assert_true(insn.length == 7 && insn.size == 2 && insn.reg_size == 4 &&
+		    insn.reg == MMIO_RDX);
+	assert_false(DECODE(MMIO_MODE_64, 0x0f, 0xbe, 0x07));   /* movsx */
+	assert_false(DECODE(MMIO_MODE_64, 0x0f, 0xb6, 0xc0));   /* register */
+	assert_false(DECODE(MMIO_MODE_64, 0x0f, 0xb6));
+	assert_false(DECODE(MMIO_MODE_64, 0x0f));
+}
+
 static void refusals(void **state)
 {
 	(void)state;
-	assert_false(DECODE(MMIO_MODE_64, 0x8a, 0x00));         /* 8-bit */
 	assert_false(DECODE(MMIO_MODE_64, 0x01, 0x00));         /* add */
+	assert_false(DECODE(MMIO_MODE_64, 0x88, 0xc0));         /* register */
+	assert_false(DECODE(MMIO_MODE_64, 0x8c, 0x00));         /* mov sreg */
 	assert_false(DECODE(MMIO_MODE_64, 0xf0, 0x89, 0x00));   /* lock */
 	assert_false(DECODE(MMIO_MODE_64, 0xf3, 0x8b, 0x00));   /* rep */
 	assert_false(DECODE(MMIO_MODE_64, 0x8b, 0xc0));         /* register */
@@ -147,15 +251,64 @@ static void refusals(void **state)
 			    0x66, 0x8b, 0x00));
 }
 
+/* The 64-bit instruction of these bytes into insn, or the test fails. */
+#define INSN(...) assert_true(DECODE(MMIO_MODE_64, __VA_ARGS__))
+
 static void merged_loads(void **state)
 {
+	const uint64_t old = 0x1122334455667788ull;
+
 	(void)state;
-	assert_true(mmio_merge_load(0xffffffffffffffffull, 0x1234, 2) ==
+	INSN(0x66, 0x8b, 0x07);                 /* 16-bit: 63:16 kept */
+	assert_true(mmio_merge_load(&insn, ~0ull, 0x1234) ==
 		    0xffffffffffff1234ull);
-	assert_true(mmio_merge_load(0xffffffffffffffffull, 0x12345678, 4) ==
-		    0x12345678);
-	assert_true(mmio_merge_load(1, 0x1122334455667788ull, 8) ==
+	INSN(0x8b, 0x07);                       /* 32-bit: zero-extended */
+	assert_true(mmio_merge_load(&insn, ~0ull, 0x12345678) == 0x12345678);
+	assert_true(mmio_merge_load(&insn, 0, ~0ull) == 0xffffffffull);
+	INSN(0x48, 0x8b, 0x07);
+	assert_true(mmio_merge_load(&insn, 1, 0x1122334455667788ull) ==
 		    0x1122334455667788ull);
+	INSN(0x8a, 0x07);                       /* AL: the low byte only */
+	assert_true(mmio_merge_load(&insn, old, ~0ull) ==
+		    0x11223344556677ffull);
+	INSN(0x8a, 0x27);                       /* AH: bits 15:8 only */
+	assert_true(mmio_merge_load(&insn, old, 0xab) ==
+		    0x112233445566ab88ull);
+	assert_true(mmio_merge_load(&insn, old, ~0ull) ==
+		    0x112233445566ff88ull);
+	INSN(0x40, 0x8a, 0x27);                 /* SPL: the low byte */
+	assert_true(mmio_merge_load(&insn, old, 0xab) ==
+		    0x11223344556677abull);
+	INSN(0x0f, 0xb6, 0x07);                 /* movzbl: the whole RAX */
+	assert_true(mmio_merge_load(&insn, old, ~0ull) == 0xff);
+	INSN(0x66, 0x0f, 0xb6, 0x07);           /* movzbw: 63:16 kept */
+	assert_true(mmio_merge_load(&insn, old, 0x1ab) ==
+		    0x11223344556600abull);
+	INSN(0x48, 0x0f, 0xb7, 0x07);           /* movzwq */
+	assert_true(mmio_merge_load(&insn, old, ~0ull) == 0xffff);
+}
+
+static void stored_values(void **state)
+{
+	const uint64_t reg = 0x1122334455667788ull;
+
+	(void)state;
+	INSN(0x88, 0x07);                       /* AL */
+	assert_true(mmio_store_value(&insn, reg) == 0x88);
+	INSN(0x88, 0x27);                       /* AH */
+	assert_true(mmio_store_value(&insn, reg) == 0x77);
+	INSN(0x40, 0x88, 0x27);                 /* SPL */
+	assert_true(mmio_store_value(&insn, reg) == 0x88);
+	INSN(0x66, 0x89, 0x07);
+	assert_true(mmio_store_value(&insn, reg) == 0x7788);
+	INSN(0x89, 0x07);
+	assert_true(mmio_store_value(&insn, reg) == 0x55667788);
+	INSN(0x48, 0x89, 0x07);
+	assert_true(mmio_store_value(&insn, reg) == reg);
+	INSN(0xc6, 0x07, 0x5a);                 /* the immediate, not RAX */
+	assert_true(mmio_store_value(&insn, reg) == 0x5a);
+	INSN(0x48, 0xc7, 0x07, 0xfe, 0xff, 0xff, 0xff);
+	assert_true(mmio_store_value(&insn, reg) == ~1ull);
 }
 
 int main(void)
@@ -164,8 +317,12 @@ int main(void)
 		cmocka_unit_test(loads),
 		cmocka_unit_test(stores),
 		cmocka_unit_test(absolute_addresses),
+		cmocka_unit_test(byte_loads_and_stores),
+		cmocka_unit_test(byte_immediates),
+		cmocka_unit_test(zero_extending_loads),
 		cmocka_unit_test(refusals),
 		cmocka_unit_test(merged_loads),
+		cmocka_unit_test(stored_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
