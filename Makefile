@@ -46,6 +46,7 @@ MB_CFLAGS  := -m32 -march=i686 -ffreestanding -fno-pic -fno-pie \
 	      -fno-stack-protector -fno-asynchronous-unwind-tables \
 	      -mgeneral-regs-only -nostdlib -O2 -Wall -Wextra -Werror
 
+.PHONY: kut test-kut
 .PHONY: all deps efi guests esp test test-unit test-quick test-qemu \
 	test-bochs run \
 	run-kvm usb-image clean bench bench-swap bench-apf
@@ -142,7 +143,7 @@ MB_EXAMPLE := $(BUILD)/guests/multiboot-spec-example.elf
 $(MB_EXAMPLE): tools/fetch-multiboot-example | deps
 	tools/fetch-multiboot-example $@
 
-test: all guest $(MB_EXAMPLE)
+test: all guest $(MB_EXAMPLE) kut
 	tests/run-tests unit qemu bochs
 
 test-unit: all
@@ -158,8 +159,18 @@ test-quick: all
 test-qemu: all guest
 	tests/run-tests qemu
 
-test-bochs: all guest $(MB_EXAMPLE)
+test-bochs: all guest $(MB_EXAMPLE) kut
 	tests/run-tests bochs
+
+# kvm-unit-tests (../shared/third-party/), built once under
+# build/kvm-unit-tests by tools/kut-run; make test runs its short tests
+# (tests/bochs/test_kut.py), make test-kut the whole selection of its
+# x86/unittests.cfg, two at a time (about 20 minutes; CI does not run it).
+kut: | deps
+	tools/kut-run --build-only
+
+test-kut: all kut
+	tools/kut-run -j 2
 
 # Benchmarks report figures measured side by side in one run (cycles =
 # emulated instructions under Bochs), never wall-clock seconds.

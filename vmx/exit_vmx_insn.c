@@ -5,9 +5,9 @@
  * RAX (-KVM_EPERM from CPL > 0, else -KVM_ENOSYS; arch/x86/kvm/x86.c,
  * kvm_emulate_hypercall) and the guest goes on; VMXON, VMREAD and the rest
  * raise #UD (kvm_handle_invalid_op / handle_vmx_instruction). Neither ends
- * the VM, whatever the CPL. The one exception, debug.hypercall's number
- * when the configuration turns it on, is answered by
- * guest/debug_hypercall.c. MONITOR and MWAIT, which CPUID leaf 1 hides,
+ * the VM, whatever the CPL. The exceptions: KVM_HC_SEND_IPI from CPL 0,
+ * answered as KVM answers it (guest/pv_send_ipi.h), and debug.hypercall's
+ * number when the configuration turns it on (guest/debug_hypercall.c). MONITOR and MWAIT, which CPUID leaf 1 hides,
  * raise #UD as on a CPU without them (KVM without its never-#UD quirk):
  * run natively, MWAIT would park the host CPU until a write or an
  * interrupt, holding back the hypervisor's own work on it.
@@ -17,6 +17,7 @@
 #include "arch/x86/exceptions.h"
 #include "guest/vm.h"
 #include "guest/debug_hypercall.h"
+#include "guest/pv_send_ipi.h"
 
 #define SEG_AR_DPL(ar) (((ar) >> 5) & 3)
 
@@ -32,6 +33,10 @@ enum exit_action handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
 	    (v->regs.rax & mask) == APFVISOR_HC_DEBUG)
 		ret = vm_debug_hypercall(v->guest, v->regs.rbx & mask,
 					 v->regs.rcx & mask);
+	else if (!cpl && (v->regs.rax & mask) == KVM_HC_SEND_IPI)
+		ret = guest_pv_send_ipi(v->guest, v->id, v->regs.rbx & mask,
+					v->regs.rcx & mask, v->regs.rdx & mask,
+					v->regs.rsi & mask, long_cs);
 	v->regs.rax = long_cs ? (uint64_t)ret : (uint32_t)ret;
 	vcpu_skip_instruction(e);
 	return EXIT_RESUME;

@@ -19,6 +19,7 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/exceptions.h"
+#include "guest/pv_send_ipi.h"
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"
 #include "lib/console.h"
@@ -141,6 +142,26 @@ int64_t vm_debug_hypercall(struct vm *g, uint64_t op, uint64_t arg)
 	hc_arg = arg;
 	hc_calls++;
 	return 3;
+}
+
+/* KVM_HC_SEND_IPI: the last call's arguments. */
+static uint64_t pv_ipi_args[4];
+static bool pv_ipi_wide;
+static unsigned pv_ipi_calls;
+
+unsigned guest_pv_send_ipi(struct vm *g, unsigned from, uint64_t low,
+			   uint64_t high, uint64_t min, uint64_t icr,
+			   bool wide)
+{
+	assert_ptr_equal(g, &vm);
+	assert_int_equal(from, v.id);
+	pv_ipi_args[0] = low;
+	pv_ipi_args[1] = high;
+	pv_ipi_args[2] = min;
+	pv_ipi_args[3] = icr;
+	pv_ipi_wide = wide;
+	pv_ipi_calls++;
+	return 2;
 }
 
 enum msr_result guest_rdmsr(struct vm *g, unsigned n, uint32_t msr,

@@ -293,6 +293,42 @@ static void vmcall_debug_hypercall(void **state)
 }
 
 /*
+ * KVM_HC_SEND_IPI from CPL 0 goes to guest_pv_send_ipi with RBX, RCX,
+ * RDX, RSI (32 bits wide outside 64-bit code) and returns its count;
+ * from CPL 3 it is refused (-KVM_EPERM) as every hypercall.
+ */
+static void vmcall_pv_send_ipi(void **state)
+{
+	(void)state;
+	pv_ipi_calls = 0;
+	v.regs.rax = KVM_HC_SEND_IPI;
+	v.regs.rbx = 0x1ffffffffull;
+	v.regs.rcx = 2;
+	v.regs.rdx = 3;
+	v.regs.rsi = 0x4f1;
+	handle_vmcall(&v, &ex);
+	expect_done();
+	assert_int_equal(pv_ipi_calls, 1);
+	assert_true(pv_ipi_args[0] == 0x1ffffffffull && pv_ipi_args[1] == 2 &&
+		    pv_ipi_args[2] == 3 && pv_ipi_args[3] == 0x4f1);
+	assert_true(pv_ipi_wide);
+	assert_int_equal(v.regs.rax, 2);
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_CS_ACCESS_RIGHTS] = 0xc09b;     /* 32-bit code */
+	v.regs.rax = KVM_HC_SEND_IPI;
+	v.regs.rbx = 0x1ffffffffull;
+	handle_vmcall(&v, &ex);
+	assert_int_equal(pv_ipi_calls, 2);
+	assert_true(pv_ipi_args[0] == 0xffffffffull && !pv_ipi_wide);
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_SS_ACCESS_RIGHTS] = AR_DATA_DPL3;
+	v.regs.rax = KVM_HC_SEND_IPI;
+	handle_vmcall(&v, &ex);
+	assert_true(v.regs.rax == (uint64_t)-1);
+	assert_int_equal(pv_ipi_calls, 2);
+}
+
+/*
  * The exception bitmap: #DB and #AC (given back; KVM intercepts both
  * against the delivery loops of CVE-2015-8104 and CVE-2015-5307) and #MC;
  * nothing else (a #PF or #UD there would cost every guest fault an exit).
@@ -473,6 +509,7 @@ int main(void)
 		T(skip_ends_the_interrupt_shadow),
 		T(skip_wraps_eip_and_single_steps),
 		T(vmcall_and_vmx_instructions),
+		T(vmcall_pv_send_ipi),
 		T(vmcall_debug_hypercall),
 		T(lost_page_is_a_machine_check),
 		T(exception_bitmap),

@@ -36,6 +36,10 @@ unit_srcs_test_guest_msr := guest/msr.c guest/mce.c guest/vlapic.c \
 UNIT_TESTS += test_guest_mce
 unit_srcs_test_guest_mce := guest/mce.c
 
+# KVM_HC_SEND_IPI (guest/pv_send_ipi.c) with a faked IPI delivery.
+UNIT_TESTS += test_pv_send_ipi
+unit_srcs_test_pv_send_ipi := guest/pv_send_ipi.c
+
 # The guest's port I/O (guest/io_ports.c) with its real devices and a
 # faked VM end and IRQ routing.
 UNIT_TESTS += test_io_ports
