@@ -169,6 +169,15 @@ void guest_cpuid(const struct cpuid_context *ctx, uint32_t leaf,
 	}
 }
 
+void cpuid_cache_init(struct cpuid_cache *c)
+{
+	for (unsigned i = 0; i < CPUID_CACHE_SLOTS; i++) {
+		/* Leaf i ^ 1, subleaf 0 has index i ^ 1: never slot i's. */
+		c->slot[i].leaf = i ^ 1;
+		c->slot[i].subleaf = 0;
+	}
+}
+
 void cpuid_cache_store(struct cpuid_cache *c, uint32_t leaf,
 		       uint32_t subleaf, const struct cpuid_regs *regs)
 {
@@ -179,5 +188,4 @@ void cpuid_cache_store(struct cpuid_cache *c, uint32_t leaf,
 	c->slot[i].leaf = leaf;
 	c->slot[i].subleaf = subleaf;
 	c->slot[i].regs = *regs;
-	c->slot[i].valid = true;
 }

@@ -46,10 +46,14 @@ void guest_cpuid(const struct cpuid_context *ctx, uint32_t leaf,
  */
 #define CPUID_CACHE_SLOTS 8
 
+/*
+ * A slot holds one (leaf, subleaf) and its answer. An empty slot holds a
+ * (leaf, subleaf) whose index is another slot's (cpuid_cache_init), so no
+ * lookup can match it: a lookup tests no "valid" flag.
+ */
 struct cpuid_cache {
 	struct {
 		uint32_t leaf, subleaf;
-		bool valid;
 		struct cpuid_regs regs;
 	} __attribute__((aligned(32))) slot[CPUID_CACHE_SLOTS]; /* index << 5 */
 };
@@ -70,11 +74,13 @@ cpuid_cache_find(const struct cpuid_cache *c, uint32_t leaf, uint32_t subleaf)
 {
 	unsigned i = cpuid_cache_index(leaf, subleaf);
 
-	if (!c->slot[i].valid || c->slot[i].leaf != leaf ||
-	    c->slot[i].subleaf != subleaf)
+	if (c->slot[i].leaf != leaf || c->slot[i].subleaf != subleaf)
 		return NULL;
 	return &c->slot[i].regs;
 }
+
+/* Empties the cache. */
+void cpuid_cache_init(struct cpuid_cache *c);
 
 /* Keeps the answer for (leaf, subleaf) if its leaf may be kept. */
 void cpuid_cache_store(struct cpuid_cache *c, uint32_t leaf,

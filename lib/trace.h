@@ -35,8 +35,12 @@ struct trace_state {
 	bool overwrite;
 };
 
-/* Whether events are recorded: read at every event site. */
-extern bool trace_on;
+/*
+ * Whether events are recorded: read at every event site, and on every VM
+ * exit. Hidden: the position-independent hypervisor reads it with one
+ * instruction instead of first loading its address from the GOT.
+ */
+extern bool trace_on __attribute__((visibility("hidden")));
 extern struct trace_state trace_state;
 
 /*

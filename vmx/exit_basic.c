@@ -69,37 +69,26 @@ static void compute_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf,
 	cpuid_cache_store(&v->cpuid_cache, leaf, subleaf, out);
 }
 
-static inline enum exit_action answer_cpuid(struct vcpu *v,
-					    const struct vmx_exit *e,
-					    const struct cpuid_regs *answer)
-{
-	v->regs.rax = answer->eax;
-	v->regs.rbx = answer->ebx;
-	v->regs.rcx = answer->ecx;
-	v->regs.rdx = answer->edx;
-	vcpu_skip_instruction(e);
-	return EXIT_RESUME;
-}
-
 static NOINLINE enum exit_action handle_uncached_cpuid(struct vcpu *v,
 						       const struct vmx_exit *e)
 {
 	struct cpuid_regs out;
 
 	compute_cpuid(v, (uint32_t)v->regs.rax, (uint32_t)v->regs.rcx, &out);
-	return answer_cpuid(v, e, &out);
+	v->regs.rax = out.eax;
+	v->regs.rbx = out.ebx;
+	v->regs.rcx = out.ecx;
+	v->regs.rdx = out.edx;
+	vcpu_skip_instruction(e);
+	return EXIT_RESUME;
 }
 
 /* Most CPUIDs ask again what was asked before: the cache answers them. */
 enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
 {
-	const struct cpuid_regs *answer =
-		cpuid_cache_find(&v->cpuid_cache, (uint32_t)v->regs.rax,
-				 (uint32_t)v->regs.rcx);
-
-	if (!answer)
+	if (!cpuid_answer_cached(v, e))
 		return handle_uncached_cpuid(v, e);
-	return answer_cpuid(v, e, answer);
+	return EXIT_RESUME;
 }
 
 /*

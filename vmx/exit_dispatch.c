@@ -6,7 +6,15 @@
 #include "lib/console.h"
 #include "lib/trace.h"
 
+/*
+ * A reason without a handler of its own gets handle_unexpected: the range
+ * gives every slot that default, the entries below override it (which is
+ * what -Woverride-init would warn about).
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
 const exit_handler_fn vmx_exit_handlers[VMX_EXIT_REASON_MAX] = {
+	[0 ... VMX_EXIT_REASON_MAX - 1] = handle_unexpected,
 	[VMX_EXIT_EXCEPTION_NMI] = handle_exception_nmi,
 	[VMX_EXIT_EXTERNAL_INTERRUPT] = handle_external_interrupt,
 	[VMX_EXIT_TRIPLE_FAULT] = handle_triple_fault,
@@ -41,6 +49,28 @@ const exit_handler_fn vmx_exit_handlers[VMX_EXIT_REASON_MAX] = {
 	[VMX_EXIT_INVD] = handle_invd,
 	[VMX_EXIT_MACHINE_CHECK] = handle_machine_check,
 };
+#pragma GCC diagnostic pop
+
+enum exit_action vmx_dispatch_flagged_exit(struct vcpu *v)
+{
+	uint32_t raw = vmcs_read32(VMCS_EXIT_REASON);
+	struct vmx_exit e = {
+		.reason = raw & EXIT_REASON_BASIC_MASK,
+		.qualification = vmcs_read(VMCS_EXIT_QUALIFICATION),
+		.guest_rip = vmcs_read(VMCS_GUEST_RIP),
+		.instruction_length = vmcs_read(VMCS_EXIT_INSTRUCTION_LENGTH),
+	};
+
+	vcpu_requeue_interrupted_event(&e);
+	exit_stats_reason(&v->stats.exit, e.reason);
+	if (trace_on) {
+		v->traced_exit.qualification = e.qualification;
+		v->traced_exit.rip = e.guest_rip;
+	}
+	if ((raw & EXIT_REASON_ENTRY_FAILURE) || e.reason >= VMX_EXIT_REASON_MAX)
+		return handle_unexpected(v, &e);
+	return vmx_exit_handlers[e.reason](v, &e);
+}
 
 enum exit_action handle_unexpected(struct vcpu *v, const struct vmx_exit *e)
 {

@@ -111,6 +111,29 @@ static inline void vcpu_skip_instruction(const struct vmx_exit *e)
 			   vmcs_read(VMCS_GUEST_PENDING_DEBUG) | DR6_BS);
 }
 
+/*
+ * CPUID answered from the vCPU's cache (guest/cpuid.h), the instruction
+ * skipped; false when the cache does not hold the leaf (handle_cpuid then
+ * asks the host and the policy). Inline: the exit dispatch calls it
+ * directly (vmx/exit_dispatch.h).
+ */
+static inline bool cpuid_answer_cached(struct vcpu *v,
+				       const struct vmx_exit *e)
+{
+	const struct cpuid_regs *answer =
+		cpuid_cache_find(&v->cpuid_cache, (uint32_t)v->regs.rax,
+				 (uint32_t)v->regs.rcx);
+
+	if (!answer)
+		return false;
+	v->regs.rax = answer->eax;
+	v->regs.rbx = answer->ebx;
+	v->regs.rcx = answer->ecx;
+	v->regs.rdx = answer->edx;
+	vcpu_skip_instruction(e);
+	return true;
+}
+
 /* INVD: skipped, as KVM does (no cache of the guest's is ever dropped). */
 enum exit_action handle_invd(struct vcpu *v, const struct vmx_exit *e);
 

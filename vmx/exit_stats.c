@@ -52,26 +52,52 @@ static const struct exit_stats *instance(const struct exit_walk *w,
 					   i * w->stride);
 }
 
-/* Sums one slot over the instances, then reports it under name. */
-static void each_slot(const struct exit_walk *w, unsigned slot,
-		      const char *name)
+unsigned exit_stats_open_reason(const struct exit_stats *s)
 {
-	uint64_t count = 0, cycles = 0, handler = 0;
-	char full[48];
+	if (s->open < VMX_EXIT_REASON_MAX)
+		return s->open;
+	if (s->open < EXIT_STATS_SLOTS)
+		return exit_details[s->open - VMX_EXIT_REASON_MAX].reason;
+	return EXIT_STATS_NONE;
+}
 
+struct slot_sums {
+	uint64_t count, cycles, handler;
+};
+
+static void add_slot(const struct exit_walk *w, unsigned slot,
+		     struct slot_sums *sum)
+{
 	for (unsigned i = 0; i < w->n; i++) {
 		const struct exit_stats *s = instance(w, i);
 
-		count += s->count[slot];
-		cycles += s->root_tsc[slot];
-		handler += s->handler_tsc[slot];
+		sum->count += s->count[slot];
+		sum->cycles += s->root_tsc[slot];
+		sum->handler += s->handler_tsc[slot];
 	}
+}
+
+/*
+ * Sums one slot over the instances (a reason: with its details, whose
+ * slots hold the exits that named one), then reports it under name.
+ */
+static void each_slot(const struct exit_walk *w, unsigned slot,
+		      const char *name)
+{
+	struct slot_sums sum = { 0 };
+	char full[48];
+
+	add_slot(w, slot, &sum);
+	for (unsigned d = 0; d < EXIT_DETAILS && slot < VMX_EXIT_REASON_MAX;
+	     d++)
+		if (exit_details[d].reason == slot)
+			add_slot(w, VMX_EXIT_REASON_MAX + d, &sum);
 	fmt_snprintf(full, sizeof(full), "exit.%s", name);
-	w->fn(w->ctx, full, count);
+	w->fn(w->ctx, full, sum.count);
 	fmt_snprintf(full, sizeof(full), "exit.%s.root_tsc", name);
-	w->fn(w->ctx, full, cycles);
+	w->fn(w->ctx, full, sum.cycles);
 	fmt_snprintf(full, sizeof(full), "exit.%s.handler_tsc", name);
-	w->fn(w->ctx, full, handler);
+	w->fn(w->ctx, full, sum.handler);
 }
 
 static bool occurred(const struct exit_walk *w, unsigned slot)
@@ -82,13 +108,31 @@ static bool occurred(const struct exit_walk *w, unsigned slot)
 	return false;
 }
 
+/* A reason occurred if one of its exits did, with a detail or without. */
+static bool reason_occurred(const struct exit_walk *w, unsigned reason)
+{
+	if (occurred(w, reason))
+		return true;
+	for (unsigned d = 0; d < EXIT_DETAILS; d++)
+		if (exit_details[d].reason == reason &&
+		    occurred(w, VMX_EXIT_REASON_MAX + d))
+			return true;
+	return false;
+}
+
 void exit_stats_each(const struct exit_stats *first, unsigned n,
 		     size_t stride, counter_fn fn, void *ctx)
 {
 	const struct exit_walk w = { first, n, stride, fn, ctx };
+	uint64_t total = 0;
 
+	/* Every exit is in one slot: its reason's, its detail's or none. */
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned slot = 0; slot <= EXIT_STATS_NONE; slot++)
+			total += instance(&w, i)->count[slot];
+	fn(ctx, "exits.total", total);
 	for (unsigned r = 0; r < VMX_EXIT_REASON_MAX; r++) {
-		if (!occurred(&w, r) && !always_listed(r))
+		if (!reason_occurred(&w, r) && !always_listed(r))
 			continue;
 		each_slot(&w, r, vmx_exit_reason_name(r));
 		for (unsigned d = 0; d < EXIT_DETAILS; d++)

@@ -8,6 +8,11 @@
  * before the entry: requests, event injection, the shootdown check).
  * Plain C over plain data: the vCPU loop feeds it TSC values, the
  * registry reads it.
+ *
+ * Every exit pays for this, so an exit charges one slot only: its
+ * reason's, or its detail's once the handler names one (the detail's
+ * slot then holds the exit, and the walker adds the details back into
+ * their reason's figures).
  */
 #ifndef VMX_EXIT_STATS_H
 #define VMX_EXIT_STATS_H
@@ -31,9 +36,9 @@ enum exit_detail {
 
 /*
  * Slots: one per exit reason, then one per detail, then a spare one that
- * stands for "none" (no exit open, no detail, an unknown reason). Charging
- * the spare slot instead of testing for "none" keeps the branches out of
- * the path every exit takes; it is never reported.
+ * stands for "none" (no exit open, an unknown reason). Charging the spare
+ * slot instead of testing for "none" keeps the branches out of the path
+ * every exit takes; it is never reported.
  */
 #define EXIT_STATS_SLOTS (VMX_EXIT_REASON_MAX + EXIT_DETAILS)
 #define EXIT_STATS_NONE EXIT_STATS_SLOTS
@@ -43,15 +48,12 @@ struct exit_stats {
 	uint64_t root_tsc[EXIT_STATS_SLOTS + 1];
 	uint64_t handler_tsc[EXIT_STATS_SLOTS + 1];
 	uint64_t exit_tsc;              /* when the open interval began */
-	uint64_t handled_tsc;           /* when its handler returned */
-	unsigned open_reason;           /* a slot; EXIT_STATS_NONE: none open */
-	unsigned open_detail;           /* a slot; EXIT_STATS_NONE: none */
+	size_t open;                    /* the slot charged; NONE: none open */
 };
 
 static inline void exit_stats_init(struct exit_stats *s)
 {
-	s->open_reason = EXIT_STATS_NONE;
-	s->open_detail = EXIT_STATS_NONE;
+	s->open = EXIT_STATS_NONE;
 }
 
 /* A VM exit happened at TSC `now` (its reason is not read yet). */
@@ -61,47 +63,55 @@ static inline void exit_stats_exited(struct exit_stats *s, uint64_t now)
 }
 
 /* The exit's reason is known: count it and charge the interval to it. */
-static inline void exit_stats_reason(struct exit_stats *s, unsigned reason)
+static inline void exit_stats_reason(struct exit_stats *s, size_t reason)
 {
-	unsigned slot = reason < VMX_EXIT_REASON_MAX ? reason : EXIT_STATS_NONE;
+	size_t slot = reason < VMX_EXIT_REASON_MAX ? reason : EXIT_STATS_NONE;
 
 	s->count[slot]++;
-	s->open_reason = slot;
-	s->open_detail = EXIT_STATS_NONE;
+	s->open = slot;
 }
 
-/* The handler says more about the open exit: count and time that too. */
+/*
+ * The handler says more about the open exit: the exit moves from its
+ * reason's slot to the detail's (once: a second detail is ignored).
+ */
 static inline void exit_stats_detail(struct exit_stats *s,
 				     enum exit_detail detail)
 {
-	if (s->open_reason >= VMX_EXIT_REASON_MAX || detail >= EXIT_DETAILS)
+	if (s->open >= VMX_EXIT_REASON_MAX || detail >= EXIT_DETAILS)
 		return;
-	s->count[VMX_EXIT_REASON_MAX + detail]++;
-	s->open_detail = VMX_EXIT_REASON_MAX + detail;
+	s->count[s->open]--;
+	s->open = VMX_EXIT_REASON_MAX + detail;
+	s->count[s->open]++;
 }
 
 /* The exit's handler returned at TSC `now`. */
 static inline void exit_stats_handled(struct exit_stats *s, uint64_t now)
 {
-	s->handled_tsc = now;
+	uint64_t spent = now - s->exit_tsc;
+
+	/*
+	 * Hidden from the optimizer (as Linux's OPTIMIZER_HIDE_VAR does):
+	 * GCC would otherwise reassociate the sum into a load, an add, a
+	 * subtract and a store, two instructions more on every exit.
+	 */
+	__asm__("" : "+r"(spent));
+	s->handler_tsc[s->open] += spent;
 }
 
 /* The vCPU enters the guest at TSC `now`: close the open interval. */
 static inline void exit_stats_entering(struct exit_stats *s, uint64_t now)
 {
-	uint64_t root = now - s->exit_tsc;
-	uint64_t handler = s->handled_tsc - s->exit_tsc;
-
-	s->root_tsc[s->open_reason] += root;
-	s->handler_tsc[s->open_reason] += handler;
-	s->root_tsc[s->open_detail] += root;
-	s->handler_tsc[s->open_detail] += handler;
-	s->open_reason = EXIT_STATS_NONE;
-	s->open_detail = EXIT_STATS_NONE;
+	s->root_tsc[s->open] += now - s->exit_tsc;
+	s->open = EXIT_STATS_NONE;
 }
 
+/* The reason of the open exit (a detail's reason); NONE: none open. */
+unsigned exit_stats_open_reason(const struct exit_stats *s);
+
 /*
- * Calls fn with "exit.NAME" (count), "exit.NAME.root_tsc" (cycles to the
+ * Calls fn with "exits.total" (every exit, unknown reasons included),
+ * then with "exit.NAME" (count), "exit.NAME.root_tsc" (cycles to the
  * next entry) and "exit.NAME.handler_tsc" (cycles to the handler's
  * return), summed over n instances `stride` bytes apart, for every reason
  * that occurred and for the core ones (CPUID, HLT, I/O, MSRs, EPT

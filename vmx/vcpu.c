@@ -100,6 +100,7 @@ struct vcpu *vcpus_create(struct vm *vm)
 		v->timer_written = UINT64_MAX;
 		v->tlb_client = ept_shootdown_client(&vm->tlb, id);
 		exit_stats_init(&v->stats.exit);
+		cpuid_cache_init(&v->cpuid_cache);
 		vcpu_events_init(v);
 	}
 	exits = (struct counter_source){ .each = each_exit_counter,
@@ -200,22 +201,23 @@ static bool flush_ept(void *ctx)
 	return invept(INVEPT_SINGLE_CONTEXT, ept_pointer(&v->guest->ept));
 }
 
-static bool enter_guest_mode(struct vcpu *v)
+static bool enter_guest_mode(struct vcpu *v, struct vm *g,
+			     struct vcpu_platform *plat,
+			     struct ept_client *client)
 {
-	struct ept_shootdown *tlb = &v->guest->tlb;
 	bool flushed;
 
-	if (!ept_client_enter_flushed(tlb, v->tlb_client, flush_ept, v,
+	if (!ept_client_enter_flushed(&g->tlb, client, flush_ept, v,
 				      &flushed)) {
 		hv_error("vcpu %u: INVEPT failed: stale guest translations "
 			 "could survive", v->id);
-		vm_end(v->guest, false, "INVEPT failed on vcpu %u", v->id);
+		vm_end(g, false, "INVEPT failed on vcpu %u", v->id);
 		return false;
 	}
 	if (flushed)
 		v->stats.invept++;
-	if (vcpu_platform_has_requests(v->plat)) {
-		ept_client_exit(v->tlb_client);
+	if (vcpu_platform_has_requests(plat)) {
+		ept_client_exit(client);
 		v->stats.entries_retried++;
 		return false;
 	}
@@ -230,28 +232,32 @@ static bool enter_guest_mode(struct vcpu *v)
 static void trace_closing_exit(const struct vcpu *v, uint64_t now)
 {
 	const struct exit_stats *s = &v->stats.exit;
+	unsigned reason;
 
-	if (!trace_on || s->open_reason >= VMX_EXIT_REASON_MAX)
+	if (!trace_on)
 		return;
-	trace_vm_exit_at(s->exit_tsc, v->id, (uint16_t)s->open_reason,
+	reason = exit_stats_open_reason(s);
+	if (reason >= VMX_EXIT_REASON_MAX)
+		return;
+	trace_vm_exit_at(s->exit_tsc, v->id, (uint16_t)reason,
 			 v->traced_exit.qualification, v->traced_exit.rip,
 			 now - s->exit_tsc);
 }
 
 /*
- * Most entries find no request: no atomic exchange for them. The end of
- * the guest need not be looked at apart: vm_end sets `ended`, then sends
- * every vCPU a VCPU_REQ_STOP, and whoever takes that request returns
- * false up to here.
+ * Taking requests can wait (for a SIPI): *now is read again after it.
+ * The end of the guest need not be looked at apart: vm_end sets `ended`,
+ * then sends every vCPU a VCPU_REQ_STOP, and whoever takes that request
+ * returns false up to here.
  */
-static bool take_requests(struct vcpu *v)
+static bool take_requests(struct vcpu *v, uint64_t *now)
 {
-	if (!vcpu_platform_has_requests(v->plat))
-		return true;
 	if (!vcpu_take_requests(v))
 		return false;
-	return v->plat->run_state != VCPU_WAIT_FOR_SIPI ||
-	       restart_after_init(v);
+	if (v->plat->run_state == VCPU_WAIT_FOR_SIPI && !restart_after_init(v))
+		return false;
+	*now = rdtsc();
+	return true;
 }
 
 static void run_loop(struct vcpu *v);
@@ -262,9 +268,18 @@ void vcpu_run(struct vcpu *v)
 	trace_closing_exit(v, rdtsc());
 }
 
+/*
+ * The TSC read when the handler returned is also the time the work
+ * before the entry goes by (`now`): one RDTSC less on every exit. The
+ * vCPU's platform, VM and shootdown slot never change: kept in locals,
+ * they need no loading again after the atomic accesses of every entry.
+ */
 static void run_loop(struct vcpu *v)
 {
-	struct vm *g = v->guest;
+	struct vm *const g = v->guest;
+	struct vcpu_platform *const plat = v->plat;
+	struct ept_client *const client = v->tlb_client;
+	uint64_t now;
 
 	v->host = this_cpu();
 	v->host->vcpu = v;
@@ -276,23 +291,25 @@ static void run_loop(struct vcpu *v)
 	hv_info("vcpu %u runs on host cpu %u", v->id, v->host->index);
 	if (!start_vcpu(v))
 		return;
+	now = rdtsc();
 	if (v->id == 0)
-		g->tsc.first_entry = rdtsc();
+		g->tsc.first_entry = now;
 	for (;;) {
-		if (!take_requests(v))
+		/* Most entries find no request: no atomic exchange for them. */
+		if (vcpu_platform_has_requests(plat) && !take_requests(v, &now))
 			return;
-		vcpu_prepare_entry(v);
-		if (!enter_guest_mode(v))
+		vcpu_prepare_entry(v, g, plat, now);
+		if (!enter_guest_mode(v, g, plat, client))
 			continue;
-		uint64_t now = rdtsc();
+		uint64_t entry = rdtsc();
 
-		trace_closing_exit(v, now);
-		exit_stats_entering(&v->stats.exit, now);
+		trace_closing_exit(v, entry);
+		exit_stats_entering(&v->stats.exit, entry);
 		v->host->vm_entries++;
 		int rc = vmx_run(&v->regs, v->launched);
 
 		exit_stats_exited(&v->stats.exit, rdtsc());
-		ept_client_exit(v->tlb_client);
+		ept_client_exit(client);
 		if (rc != VMX_RUN_EXITED) {
 			report_entry_failure(v, rc);
 			return;
@@ -300,10 +317,12 @@ static void run_loop(struct vcpu *v)
 		v->launched = true;
 		enum exit_action next = vmx_dispatch_exit(v);
 
-		exit_stats_handled(&v->stats.exit, rdtsc());
+		now = rdtsc();
+		exit_stats_handled(&v->stats.exit, now);
 		if (next == EXIT_RESUME)
 			continue;
 		if (next == EXIT_STOP || !restart_after_init(v))
 			return;
+		now = rdtsc();
 	}
 }

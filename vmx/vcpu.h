@@ -17,9 +17,11 @@ struct guest_regs {
 	uint64_t cr2;
 };
 
-/* Per-vCPU counters; the registry prints their sum over the vCPUs. */
+/*
+ * Per-vCPU counters; the registry prints their sum over the vCPUs
+ * ("exits.total" comes with the exit statistics: vmx/exit_stats.h).
+ */
 #define VCPU_COUNTERS(X)                                                     \
-	X(struct vcpu_stats, exits_total, "exits.total")                      \
 	X(struct vcpu_stats, io_unhandled, "io.unhandled")                    \
 	X(struct vcpu_stats, string_io, "io.string_exits")                    \
 	X(struct vcpu_stats, mmio_emulated, "mmio.emulated")                  \
@@ -59,10 +61,10 @@ struct vcpu {
 	uint64_t vmcs_pa;
 	bool nmi_pending;               /* taken from VCPU_REQ_NMI */
 	bool sipi_pending;              /* taken from VCPU_REQ_SIPI */
-	uint64_t next_console_poll;     /* vCPU 0 without a service CPU */
+	/* vCPU 0 without a service CPU polls the console; others: never. */
+	uint64_t next_console_poll;     /* UINT64_MAX: never */
 	/* Fixed at creation (vcpu_events_init), read before every entry. */
 	struct {
-		bool polls_console;     /* vCPU 0 without a service CPU */
 		uint64_t poll_ticks;    /* the longest stay in guest mode */
 		uint64_t apf_poll_ticks; /* that, with async PFs in flight */
 		unsigned rate;          /* preemption timer: TSC >> rate */
@@ -72,6 +74,8 @@ struct vcpu {
 	/* The preemption timer's VMCS value; UINT64_MAX: not written yet. */
 	uint64_t timer_written;
 	struct irq_poll_memo irq_memo;  /* the last interrupt poll */
+	/* Until this TSC, entries need no poll (vmx/vcpu_entry.h); 0: now. */
+	uint64_t fast_entry_until;
 	struct cpuid_cache cpuid_cache;
 	struct vcpu_stats stats;
 	/* The open exit's details for its trace record (trace = on). */
@@ -85,7 +89,7 @@ struct vmx_exit {
 	uint32_t reason;                /* basic reason */
 	uint64_t qualification;
 	uint64_t guest_rip;
-	uint32_t instruction_length;
+	uint64_t instruction_length;    /* a 32-bit field, zero-extended */
 };
 
 /*

@@ -55,13 +55,19 @@ static inline bool vcpu_guest_paging(void)
 	return vmcs_read(VMCS_GUEST_CR0) & CR0_PG;
 }
 
-/* Injects what is pending (polling only when needed), arms the timer. */
-static inline void vcpu_prepare_entry(struct vcpu *v)
+/*
+ * Injects what is pending (polling only when needed), arms the timer;
+ * now: the TSC when the last exit's handler returned (or later). Then
+ * says until when the next entries may skip all that (fast_entry_until):
+ * while the poll stays quiet, no timer deadline and no async PF make the
+ * preemption timer's value change, and the console poll is not due,
+ * only a move of irq_gen or an outstanding async PF can give this work
+ * something to do (what else would, clears it: vcpu_poll_again).
+ */
+static inline void vcpu_prepare_entry_fully(struct vcpu *v, uint64_t now,
+					    bool apf)
 {
 	struct vm *g = v->guest;
-	uint64_t now = rdtsc();
-	/* Read once: if page-ready empties it, one more short poll is all. */
-	bool apf = apf_outstanding(&v->plat->apf);
 
 	if (vcpu_console_poll_due(v, now))
 		vcpu_poll_console(v, now);
@@ -70,6 +76,23 @@ static inline void vcpu_prepare_entry(struct vcpu *v)
 	if (irq_poll_needed(&v->irq_memo, vm_irq_gen(g), now))
 		vcpu_poll_and_inject(v, now);
 	vcpu_arm_preemption_timer(v, now, v->irq_memo.deadline, apf);
+	v->fast_entry_until = v->irq_memo.quiet && !apf &&
+				      v->irq_memo.deadline == UINT64_MAX ?
+				      v->next_console_poll :
+				      0;
+}
+
+/* g and plat: v's VM and platform (the caller keeps them at hand). */
+static inline void vcpu_prepare_entry(struct vcpu *v, struct vm *g,
+				      struct vcpu_platform *plat, uint64_t now)
+{
+	/* Read once: if page-ready empties it, one more short poll is all. */
+	bool apf = apf_outstanding(&plat->apf);
+
+	if (now < v->fast_entry_until && !apf &&
+	    vm_irq_gen(g) == v->irq_memo.irq_gen)
+		return;
+	vcpu_prepare_entry_fully(v, now, apf);
 }
 
 #endif

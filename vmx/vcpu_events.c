@@ -99,7 +99,7 @@ bool vcpu_take_requests(struct vcpu *v)
 	 * interrupt state again.
 	 */
 	if (req & ~BIT(VCPU_REQ_TLB_FLUSH))
-		v->irq_memo.quiet = false;
+		vcpu_poll_again(v);
 	return true;
 }
 
@@ -136,7 +136,7 @@ void vcpu_events_init(struct vcpu *v)
 {
 	bool service_cpu = swap_daemon_has_service_cpu(v->guest->swap);
 
-	v->entry_cfg.polls_console = v->id == 0 && !service_cpu;
+	v->next_console_poll = v->id == 0 && !service_cpu ? 0 : UINT64_MAX;
 	v->entry_cfg.poll_ticks = tsc_hz / POLL_INTERVALS_PER_SECOND;
 	v->entry_cfg.apf_poll_ticks = service_cpu ? v->entry_cfg.poll_ticks
 					  : tsc_hz / APF_POLLS_PER_SECOND;
@@ -145,7 +145,7 @@ void vcpu_events_init(struct vcpu *v)
 						v->entry_cfg.poll_ticks);
 	v->entry_cfg.apf_poll_timer = preemption_timer_value(v,
 						v->entry_cfg.apf_poll_ticks);
-	v->irq_memo.quiet = false;
+	vcpu_poll_again(v);
 }
 
 void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
@@ -274,7 +274,7 @@ void vcpu_block_until_event(struct vcpu *v)
 
 	trace_vcpu_halt_at(start, v->id);
 	wait_for_event(v, false, 0);
-	v->irq_memo.quiet = false;      /* it polled on its own */
+	vcpu_poll_again(v);     /* it polled on its own */
 	trace_vcpu_wake(v->id, rdtsc() - start);
 	if (apf_waiting)
 		swap_daemon_count_apf_halt(v->guest->swap, v->id,
@@ -289,7 +289,7 @@ void vcpu_apf_halt(struct vcpu *v, uint64_t gpa)
 	trace_vcpu_halt_at(start, v->id);
 	if (!wait_for_event(v, true, gpa))
 		v->stats.apf_halt_events++;
-	v->irq_memo.quiet = false;
+	vcpu_poll_again(v);
 	trace_vcpu_wake(v->id, rdtsc() - start);
 	swap_daemon_count_apf_halt(v->guest->swap, v->id, rdtsc() - start);
 }
@@ -316,7 +316,7 @@ void vcpu_park(struct vcpu *v)
 		vcpu_idle(v, rdtsc() + tsc_hz / VCPU_IDLE_CHECKS_PER_SECOND);
 	}
 	p->parked = false;
-	v->irq_memo.quiet = false;
+	vcpu_poll_again(v);
 }
 
 void vcpu_kick(void *ctx, unsigned n)

@@ -34,10 +34,22 @@ void vcpu_events_init(struct vcpu *v);
  */
 static inline bool vcpu_console_poll_due(const struct vcpu *v, uint64_t now)
 {
-	return v->entry_cfg.polls_console && now >= v->next_console_poll;
+	return now >= v->next_console_poll;     /* UINT64_MAX: never */
 }
 
 void vcpu_poll_console(struct vcpu *v, uint64_t now);
+
+/*
+ * Something the last interrupt poll did not see may be pending (a
+ * request was taken, the vCPU polled on its own while halted): the next
+ * entry polls again.
+ */
+static inline void vcpu_poll_again(struct vcpu *v)
+{
+	v->irq_memo.quiet = false;
+	v->fast_entry_until = 0;
+}
+
 void vcpu_poll_and_inject(struct vcpu *v, uint64_t now);
 
 /* HLT with interrupts on: wait in the hypervisor until one is pending. */

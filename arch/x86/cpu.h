@@ -95,11 +95,15 @@ static inline NORETURN void cpu_halt_forever(void)
 		__asm__ volatile("cli; hlt");
 }
 
+/*
+ * RDTSC clears bits 63:32 of RAX and RDX in 64-bit mode (SDM Vol. 2B,
+ * RDTSC): taken as 64-bit values, no zero-extension is added.
+ */
 static inline uint64_t rdtsc(void)
 {
-	uint32_t lo, hi;
+	uint64_t lo, hi;
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
+	return (hi << 32) | lo;
 }
 
 #endif

@@ -222,8 +222,10 @@ static void test_cache(void **state)
 	struct cpuid_regs a = { 1, 2, 3, 4 }, b = { 5, 6, 7, 8 };
 
 	(void)state;
-	memset(&c, 0, sizeof(c));
-	assert_null(cpuid_cache_find(&c, 0, 0));
+	cpuid_cache_init(&c);
+	/* Empty: no leaf is found, whatever slot it falls on. */
+	for (uint32_t leaf = 0; leaf < 2 * CPUID_CACHE_SLOTS; leaf++)
+		assert_null(cpuid_cache_find(&c, leaf, 0));
 	cpuid_cache_store(&c, 0, 0, &a);
 	found = cpuid_cache_find(&c, 0, 0);
 	assert_non_null(found);

@@ -2,7 +2,8 @@
 /*
  * vmx/exit_stats.c: the root-mode time from an exit to the next entry, and
  * its part until the handler returned, are charged to that exit's reason
- * (once, however many entries are retried),
+ * (once, however many entries are retried), or to its detail, which the
+ * walker adds back into the reason's figures,
  * and the walker sums the vCPUs and names every counter from the one list
  * of exit reasons.
  */
@@ -80,6 +81,7 @@ static void walker_sums_vcpus_and_names_reasons(void **state)
 	exit_stats_each(&v[0].exit, 2, sizeof(v[0]), record, &s);
 	/* Core reasons always appear; others (INVD) only when they occurred. */
 	assert_string_equal(s.text,
+			    "exits.total=3;"
 			    "exit.cpuid=2;exit.cpuid.root_tsc=240;"
 			    "exit.cpuid.handler_tsc=130;"
 			    "exit.hlt=0;exit.hlt.root_tsc=0;"
@@ -109,6 +111,7 @@ static void walker_sums_vcpus_and_names_reasons(void **state)
 static void io_direction_is_a_detail_of_io(void **state)
 {
 	struct exit_stats s = { 0 };
+	struct seen seen = { "" };
 
 	(void)state;
 	exit_stats_init(&s);
@@ -124,8 +127,15 @@ static void io_direction_is_a_detail_of_io(void **state)
 	exit_stats_entering(&s, 2100);
 	/* The next exit carries no detail over from the last one. */
 	one_exit(&s, VMX_EXIT_CPUID, 3000, 3050, 3100);
-	assert_int_equal(s.count[VMX_EXIT_IO], 2);
-	assert_int_equal(s.root_tsc[VMX_EXIT_IO], 1100);
+	/* An exit without a detail stays with its reason. */
+	one_exit(&s, VMX_EXIT_IO, 4000, 4010, 4020);
+	exit_stats_each(&s, 1, sizeof(s), record, &seen);
+	/* The reason's figures include its details'. */
+	assert_non_null(strstr(seen.text, "exit.io=3;exit.io.root_tsc=1120;"
+					  "exit.io.handler_tsc=970;"));
+	assert_non_null(strstr(seen.text, "exit.cpuid=1;"
+					  "exit.cpuid.root_tsc=100;"
+					  "exit.cpuid.handler_tsc=50;"));
 	assert_int_equal(s.count[VMX_EXIT_REASON_MAX + EXIT_DETAIL_IO_IN], 1);
 	assert_int_equal(s.root_tsc[VMX_EXIT_REASON_MAX + EXIT_DETAIL_IO_IN],
 			 100);
