@@ -23,6 +23,7 @@
 #define L1_ECX_OSXSAVE BIT(27)
 /* Leaf 1 EDX */
 #define L1_EDX_MCE BIT(7)
+#define L1_EDX_APIC BIT(9)
 #define L1_EDX_MCA BIT(14)
 #define L1_EDX_DS BIT(21)
 #define L1_EDX_ACPI_THERMAL BIT(22)
@@ -79,6 +80,8 @@ static void leaf_features(const struct cpuid_context *ctx,
 		out->ecx |= L1_ECX_OSXSAVE;
 	out->edx &= ~L1_EDX_HIDDEN;
 	out->edx |= L1_EDX_MCE | L1_EDX_MCA;
+	if (ctx->apic_disabled)
+		out->edx &= ~L1_EDX_APIC;
 	out->ebx = (out->ebx & L1_EBX_LOW_MASK) |
 		   (ctx->nvcpus << L1_EBX_LOGICAL_COUNT_SHIFT) |
 		   (ctx->vcpu_id << L1_EBX_APIC_ID_SHIFT);

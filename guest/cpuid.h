@@ -31,6 +31,11 @@ struct cpuid_context {
 	bool guest_osxsave;             /* the guest's CR4.OSXSAVE */
 	uint32_t kvm_features;          /* EAX of 0x40000001 */
 	bool hide_xsavec;               /* the host's XSAVEC misplaces state */
+	/*
+	 * IA32_APIC_BASE.EN is clear: leaf 1 EDX[9] (APIC) reads 0, as on
+	 * the CPU (SDM Vol. 3A 11.4.3) and under KVM.
+	 */
+	bool apic_disabled;
 };
 
 /* host = what the CPU answered for (leaf, subleaf); out = the guest's. */

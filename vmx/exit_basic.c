@@ -59,6 +59,7 @@ static void compute_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf,
 		.guest_osxsave = vmcs_read(VMCS_GUEST_CR4) & CR4_OSXSAVE,
 		.kvm_features = g->kvm_features,
 		.hide_xsavec = g->hide_xsavec,
+		.apic_disabled = !vlapic_hw_enabled(&v->plat->lapic),
 	};
 
 	cpuid_count(leaf, subleaf, &host);

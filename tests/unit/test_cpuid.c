@@ -92,6 +92,21 @@ static void test_leaf1(void **state)
 	assert_int_equal(h.ecx, 0);
 }
 
+/* A globally disabled APIC: CPUID.1:EDX[9] reads 0 (kvm-unit-tests apic). */
+static void test_leaf1_apic_disabled(void **state)
+{
+	struct cpuid_context off = ctx2;
+	struct cpuid_regs h = { .edx = 0xffffffff };
+
+	(void)state;
+	assert_int_equal(run(1, 0, &h).edx & BIT(9), BIT(9));
+	off.apic_disabled = true;
+	assert_int_equal(run_ctx(&off, 1, 0, &h).edx & BIT(9), 0);
+	/* Other leaves keep it: leaf 0x80000001 EDX[9] is not the APIC. */
+	assert_int_equal(run_ctx(&off, 0x80000001, 0, &h).edx,
+			 run(0x80000001, 0, &h).edx);
+}
+
 static void test_hypervisor_base(void **state)
 {
 	struct cpuid_regs out = run(0x40000000, 0, &host);
@@ -263,6 +278,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_leaf1),
+		cmocka_unit_test(test_leaf1_apic_disabled),
 		cmocka_unit_test(test_hypervisor_base),
 		cmocka_unit_test(test_hypervisor_features),
 		cmocka_unit_test(test_hypervisor_range_zero),
