@@ -17,6 +17,7 @@
 
 #include "arch/x86/cpu_defs.h"
 #include "guest/task_switch.h"
+#include "tests/unit/flat_ram.h"
 
 #define RAM_SIZE 0x20000u
 #define GDT 0x1000u
@@ -43,25 +44,10 @@ static uint8_t ram[RAM_SIZE];
 static struct ts_state st, before;
 static struct ts_result res;
 
-static int rd(void *ctx, uint64_t gpa, void *buf, unsigned len)
-{
-	(void)ctx;
-	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
-		return -1;
-	memcpy(buf, ram + gpa, len);
-	return 0;
-}
-
-static int wr(void *ctx, uint64_t gpa, const void *buf, unsigned len)
-{
-	(void)ctx;
-	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
-		return -1;
-	memcpy(ram + gpa, buf, len);
-	return 0;
-}
-
-static const struct ts_memory mem = { rd, wr, NULL };
+static struct flat_ram flat = { ram, RAM_SIZE };
+static const struct ts_memory mem = {
+	flat_ram_read, flat_ram_write, &flat
+};
 
 static uint32_t get32(uint32_t gpa)
 {
