@@ -48,6 +48,7 @@ const exit_handler_fn vmx_exit_handlers[VMX_EXIT_REASON_MAX] = {
 	[VMX_EXIT_RDPMC] = handle_rdpmc,
 	[VMX_EXIT_INVD] = handle_invd,
 	[VMX_EXIT_MACHINE_CHECK] = handle_machine_check,
+	[VMX_EXIT_TASK_SWITCH] = handle_task_switch,
 };
 #pragma GCC diagnostic pop
 

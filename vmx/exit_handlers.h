@@ -54,6 +54,11 @@ enum exit_action handle_xsetbv(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_vmcall(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_invalid_opcode(struct vcpu *v,
 				       const struct vmx_exit *e);
+/*
+ * A task switch (vmx/exit_task_switch.c): JMP, CALL, IRET with NT, or a
+ * task gate in the IDT, carried out by guest/task_switch.c.
+ */
+enum exit_action handle_task_switch(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_unexpected(struct vcpu *v, const struct vmx_exit *e);
 
 /*

@@ -40,7 +40,8 @@ struct guest_regs {
 	  "vcpu.apf_halts_left_for_an_event")                                 \
 	X(struct vcpu_stats, invept, "vcpu.invept")                           \
 	X(struct vcpu_stats, nmi_reblocked, "ept.nmi_reblocked_after_iret")  \
-	X(struct vcpu_stats, mce_injected, "mce.injected")
+	X(struct vcpu_stats, mce_injected, "mce.injected")                    \
+	X(struct vcpu_stats, task_switches, "vcpu.task_switches")
 
 struct vcpu_stats {
 	struct exit_stats exit;         /* per reason: count, root time */

@@ -32,6 +32,11 @@
 #define VMCS_GUEST_IA32_DEBUGCTL        0x2802
 #define VMCS_GUEST_IA32_PAT             0x2804
 #define VMCS_GUEST_IA32_EFER            0x2806
+/* PAE paging under EPT: the PDPTEs VM entry loads (SDM Vol. 3C, 26.3.2.4). */
+#define VMCS_GUEST_PDPTE0               0x280a
+#define VMCS_GUEST_PDPTE1               0x280c
+#define VMCS_GUEST_PDPTE2               0x280e
+#define VMCS_GUEST_PDPTE3               0x2810
 #define VMCS_HOST_IA32_PAT              0x2c00
 #define VMCS_HOST_IA32_EFER             0x2c02
 

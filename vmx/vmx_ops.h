@@ -99,6 +99,7 @@ failed:
 #define INVEPT_SINGLE_CONTEXT 1
 #define INVEPT_ALL_CONTEXT 2
 #define INVVPID_SINGLE_CONTEXT 1
+#define INVVPID_ALL_CONTEXT 2
 
 static inline bool invept(uint64_t type, uint64_t eptp)
 {

@@ -24,6 +24,7 @@
 /* Control registers (SDM Vol. 3A, 2.5). */
 #define CR0_PE  BIT(0)
 #define CR0_MP  BIT(1)
+#define CR0_TS  BIT(3)
 #define CR0_ET  BIT(4)
 #define CR0_NE  BIT(5)
 #define CR0_WP  BIT(16)

@@ -35,7 +35,7 @@ FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_virtio_blk_queue fuzz_bzimage fuzz_ata_identify fuzz_image_format \
 	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices \
 	fuzz_apf_protocol fuzz_string_io fuzz_mmio_exit fuzz_guest_msr \
-	fuzz_pci_bar fuzz_nvme fuzz_ahci fuzz_virtio_pci
+	fuzz_pci_bar fuzz_nvme fuzz_ahci fuzz_virtio_pci fuzz_task_switch
 fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
 	guest/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_config := boot/config.c guest/image_format.c lib/format.c \
@@ -96,6 +96,9 @@ fuzz_includes_fuzz_virtio_pci := -Itests/unit/fake_x86
 fuzz_deps_fuzz_virtio_pci := swap/virtio_blk.c
 fuzz_srcs_fuzz_virtio_pci := swap/virtio_pci.c swap/virtio_blk_queue.c \
 	arch/x86/pci.c lib/format.c lib/string.c
+# Hardware task switches: the GDT, IDT, TSSs and page tables the input's.
+fuzz_srcs_fuzz_task_switch := guest/task_switch.c guest/guest_pagewalk.c
+fuzz_deps_fuzz_task_switch := tests/unit/flat_ram.h
 fuzz_srcs_fuzz_acpi_tables := arch/x86/acpi.c arch/x86/acpi_fadt.c \
 	arch/x86/acpi_mcfg.c lib/string.c
 

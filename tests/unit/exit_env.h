@@ -110,6 +110,16 @@ void xsetbv(uint32_t xcr, uint64_t value)
 	xsetbvs++;
 }
 
+static unsigned invvpids;
+
+bool invvpid(uint64_t type, uint16_t vpid)
+{
+	assert_int_equal(type, INVVPID_SINGLE_CONTEXT);
+	assert_int_equal(vpid, v.vpid);
+	invvpids++;
+	return true;
+}
+
 uint64_t rdtsc(void)
 {
 	return 1000;
@@ -244,7 +254,7 @@ static int setup(void **state)
 	v.guest = &vm;
 	v.plat = &vm.plat[0];
 	ex = (struct vmx_exit){ .guest_rip = 0x1000, .instruction_length = 3 };
-	nport_out = xsetbvs = 0;
+	nport_out = xsetbvs = invvpids = 0;
 	injected = -1;
 	host_mca = true;
 	memset(mc_status, 0, sizeof(mc_status));

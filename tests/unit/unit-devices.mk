@@ -25,6 +25,10 @@ unit_srcs_test_guest_console := guest/guest_console.c lib/console.c \
 UNIT_TESTS += test_guest_pagewalk
 unit_srcs_test_guest_pagewalk := guest/guest_pagewalk.c
 
+# Hardware task switches (guest/task_switch.c) over a fake guest RAM.
+UNIT_TESTS += test_task_switch
+unit_srcs_test_task_switch := guest/task_switch.c guest/guest_pagewalk.c
+
 # The guest's platform MSRs (guest/msr.c) over a fake guest RAM; the
 # test fakes the VM's RAM access, IPI delivery and async-PF owner.
 UNIT_TESTS += test_guest_msr

@@ -75,3 +75,16 @@ unit_objs_test_exit_mmio := $(UNIT_OUT)/obj/vmx/exit_mmio_fake_exits.o
 $(UNIT_OUT)/obj/tests/unit/test_exit_mmio.o: tests/unit/test_exit_mmio.c
 	@mkdir -p $(@D)
 	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+# The task-switch exit (vmx/exit_task_switch.c) over the same fakes, with
+# guest/task_switch.c doing the switch.
+UNIT_TESTS += test_exit_task_switch
+unit_srcs_test_exit_task_switch := $(unit_srcs_test_exit_handlers) \
+	guest/task_switch.c
+unit_objs_test_exit_task_switch := \
+	$(UNIT_OUT)/obj/vmx/exit_task_switch_fake_exits.o
+
+$(UNIT_OUT)/obj/tests/unit/test_exit_task_switch.o: \
+		tests/unit/test_exit_task_switch.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@

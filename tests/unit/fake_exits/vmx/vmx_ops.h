@@ -28,4 +28,9 @@ static inline void vmcs_write(uint32_t field, uint64_t value)
 	fake_vmcs[field % FAKE_VMCS_FIELDS] = value;
 }
 
+/* INVVPID: recorded by the test (tests/unit/exit_env.h). */
+#define INVVPID_SINGLE_CONTEXT 1
+#define INVVPID_ALL_CONTEXT 2
+bool invvpid(uint64_t type, uint16_t vpid);
+
 #endif
