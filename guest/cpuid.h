@@ -31,6 +31,7 @@ struct cpuid_context {
 	bool guest_osxsave;             /* the guest's CR4.OSXSAVE */
 	uint32_t kvm_features;          /* EAX of 0x40000001 */
 	bool hide_xsavec;               /* the host's XSAVEC misplaces state */
+	bool no_rdtscp;                 /* VT-x's "enable RDTSCP" is off */
 };
 
 /* host = what the CPU answered for (leaf, subleaf); out = the guest's. */
