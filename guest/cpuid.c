@@ -41,9 +41,18 @@
 
 /* Leaf 6: only ARAT (the APIC timer keeps running in deep C-states). */
 #define L6_EAX_ARAT BIT(2)
-/* Leaf 7.0 EBX: SGX, TSC_ADJUST, HLE, RTM, PQM, MPX, PQE, Intel PT */
-#define L7_EBX_HIDDEN (BIT(1) | BIT(2) | BIT(4) | BIT(11) | BIT(12) | \
+/* Leaf 7.0 EBX: SGX, HLE, RTM, PQM, MPX, PQE, Intel PT */
+#define L7_EBX_HIDDEN (BIT(2) | BIT(4) | BIT(11) | BIT(12) | \
 		       BIT(14) | BIT(15) | BIT(25))
+/* Leaf 7.0 EBX: IA32_TSC_ADJUST, emulated whatever the host has (as KVM). */
+#define L7_EBX_TSC_ADJUST BIT(1)
+/*
+ * RDPID (leaf 7.0 ECX) and RDTSCP (0x80000001 EDX) read IA32_TSC_AUX;
+ * without VT-x's "enable RDTSCP" both are #UD in the guest (SDM Vol. 3C
+ * 26.3), so they are hidden then.
+ */
+#define L7_ECX_RDPID BIT(22)
+#define LEXT1_EDX_RDTSCP BIT(27)
 /* Leaf 7.0 ECX: WAITPKG, SGX_LC, PKS */
 #define L7_ECX_HIDDEN (BIT(5) | BIT(30) | BIT(31))
 /* Leaf 0xD.1 EAX: XSAVES/XRSTORS are not enabled in VMX (no IA32_XSS). */
@@ -146,7 +155,9 @@ void guest_cpuid(const struct cpuid_context *ctx, uint32_t leaf,
 	case 0x7:
 		if (subleaf == 0) {
 			out->ebx &= ~L7_EBX_HIDDEN;
-			out->ecx &= ~L7_ECX_HIDDEN;
+			out->ebx |= L7_EBX_TSC_ADJUST;
+			out->ecx &= ~(L7_ECX_HIDDEN |
+				      (ctx->no_rdtscp ? L7_ECX_RDPID : 0));
 			out->edx = 0;   /* speculation controls, ARCH_CAPS, ... */
 		} else {
 			*out = (struct cpuid_regs){ 0 };  /* incl. FRED */
@@ -160,6 +171,10 @@ void guest_cpuid(const struct cpuid_context *ctx, uint32_t leaf,
 		if (subleaf == 1)
 			out->eax &= ~(LD1_EAX_XSAVES |
 				      (ctx->hide_xsavec ? LD1_EAX_XSAVEC : 0));
+		break;
+	case 0x80000001:
+		if (ctx->no_rdtscp)
+			out->edx &= ~LEXT1_EDX_RDTSCP;
 		break;
 	case 0x80000007:
 		out->edx &= LEXT7_EDX_INVARIANT_TSC;

@@ -36,6 +36,7 @@ struct cpuid_context {
 	 * the CPU (SDM Vol. 3A 11.4.3) and under KVM.
 	 */
 	bool apic_disabled;
+	bool no_rdtscp;                 /* VT-x's "enable RDTSCP" is off */
 };
 
 /* host = what the CPU answered for (leaf, subleaf); out = the guest's. */

@@ -45,11 +45,6 @@ static int fixed_mtrr_index(uint32_t msr)
 	return -1;
 }
 
-/*
- * KVM's kvm_setup_guest_pvclock: version odd while the record changes,
- * even when done. One record per enable: the TSC is invariant and never
- * offset, so it stays valid.
- */
 /* The one or two pages of a time record at gpa. */
 static uint64_t record_last_page(uint64_t gpa)
 {
@@ -79,12 +74,32 @@ static void unpin_record(struct vm *g, uint64_t gpa)
 		vm_unpin_ram(g, record_last_page(gpa));
 }
 
+/*
+ * The vCPU's kvmclock record for host TSC m->kvmclock_host_tsc (KVM's
+ * kvm_setup_guest_pvclock): system_time is the host's clock then, and
+ * tsc_timestamp the guest's TSC then, which is what the guest subtracts
+ * from its RDTSC. The TSC is invariant, so one record per enable stays
+ * valid until the vCPU's TSC offset changes. Only the vCPU itself writes
+ * it, while it is out of the guest: it is written whole, with an even
+ * version.
+ */
+static int write_time_record(struct vm *g, struct vcpu_msrs *m)
+{
+	struct pvclock_vcpu_time_info ti;
+	uint64_t host = m->kvmclock_host_tsc;
+
+	m->kvmclock_version += 2;
+	pvclock_fill(&ti, m->kvmclock_version, vcpu_tsc_guest(&m->tsc, host),
+		     pvclock_ticks_to_ns(host - g->clock.start_tsc,
+					 g->clock.scale),
+		     g->clock.scale, PVCLOCK_TSC_STABLE_BIT);
+	return vm_write_ram(g, m->kvmclock_system_time & KVMCLOCK_GPA_MASK,
+			    &ti, sizeof(ti));
+}
+
 static enum msr_result write_system_time(struct vm *g,
 					 struct vcpu_msrs *m, uint64_t value)
 {
-	struct pvclock_vcpu_time_info ti;
-	uint64_t now = rdtsc();
-
 	/* The record's pages stay resident while kvmclock is on. */
 	if (m->kvmclock_system_time & KVM_SYSTEM_TIME_ENABLE)
 		unpin_record(g, m->kvmclock_system_time & KVMCLOCK_GPA_MASK);
@@ -95,12 +110,8 @@ static enum msr_result write_system_time(struct vm *g,
 		m->kvmclock_system_time = 0;    /* nothing pinned to undo */
 		return MSR_RAISE_GP;
 	}
-	m->kvmclock_version += 2;
-	pvclock_fill(&ti, m->kvmclock_version, now,
-		     pvclock_ticks_to_ns(now - g->clock.start_tsc, g->clock.scale),
-		     g->clock.scale, PVCLOCK_TSC_STABLE_BIT);
-	return vm_write_ram(g, value & KVMCLOCK_GPA_MASK, &ti, sizeof(ti))
-		       ? MSR_RAISE_GP : MSR_HANDLED;
+	m->kvmclock_host_tsc = rdtsc();
+	return write_time_record(g, m) ? MSR_RAISE_GP : MSR_HANDLED;
 }
 
 /* The wall-clock time at kvmclock 0 (Documentation/virt/kvm/x86/msr.rst). */
@@ -120,6 +131,12 @@ static bool kvmclock_offered(const struct vm *g)
 	return g->kvm_features & KVM_FEATURE_CLOCKSOURCE2;
 }
 
+/*
+ * The LAPIC timer runs on the host's TSC; IA32_TSC_DEADLINE holds a value
+ * of the guest's (SDM Vol. 3A 11.5.4.1), converted here both ways. A
+ * deadline already reached becomes "now" and fires at once (then reads
+ * 0, as the MSR does after it fires).
+ */
 static enum msr_result lapic_rdmsr(struct vm *g, unsigned vcpu,
 				   uint32_t msr, uint64_t *value)
 {
@@ -128,6 +145,8 @@ static enum msr_result lapic_rdmsr(struct vm *g, unsigned vcpu,
 	vm_devices_lock(g);
 	rc = vlapic_rdmsr(&g->plat[vcpu].lapic, msr, rdtsc(), value);
 	vm_devices_unlock(g, false);    /* vlapic_rdmsr changes nothing */
+	if (msr == VLAPIC_MSR_TSC_DEADLINE && *value)
+		*value = vcpu_tsc_guest(&g->plat[vcpu].msrs.tsc, *value);
 	return rc == VLAPIC_GP ? MSR_RAISE_GP : MSR_HANDLED;
 }
 
@@ -135,13 +154,59 @@ static enum msr_result lapic_wrmsr(struct vm *g, unsigned vcpu,
 				   uint32_t msr, uint64_t value)
 {
 	struct vlapic_ipi ipi;
+	uint64_t now = rdtsc();
 	int rc;
 
+	if (msr == VLAPIC_MSR_TSC_DEADLINE && value)
+		value = vcpu_tsc_to_host(&g->plat[vcpu].msrs.tsc, value, now);
 	vm_devices_lock(g);
-	rc = vlapic_wrmsr(&g->plat[vcpu].lapic, msr, value, rdtsc(), &ipi);
+	rc = vlapic_wrmsr(&g->plat[vcpu].lapic, msr, value, now, &ipi);
 	guest_lapic_written(g, &g->plat[vcpu].lapic, rc, &ipi);
 	vm_devices_unlock(g, true);
 	return rc == VLAPIC_GP ? MSR_RAISE_GP : MSR_HANDLED;
+}
+
+/*
+ * The vCPU's TSC moved by the offset change from old_offset, at host TSC
+ * now. An armed IA32_TSC_DEADLINE still names the same value of the
+ * guest's TSC, so it comes due at another host time; the kvmclock record
+ * gets the new tsc_timestamp for the same instant, so the guest's clock
+ * does not jump (KVM asks for KVM_REQ_CLOCK_UPDATE for the same reason).
+ */
+static void tsc_moved(struct vm *g, unsigned vcpu, uint64_t old_offset,
+		      uint64_t now)
+{
+	struct vcpu_msrs *m = &g->plat[vcpu].msrs;
+	struct vlapic *a = &g->plat[vcpu].lapic;
+	uint64_t host;
+
+	vm_devices_lock(g);
+	vlapic_timer_check(a, now);     /* what was due before the write */
+	vlapic_rdmsr(a, VLAPIC_MSR_TSC_DEADLINE, now, &host);
+	if (host)
+		vlapic_wrmsr(a, VLAPIC_MSR_TSC_DEADLINE,
+			     vcpu_tsc_to_host(&m->tsc, host + old_offset, now),
+			     now, NULL);
+	vm_devices_unlock(g, true);
+	/* The record's pages are pinned while it is on: the write succeeds. */
+	if (m->kvmclock_system_time & KVM_SYSTEM_TIME_ENABLE)
+		(void)write_time_record(g, m);
+}
+
+/* WRMSR IA32_TSC or IA32_TSC_ADJUST: any value (KVM's rule). */
+static enum msr_result write_tsc(struct vm *g, unsigned vcpu, uint32_t msr,
+				 uint64_t value)
+{
+	struct vcpu_tsc *t = &g->plat[vcpu].msrs.tsc;
+	uint64_t old_offset = t->offset, now = rdtsc();
+
+	if (msr == MSR_IA32_TSC)
+		vcpu_tsc_write(t, value, now);
+	else
+		vcpu_tsc_write_adjust(t, value);
+	if (t->offset != old_offset)
+		tsc_moved(g, vcpu, old_offset, now);
+	return MSR_HANDLED;
 }
 
 enum msr_result guest_rdmsr(struct vm *g, unsigned vcpu, uint32_t msr,
@@ -164,7 +229,10 @@ enum msr_result guest_rdmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 		return MSR_HANDLED;
 	}
 	switch (msr) {
-	case MSR_IA32_TSC: *value = rdtsc(); return MSR_HANDLED;
+	case MSR_IA32_TSC:
+		*value = vcpu_tsc_guest(&m->tsc, rdtsc());
+		return MSR_HANDLED;
+	case MSR_IA32_TSC_ADJUST: *value = m->tsc.adjust; return MSR_HANDLED;
 	case MSR_IA32_PLATFORM_ID: *value = 0; return MSR_HANDLED;
 	case MSR_IA32_BIOS_SIGN_ID: *value = 0; return MSR_HANDLED;
 	case MSR_IA32_MTRRCAP:
@@ -204,6 +272,9 @@ enum msr_result guest_wrmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 		return MSR_HANDLED;
 	}
 	switch (msr) {
+	case MSR_IA32_TSC:
+	case MSR_IA32_TSC_ADJUST:
+		return write_tsc(g, vcpu, msr, value);
 	case MSR_IA32_BIOS_SIGN_ID:     /* microcode update probe */
 		return MSR_HANDLED;
 	case MSR_IA32_MTRR_DEF_TYPE:

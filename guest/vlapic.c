@@ -5,7 +5,8 @@
  * guest/vlapic_mmio.c. Section numbers are those of the Intel SDM Vol. 3A,
  * chapter 11 ("Advanced Programmable Interrupt Controller"). The
  * hypervisor owns time: every entry point that depends on it takes the
- * guest's current TSC value.
+ * host's current TSC value (guest/msr.c turns IA32_TSC_DEADLINE, a value
+ * of the guest's TSC, into host time with the vCPU's TSC offset).
  */
 #include "guest/vlapic.h"
 #include "guest/vlapic_ipi.h"

@@ -165,7 +165,8 @@ struct vlapic {
 	bool timer_armed;
 	uint64_t timer_next, timer_period;
 	uint64_t periods_raised;        /* periodic timers below the minimum */
-	uint64_t tsc_deadline;          /* IA32_TSC_DEADLINE; 0 = disarmed */
+	/* IA32_TSC_DEADLINE in host time (guest/msr.c); 0 = disarmed */
+	uint64_t tsc_deadline;
 	uint8_t level_eoi_vector;       /* the last VLAPIC_WR_LEVEL_EOI's */
 };
 

@@ -2,7 +2,8 @@
 /*
  * The local APIC timer. Section numbers are those of the Intel SDM
  * Vol. 3A, chapter 11. The hypervisor owns time: every entry point takes
- * the guest's current TSC value.
+ * the host's current TSC value, and tsc_deadline is in host time too
+ * (guest/msr.c converts IA32_TSC_DEADLINE with the vCPU's TSC offset).
  */
 #include "guest/vlapic_timer.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Handlers for CPUID, HLT, RDMSR/WRMSR and the event-related exits. */
 #include "vmx/exit_handlers.h"
+#include "vmx/vmx_controls.h"
 #include "vmx/vmx_ops.h"
 #include "arch/x86/exceptions.h"
 #include "arch/x86/platform.h"
@@ -60,6 +61,8 @@ static void compute_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf,
 		.kvm_features = g->kvm_features,
 		.hide_xsavec = g->hide_xsavec,
 		.apic_disabled = !vlapic_hw_enabled(&v->plat->lapic),
+		.no_rdtscp = !(vmcs_read(VMCS_PROC_BASED_CONTROLS2) &
+			       PROC2_ENABLE_RDTSCP),
 	};
 
 	cpuid_count(leaf, subleaf, &host);

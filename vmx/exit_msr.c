@@ -115,6 +115,8 @@ enum exit_action handle_wrmsr(struct vcpu *v, const struct vmx_exit *e)
 		ok = write_efer(value);
 	else
 		ok = guest_wrmsr(v->guest, v->id, msr, value) == MSR_HANDLED;
+	if (ok && guest_msr_moves_tsc(msr))     /* RDTSC(P) add it, no exit */
+		vmcs_write(VMCS_TSC_OFFSET, v->plat->msrs.tsc.offset);
 	if (!ok) {
 		raise_gp(v);
 		return EXIT_RESUME;

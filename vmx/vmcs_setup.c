@@ -48,6 +48,7 @@ static void setup_controls(uint64_t eptp, uint16_t vpid, bool long_mode)
 	vmcs_write(VMCS_PROC_BASED_CONTROLS,
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_PROCBASED_CTLS),
 				       PROC_HLT_EXITING |
+					       PROC_USE_TSC_OFFSETTING |
 					       PROC_MWAIT_EXITING |
 					       PROC_RDPMC_EXITING |
 					       PROC_MONITOR_EXITING |
@@ -213,6 +214,8 @@ bool vmcs_setup(struct vcpu *v, uint64_t eptp, const struct vcpu_entry_state *s)
 		return false;
 	}
 	setup_controls(eptp, v->vpid, s->long_mode);
+	/* The guest's TSC is the host's until it writes IA32_TSC(_ADJUST). */
+	vmcs_write(VMCS_TSC_OFFSET, v->plat->msrs.tsc.offset);
 	setup_host_state(v->host);
 	vmcs_load_entry_state(s);
 	return true;

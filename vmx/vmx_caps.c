@@ -30,6 +30,8 @@ static const struct vmx_requirement requirements[] = {
 	  "virtual NMIs" },
 	{ MSR_IA32_VMX_TRUE_PROCBASED_CTLS, true, PROC_NMI_WINDOW_EXITING,
 	  "NMI-window exiting" },
+	{ MSR_IA32_VMX_TRUE_PROCBASED_CTLS, true, PROC_USE_TSC_OFFSETTING,
+	  "TSC offsetting" },
 	{ MSR_IA32_VMX_TRUE_EXIT_CTLS, true,
 	  EXIT_HOST_ADDR_SPACE_SIZE | EXIT_SAVE_EFER | EXIT_LOAD_EFER |
 		  EXIT_SAVE_PAT | EXIT_LOAD_PAT,

@@ -20,6 +20,7 @@
 
 /* Primary processor-based VM-execution controls (25.6.2). */
 #define PROC_INTERRUPT_WINDOW_EXITING  BIT(2)
+#define PROC_USE_TSC_OFFSETTING        BIT(3)
 #define PROC_HLT_EXITING               BIT(7)
 #define PROC_MWAIT_EXITING             BIT(10)
 #define PROC_RDPMC_EXITING             BIT(11)

@@ -27,6 +27,9 @@
  *     offered it is #GP;
  *   - a refused WRMSR (#GP) of anything but kvmclock changes none of the
  *     vCPU's MSR state (nor its async-PF state); an RDMSR changes none;
+ *   - IA32_TSC and IA32_TSC_ADJUST take any value; RDMSR IA32_TSC is the
+ *     time plus the vCPU's offset, which moves with ADJUST; a TSC write
+ *     rewrites the vCPU's kvmclock record (if on) and nothing else;
  *   - a "page not present" goes out only with async PF on, a token that
  *     is neither 0 nor the broadcast, and the reason in the area; a
  *     page-ready leaves a token in the area;
@@ -158,6 +161,7 @@ static const uint32_t msrs[] = {
 	MSR_KVM_SYSTEM_TIME_NEW, MSR_KVM_WALL_CLOCK_NEW,
 	MSR_KVM_SYSTEM_TIME_NEW, MSR_KVM_ASYNC_PF_EN, MSR_KVM_ASYNC_PF_INT,
 	MSR_KVM_ASYNC_PF_ACK, MSR_KVM_ASYNC_PF_EN, MSR_IA32_TSC,
+	MSR_IA32_TSC_ADJUST,
 	MSR_IA32_PLATFORM_ID, MSR_IA32_BIOS_SIGN_ID, MSR_IA32_MTRRCAP,
 	MSR_IA32_MISC_ENABLE, MSR_IA32_MTRR_FIX64K,
 	MSR_IA32_MTRR_FIX16K_80000, MSR_IA32_MTRR_FIX16K_A0000,
@@ -196,8 +200,22 @@ static void do_wrmsr(unsigned n, uint32_t msr, uint64_t value)
 	/* An area newly in use gets its token word cleared. */
 	if (msr == MSR_KVM_ASYNC_PF_EN)
 		allow(value & ~0x3full, KVM_APF_AREA_HOST_BYTES);
+	if (guest_msr_moves_tsc(msr) &&
+	    (before.kvmclock_system_time & KVM_SYSTEM_TIME_ENABLE))
+		allow(before.kvmclock_system_time & ~1ull,
+		      sizeof(struct pvclock_vcpu_time_info));
 	r = guest_wrmsr(&vm, n, msr, value);
 	CHECK(r == MSR_HANDLED || r == MSR_RAISE_GP);
+	if (guest_msr_moves_tsc(msr)) {
+		const struct vcpu_tsc *t = &vm.plat[n].msrs.tsc;
+
+		CHECK(r == MSR_HANDLED);
+		CHECK(t->offset - before.tsc.offset ==
+		      t->adjust - before.tsc.adjust);
+		CHECK(guest_rdmsr(&vm, n, msr, &read) == MSR_HANDLED);
+		CHECK(read == value);   /* the fake TSC stands still */
+		return;
+	}
 	if (msr == MSR_KVM_SYSTEM_TIME_NEW) {
 		const struct vcpu_msrs *m = &vm.plat[n].msrs;
 
@@ -241,7 +259,7 @@ static void do_rdmsr(unsigned n, uint32_t msr)
 	CHECK(r == MSR_HANDLED || r == MSR_RAISE_GP);
 	CHECK(!memcmp(&before, &vm.plat[n].msrs, sizeof(before)));
 	if (r == MSR_HANDLED && msr == MSR_IA32_TSC)
-		CHECK(value == now);
+		CHECK(value == now + vm.plat[n].msrs.tsc.offset);
 }
 
 /* An EPT violation on a page being swapped in. */

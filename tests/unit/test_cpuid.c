@@ -184,7 +184,7 @@ static void test_hidden_leaves(void **state)
 	assert_regs(&out, 0, 0, 0, 0);
 	out = run(7, 0, &h);
 	assert_int_equal(out.edx, 0);
-	assert_int_equal(out.ebx & (BIT(1) | BIT(2) | BIT(4) | BIT(11) |
+	assert_int_equal(out.ebx & (BIT(2) | BIT(4) | BIT(11) |
 				    BIT(12) | BIT(14) | BIT(15) | BIT(25)), 0);
 	assert_int_equal(out.ebx & BIT(0), BIT(0));     /* FSGSBASE stays */
 	out = run(7, 1, &h);
@@ -193,6 +193,35 @@ static void test_hidden_leaves(void **state)
 	assert_int_equal(out.eax, 0xffffffffu & ~BIT(3));
 	out = run(0x80000007, 0, &h);
 	assert_int_equal(out.edx, BIT(8));
+}
+
+/*
+ * IA32_TSC_ADJUST is emulated (guest/vcpu_tsc.h): offered whatever the
+ * host has. RDTSCP and RDPID follow VT-x's "enable RDTSCP" control.
+ */
+static void test_tsc_features(void **state)
+{
+	struct cpuid_regs none = { 0, 0, 0, 0 };
+	struct cpuid_regs all = { 0xffffffff, 0xffffffff, 0xffffffff,
+				  0xffffffff };
+	struct cpuid_context no_rdtscp = ctx2;
+	struct cpuid_regs out;
+
+	(void)state;
+	out = run(7, 0, &none);
+	assert_int_equal(out.ebx, BIT(1));
+	out = run(7, 0, &all);
+	assert_int_equal(out.ebx & BIT(1), BIT(1));
+	assert_int_equal(out.ecx & BIT(22), BIT(22));   /* RDPID */
+	out = run(0x80000001, 0, &all);
+	assert_int_equal(out.edx, 0xffffffffu);         /* RDTSCP */
+	no_rdtscp.no_rdtscp = true;
+	out = run_ctx(&no_rdtscp, 7, 0, &all);
+	assert_int_equal(out.ecx & BIT(22), 0);
+	assert_int_equal(out.ebx & BIT(1), BIT(1));
+	out = run_ctx(&no_rdtscp, 0x80000001, 0, &all);
+	assert_int_equal(out.edx, 0xffffffffu & ~BIT(27));
+	assert_int_equal(out.ecx, 0xffffffffu);         /* LAHF, LZCNT, ... */
 }
 
 /* Where the host's XSAVEC misplaces state, the guest is not offered it. */
@@ -284,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_hypervisor_range_zero),
 		cmocka_unit_test(test_topology),
 		cmocka_unit_test(test_hidden_leaves),
+		cmocka_unit_test(test_tsc_features),
 		cmocka_unit_test(test_xsavec_hidden),
 		cmocka_unit_test(test_pass_through),
 		cmocka_unit_test(test_cache),

@@ -161,6 +161,12 @@ static void msrs_accepted_values(void **state)
 	setup(NULL);
 	wrmsr_of(0x8b, 0);
 	expect_done();
+	assert_int_equal(fake_vmcs[VMCS_TSC_OFFSET], 0);
+	/* A TSC write: the vCPU's new offset goes into the VMCS. */
+	setup(NULL);
+	wrmsr_of(MSR_IA32_TSC, 0xfffffffffffff000ull);
+	expect_done();
+	assert_true(fake_vmcs[VMCS_TSC_OFFSET] == 0xfffffffffffff000ull);
 	setup(NULL);
 	wrmsr_of(0x4000abcd, 0);
 	expect_gp();

@@ -5,7 +5,11 @@
  * state, the kvmclock records (where they are written, which pages stay
  * pinned, across a page boundary, past RAM), the routing of LAPIC and
  * async-PF MSRs to their owners, and that LAPIC writes (not reads) move
- * irq_gen, the vCPUs' cue to poll their interrupts again.
+ * irq_gen, the vCPUs' cue to poll their interrupts again. The guest's TSC
+ * (IA32_TSC, IA32_TSC_ADJUST) and what follows its offset: the
+ * IA32_TSC_DEADLINE timer and the kvmclock record's tsc_timestamp. The
+ * TSC here is the host's real one, so those checks allow for time going
+ * on (at most SLACK cycles).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +26,10 @@
 
 #define RAM_SIZE (64u << 10)
 #define TSC_HZ 2500000000ull
+#define E11 100000000000ull
+#define E12 1000000000000ull
+#define SLACK 10000000000ull            /* 4 s at TSC_HZ */
+#define TIMER_VECTOR 0x40
 
 static struct vm vm;
 static uint8_t ram[RAM_SIZE];
@@ -306,6 +314,142 @@ static void lapic_writes_move_irq_gen(void **state)
 	assert_int_equal(vm.irq_gen, gen + 2);
 }
 
+/* ---- the guest's TSC ---- */
+
+static void assert_near(uint64_t value, uint64_t from)
+{
+	if (value - from > SLACK)
+		fail_msg("0x%llx is not just after 0x%llx",
+			 (unsigned long long)value, (unsigned long long)from);
+}
+
+/* kvm_set_msr_common's rules: any value, per vCPU, ADJUST follows. */
+static void tsc_and_tsc_adjust(void **state)
+{
+	const struct vcpu_tsc *t = &vm.plat[0].msrs.tsc;
+	uint64_t before, v1;
+
+	(void)state;
+	assert_int_equal(rd(MSR_IA32_TSC_ADJUST), 0);
+	before = rd(MSR_IA32_TSC);
+	wr(MSR_IA32_TSC, E11);
+	assert_near(rd(MSR_IA32_TSC), E11);
+	/* ADJUST moved as much as the TSC: the offset, from 0. */
+	assert_true(rd(MSR_IA32_TSC_ADJUST) == t->offset);
+	assert_near(E11 - rd(MSR_IA32_TSC_ADJUST), before);
+	/* vCPU 1 keeps the host's TSC. */
+	assert_int_equal(guest_rdmsr(&vm, 1, MSR_IA32_TSC, &v1), MSR_HANDLED);
+	assert_near(v1, before);
+	assert_int_equal(vm.plat[1].msrs.tsc.offset, 0);
+	/* ADJUST back to 0: the TSC moves back by as much. */
+	wr(MSR_IA32_TSC_ADJUST, 0);
+	assert_int_equal(t->offset, 0);
+	assert_near(rd(MSR_IA32_TSC), before);
+	wr(MSR_IA32_TSC_ADJUST, E12);
+	assert_true(rd(MSR_IA32_TSC_ADJUST) == E12);
+	assert_true(t->offset == E12);
+	/* Back in time, below 0 (mod 2^64). */
+	wr(MSR_IA32_TSC, 0);
+	assert_near(rd(MSR_IA32_TSC), 0);
+	assert_true(vcpu_tsc_guest(t, 0) > UINT64_MAX - before - SLACK);
+}
+
+static void timer_in_tsc_deadline_mode(void)
+{
+	wr(VLAPIC_MSR_SVR, 0x1ff);
+	wr(VLAPIC_MSR_LVT_TIMER,
+	   VLAPIC_TIMER_TSC_DEADLINE << VLAPIC_TIMER_MODE_SHIFT | TIMER_VECTOR);
+}
+
+static bool timer_fired(void)
+{
+	const struct vlapic *a = &vm.plat[0].lapic;
+
+	return a->irr[TIMER_VECTOR / 32] & BIT(TIMER_VECTOR % 32);
+}
+
+/*
+ * IA32_TSC_DEADLINE is a value of the guest's TSC: it reads back as
+ * written, and the timer (on the host's TSC) comes due when the guest's
+ * TSC reaches it, before and after the guest moves its TSC.
+ */
+static void tsc_deadline_with_an_offset(void **state)
+{
+	const struct vlapic *a = &vm.plat[0].lapic;
+	uint64_t guest_now, host_now, deadline;
+
+	(void)state;
+	timer_in_tsc_deadline_mode();
+	wr(MSR_IA32_TSC_ADJUST, E12);                   /* guest ahead */
+	host_now = rdtsc();
+	guest_now = rd(MSR_IA32_TSC);
+	deadline = guest_now + 2 * SLACK;
+	wr(VLAPIC_MSR_TSC_DEADLINE, deadline);
+	assert_true(rd(VLAPIC_MSR_TSC_DEADLINE) == deadline);
+	assert_near(a->tsc_deadline, host_now + 2 * SLACK);
+	assert_false(timer_fired());
+	/* The guest's TSC back by E12: the host deadline later by E12. */
+	wr(MSR_IA32_TSC_ADJUST, 0);
+	assert_true(rd(VLAPIC_MSR_TSC_DEADLINE) == deadline);
+	assert_near(a->tsc_deadline, host_now + 2 * SLACK + E12);
+	assert_false(timer_fired());
+	/* The guest's TSC past the deadline: it fires, and reads 0. */
+	wr(MSR_IA32_TSC, deadline + 1);
+	assert_true(timer_fired());
+	assert_int_equal(rd(VLAPIC_MSR_TSC_DEADLINE), 0);
+}
+
+/* A deadline the guest's TSC has passed fires at once (not in 2^64). */
+static void tsc_deadline_in_the_guests_past(void **state)
+{
+	(void)state;
+	timer_in_tsc_deadline_mode();
+	wr(MSR_IA32_TSC_ADJUST, E12);
+	wr(VLAPIC_MSR_TSC_DEADLINE, E12 / 2);   /* below the offset */
+	assert_true(timer_fired());
+	assert_int_equal(rd(VLAPIC_MSR_TSC_DEADLINE), 0);
+	assert_int_equal(vm.plat[0].lapic.tsc_deadline, 0);
+	/* 0 disarms, whatever the offset. */
+	wr(VLAPIC_MSR_TSC_DEADLINE, 0);
+	assert_int_equal(vm.plat[0].lapic.tsc_deadline, 0);
+}
+
+/*
+ * The record's tsc_timestamp is the guest's TSC at its system_time: with
+ * an offset, the guest computes the same time from its RDTSC. A TSC
+ * write rewrites it for the same instant, so the clock does not jump.
+ */
+static void kvmclock_timestamp_follows_the_offset(void **state)
+{
+	struct pvclock_vcpu_time_info ti, ti2;
+	uint64_t host_before, host_after;
+
+	(void)state;
+	vm.clock.start_tsc = rdtsc();
+	wr(MSR_IA32_TSC_ADJUST, E12);
+	host_before = rdtsc();
+	wr(MSR_KVM_SYSTEM_TIME_NEW, 0x1000 | 1);
+	host_after = rdtsc();
+	ti = record_at(0x1000);
+	assert_true(ti.tsc_timestamp >= host_before + E12 &&
+		    ti.tsc_timestamp <= host_after + E12);
+	assert_true(ti.system_time <=
+		    pvclock_ticks_to_ns(host_after - vm.clock.start_tsc,
+					vm.clock.scale));
+	/* The TSC moves back by E12: only tsc_timestamp changes, by as much. */
+	wr(MSR_IA32_TSC_ADJUST, 0);
+	ti2 = record_at(0x1000);
+	assert_int_equal(ti2.version, ti.version + 2);
+	assert_true(ti2.tsc_timestamp == ti.tsc_timestamp - E12);
+	assert_true(ti2.system_time == ti.system_time);
+	assert_int_equal(ti2.tsc_to_system_mul, ti.tsc_to_system_mul);
+	/* Without kvmclock on, a TSC write writes no record. */
+	wr(MSR_KVM_SYSTEM_TIME_NEW, 0);
+	wr(MSR_IA32_TSC, E11);
+	assert_int_equal(record_at(0x1000).version, ti2.version);
+	assert_int_equal(pins[1], 0);
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -319,6 +463,10 @@ int main(void)
 		T(kvmclock_not_offered_is_gp),
 		T(lapic_and_async_pf_msrs_go_to_their_owners),
 		T(lapic_writes_move_irq_gen),
+		T(tsc_and_tsc_adjust),
+		T(tsc_deadline_with_an_offset),
+		T(tsc_deadline_in_the_guests_past),
+		T(kvmclock_timestamp_follows_the_offset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,8 +32,8 @@ unit_srcs_test_task_switch := guest/task_switch.c guest/guest_pagewalk.c
 # The guest's platform MSRs (guest/msr.c) over a fake guest RAM; the
 # test fakes the VM's RAM access, IPI delivery and async-PF owner.
 UNIT_TESTS += test_guest_msr
-unit_srcs_test_guest_msr := guest/msr.c guest/mce.c guest/vlapic.c \
-	guest/vlapic_ipi.c guest/vlapic_timer.c guest/kvmclock.c \
+unit_srcs_test_guest_msr := guest/msr.c guest/vcpu_tsc.c guest/mce.c \
+	guest/vlapic.c guest/vlapic_ipi.c guest/vlapic_timer.c guest/kvmclock.c \
 	$(UNIT_APF_SRCS)
 
 # The guest's machine-check banks and the lost-page #MC (guest/mce.c).
