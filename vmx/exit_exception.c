@@ -76,13 +76,11 @@ static void reflect_debug(struct vcpu *v, const struct vmx_exit *e)
 }
 
 /*
- * #AC is a fault: the RFLAGS image its handler sees has RF set, as the
- * CPU delivering it itself would push; an injected event pushes the
- * guest-state RFLAGS as they are, so RF is set there. The error code is 0.
+ * #AC is a fault: vmx_inject_exception sets RF in the RFLAGS its handler
+ * sees, as the CPU delivering it itself would. The error code is 0.
  */
 static void reflect_alignment_check(struct vcpu *v)
 {
-	vmcs_write(VMCS_GUEST_RFLAGS, vmcs_read(VMCS_GUEST_RFLAGS) | RFLAGS_RF);
 	vmx_inject_exception(EXC_ALIGNMENT_CHECK, true, 0);
 	v->stats.alignment_check_reflected++;
 }

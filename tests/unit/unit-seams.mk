@@ -75,3 +75,16 @@ unit_objs_test_exit_mmio := $(UNIT_OUT)/obj/vmx/exit_mmio_fake_exits.o
 $(UNIT_OUT)/obj/tests/unit/test_exit_mmio.o: tests/unit/test_exit_mmio.c
 	@mkdir -p $(@D)
 	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+# The exception injection every handler above calls (vmx/exception_inject.c,
+# faked in tests/unit/exit_env.h): the interruption information, the error
+# code, RF in the RFLAGS a fault pushes; over the same fake VMCS.
+UNIT_TESTS += test_exception_inject
+unit_srcs_test_exception_inject :=
+unit_objs_test_exception_inject := \
+	$(UNIT_OUT)/obj/vmx/exception_inject_fake_exits.o
+
+$(UNIT_OUT)/obj/tests/unit/test_exception_inject.o: \
+		tests/unit/test_exception_inject.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
