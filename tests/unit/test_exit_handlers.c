@@ -305,9 +305,6 @@ static void exception_bitmap(void **state)
 			 BIT(EXC_MACHINE_CHECK));
 }
 
-#define HW_EXCEPTION(vector) (INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | \
-			      (vector))
-
 /*
  * #DB comes back to the guest with DR6 as the CPU would have left it: the
  * hit breakpoint from the qualification, the old B0-B3 replaced, BD/BS
