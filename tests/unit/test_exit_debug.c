@@ -1,12 +1,48 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The debug exceptions around exits, over the fakes of
- * tests/unit/exit_env.h: a single-stepped HLT that does not wait, and the
- * pending #DB trap that holds NMIs and interrupts back
- * (vmx/vcpu_events.h). Each is a case of kvm-unit-tests' x86/debug.c
- * that failed under apfvisor.
+ * tests/unit/exit_env.h: DR7.GD cleared when a #DB is given back, a
+ * single-stepped HLT that does not wait, and the pending #DB trap that
+ * holds NMIs and interrupts back (vmx/vcpu_events.h). Each is a case of
+ * kvm-unit-tests' x86/debug.c that failed under apfvisor.
  */
 #include "tests/unit/exit_env.h"
+
+#define DR7_FIXED_1 0x400ull
+#define DR7_G1 BIT(3)
+
+/*
+ * "Single-step #DB w/ MOVSS blocking and DR7.GD=1": the general-detect
+ * #DB of a MOV to DR6 exits with DR7.GD still set (SDM Vol. 3C, 28.1;
+ * now that DR7 is saved on exit, the guest's GD came back with it);
+ * given back, the handler must find it clear, as the CPU leaves it when
+ * it enters a #DB handler, or its own MOV from DR6 faults again. The
+ * breakpoint enables stay. ICEBP's #DB clears it too.
+ */
+static void debug_given_back_clears_general_detect(void **state)
+{
+	(void)state;
+	fake_vmcs[VMCS_GUEST_DR7] = DR7_FIXED_1 | DR7_GD | DR7_G1;
+	ex.qualification = DR6_BD;
+	assert_int_equal(handle_guest_exception(&v, &ex,
+						HW_EXCEPTION(EXC_DEBUG)),
+			 EXIT_RESUME);
+	assert_int_equal(injected, EXC_DEBUG);
+	assert_int_equal(fake_vmcs[VMCS_GUEST_DR7], DR7_FIXED_1 | DR7_G1);
+	assert_int_equal(dr6, 0xffff0ff0 | DR6_BD);
+
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_DR7] = DR7_FIXED_1 | DR7_GD;
+	handle_guest_exception(&v, &ex, INTR_INFO_VALID |
+			       INTR_TYPE_PRIV_SW_EXCEPTION | EXC_DEBUG);
+	assert_int_equal(fake_vmcs[VMCS_GUEST_DR7], DR7_FIXED_1);
+
+	/* Without GD nothing else changes. */
+	setup(NULL);
+	fake_vmcs[VMCS_GUEST_DR7] = DR7_FIXED_1 | DR7_G1;
+	handle_guest_exception(&v, &ex, HW_EXCEPTION(EXC_DEBUG));
+	assert_int_equal(fake_vmcs[VMCS_GUEST_DR7], DR7_FIXED_1 | DR7_G1);
+}
 
 /* HLT waits for an interrupt (IF set) or parks (IF clear), skipped. */
 static void hlt_waits_or_parks(void **state)
@@ -95,6 +131,7 @@ static void pending_debug_trap_goes_first(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		T(debug_given_back_clears_general_detect),
 		T(hlt_waits_or_parks),
 		T(single_stepped_hlt_does_not_wait),
 		T(pending_debug_trap_goes_first),
