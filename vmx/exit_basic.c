@@ -104,6 +104,17 @@ enum exit_action handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
 enum exit_action handle_hlt(struct vcpu *v, const struct vmx_exit *e)
 {
 	vcpu_skip_instruction(e);
+	/*
+	 * Single-stepped (or a data breakpoint hit on the way): the #DB
+	 * trap after HLT is delivered now, and the halt ends with it (its
+	 * IRET returns past the HLT). Waiting first would let the
+	 * interrupt that ends the wait go in ahead of it and drop it (an
+	 * injection drops pending debug exceptions). KVM does not halt a
+	 * vCPU with an exception queued (arch/x86/kvm/x86.c,
+	 * kvm_skip_emulated_instruction, kvm_vcpu_has_events).
+	 */
+	if (vcpu_debug_trap_pending())
+		return EXIT_RESUME;
 	if (vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_IF)
 		vcpu_block_until_event(v);
 	else

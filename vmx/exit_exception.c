@@ -49,9 +49,21 @@ uint64_t vmx_dr6_after_debug_exit(uint64_t dr6, uint64_t qualification)
 	return dr6;
 }
 
+/*
+ * The CPU clears DR7.GD when it enters a #DB handler, so that the handler
+ * may use the debug registers (SDM Vol. 3B, 17.2.4); a #DB that exits
+ * leaves DR7 as it was (SDM Vol. 3C, 28.1). KVM clears GD itself when it
+ * injects a #DB (arch/x86/kvm/x86.c, kvm_check_and_inject_events).
+ */
+static void clear_general_detect(void)
+{
+	vmcs_write(VMCS_GUEST_DR7, vmcs_read(VMCS_GUEST_DR7) & ~DR7_GD);
+}
+
 /* INT1 (ICEBP) is a privileged software exception: given back as one. */
 static void reflect_icebp(const struct vmx_exit *e)
 {
+	clear_general_detect();
 	vmcs_write(VMCS_ENTRY_INSTRUCTION_LENGTH, e->instruction_length);
 	vmcs_write(VMCS_ENTRY_INTERRUPTION_INFO, INTR_INFO_VALID |
 		   INTR_TYPE_PRIV_SW_EXCEPTION | EXC_DEBUG);
@@ -62,6 +74,7 @@ static void reflect_debug(struct vcpu *v, const struct vmx_exit *e)
 	uint32_t blocking = vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY);
 
 	write_dr6(vmx_dr6_after_debug_exit(read_dr6(), e->qualification));
+	clear_general_detect();
 	/*
 	 * A single step over STI or MOV SS: VM entry checks that a pending
 	 * single-step #DB is recorded while TF and that blocking are set
@@ -76,13 +89,11 @@ static void reflect_debug(struct vcpu *v, const struct vmx_exit *e)
 }
 
 /*
- * #AC is a fault: the RFLAGS image its handler sees has RF set, as the
- * CPU delivering it itself would push; an injected event pushes the
- * guest-state RFLAGS as they are, so RF is set there. The error code is 0.
+ * #AC is a fault: vmx_inject_exception sets RF in the RFLAGS its handler
+ * sees, as the CPU delivering it itself would. The error code is 0.
  */
 static void reflect_alignment_check(struct vcpu *v)
 {
-	vmcs_write(VMCS_GUEST_RFLAGS, vmcs_read(VMCS_GUEST_RFLAGS) | RFLAGS_RF);
 	vmx_inject_exception(EXC_ALIGNMENT_CHECK, true, 0);
 	v->stats.alignment_check_reflected++;
 }

@@ -145,8 +145,13 @@ enum exit_action handle_invd(struct vcpu *v, const struct vmx_exit *e);
 /* Prints guest state, controls and host state, one "vmcs:" line each. */
 void vmcs_dump(void);
 
-/* Queues a hardware exception for the next VM entry (SDM Vol. 3C, 26.6). */
+/*
+ * Queues a hardware exception for the next VM entry (SDM Vol. 3C, 27.6),
+ * with RF set in the RFLAGS it pushes when vmx_exception_sets_rf says the
+ * CPU would have set it (vmx/exception_inject.c).
+ */
 void vmx_inject_exception(uint8_t vector, bool has_error_code,
 			  uint32_t error_code);
+bool vmx_exception_sets_rf(uint8_t vector);
 
 #endif

@@ -37,24 +37,6 @@ NORETURN void vmcs_access_failed(const char *op, uint32_t field)
 	platform_stop();
 }
 
-void vmx_inject_exception(uint8_t vector, bool has_error_code,
-			  uint32_t error_code)
-{
-	uint32_t info = INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | vector;
-
-	/*
-	 * In real mode no exception pushes an error code, and VM entry fails
-	 * when one is asked to deliver one (SDM Vol. 3C, 26.2.1.3).
-	 */
-	if (has_error_code && !(vmcs_read(VMCS_GUEST_CR0) & CR0_PE))
-		has_error_code = false;
-	if (has_error_code) {
-		info |= INTR_INFO_DELIVER_ERROR_CODE;
-		vmcs_write(VMCS_ENTRY_EXCEPTION_ERROR_CODE, error_code);
-	}
-	vmcs_write(VMCS_ENTRY_INTERRUPTION_INFO, info);
-}
-
 /* SDM Vol. 3C, 31.4: VM-instruction error numbers of VMLAUNCH/VMRESUME. */
 static void report_entry_failure(struct vcpu *v, int rc)
 {

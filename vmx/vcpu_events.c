@@ -153,11 +153,17 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 	struct vm *g = v->guest;
 	struct pending_interrupt pi;
 	bool want_window = false;
+	/*
+	 * A #DB trap pending: no window either, the #DB's own exit comes
+	 * first and the next entry looks again (a window exit ahead of it
+	 * would find it still pending, again and again).
+	 */
+	bool trap = vcpu_debug_trap_pending();
 
 	vm_devices_lock(g);
 	pi = guest_poll_interrupts(g, v->id, now);
-	if (!(vmcs_read32(VMCS_ENTRY_INTERRUPTION_INFO) & INTR_INFO_VALID) &&
-	    !try_inject_nmi(v) && pi.vector >= 0) {
+	if (!vcpu_event_queued_first() && !try_inject_nmi(v) &&
+	    pi.vector >= 0) {
 		if (interrupts_open()) {
 			uint8_t vector = guest_ack_interrupt(g, v->id, pi);
 
@@ -172,7 +178,7 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 		} else
 			want_window = true;
 	} else if (pi.vector >= 0) {
-		want_window = true;
+		want_window = !trap;
 	}
 	v->irq_memo = (struct irq_poll_memo){
 		.quiet = pi.vector < 0 && !v->nmi_pending,
@@ -192,7 +198,7 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 	 * until its IRET, or in a MOV SS shadow): exit as soon as it can
 	 * (virtual NMIs, SDM 25.2, 26.7.6), not at whatever exit comes next.
 	 */
-	set_proc_control(PROC_NMI_WINDOW_EXITING, v->nmi_pending);
+	set_proc_control(PROC_NMI_WINDOW_EXITING, v->nmi_pending && !trap);
 }
 
 static bool no_requests(void *ctx)

@@ -22,6 +22,37 @@ static inline void vcpu_requeue_interrupted_event(const struct vmx_exit *e)
 		vcpu_requeue_event(e, info);
 }
 
+/*
+ * The pending debug exceptions field (SDM Vol. 3C, 25.4.2) holds a #DB
+ * trap still to come: B0-B3 with bit 12 (an enabled data or I/O
+ * breakpoint was hit) or BS (a single step). The CPU delivers it right
+ * after a VM entry that injects nothing, and drops it when the entry
+ * injects an event ("Delivery of Pending Debug Exceptions after VM
+ * Entry"; Bochs' VMenterLoadCheckGuestState does the same). It ranks
+ * above NMIs and external interrupts (SDM Vol. 3A, "Priority Among
+ * Concurrent Exceptions and Interrupts"), so while one is pending those
+ * wait: the #DB exits (the exception bitmap) and, given back, goes first.
+ */
+#define PENDING_DEBUG_ENABLED_BREAKPOINT BIT(12)
+#define PENDING_DEBUG_TRAPS \
+	(DR6_TRAP_BITS | PENDING_DEBUG_ENABLED_BREAKPOINT | DR6_BS)
+
+static inline bool vcpu_debug_trap_pending(void)
+{
+	return vmcs_read(VMCS_GUEST_PENDING_DEBUG) & PENDING_DEBUG_TRAPS;
+}
+
+/*
+ * What goes into the guest before an NMI or an external interrupt: an
+ * event already queued for this entry (an exception an exit handler
+ * raised, an event whose delivery an exit interrupted) or a #DB trap.
+ */
+static inline bool vcpu_event_queued_first(void)
+{
+	return (vmcs_read32(VMCS_ENTRY_INTERRUPTION_INFO) & INTR_INFO_VALID) ||
+	       vcpu_debug_trap_pending();
+}
+
 /* Once, when v is created: what vcpu_prepare_entry reads of the config. */
 void vcpu_events_init(struct vcpu *v);
 

@@ -66,14 +66,11 @@ static void setup_controls(uint64_t eptp, uint16_t vpid, bool long_mode)
 					       PROC2_ENABLE_INVPCID));
 	vmcs_write(VMCS_EXIT_CONTROLS,
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_EXIT_CTLS),
-				       EXIT_HOST_ADDR_SPACE_SIZE |
-					       EXIT_ACK_INTERRUPT_ON_EXIT |
-					       EXIT_SAVE_PAT | EXIT_LOAD_PAT |
-					       EXIT_SAVE_EFER | EXIT_LOAD_EFER));
+				       VMX_EXIT_CONTROLS_WANTED));
 	vmcs_write(VMCS_ENTRY_CONTROLS,
 		   vmx_adjust_controls(rdmsr(MSR_IA32_VMX_TRUE_ENTRY_CTLS),
 				       (long_mode ? ENTRY_IA32E_MODE_GUEST : 0) |
-					       ENTRY_LOAD_PAT | ENTRY_LOAD_EFER));
+					       VMX_ENTRY_CONTROLS_WANTED));
 	vmcs_write(VMCS_EXCEPTION_BITMAP, vmx_exception_intercepts());
 	vmcs_write(VMCS_PF_ERROR_CODE_MASK, 0);
 	vmcs_write(VMCS_PF_ERROR_CODE_MATCH, 0);

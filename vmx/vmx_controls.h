@@ -42,6 +42,7 @@
 #define PROC2_ENABLE_XSAVES            BIT(20)
 
 /* VM-exit controls (25.7.1). */
+#define EXIT_SAVE_DEBUG_CONTROLS       BIT(2)
 #define EXIT_HOST_ADDR_SPACE_SIZE      BIT(9)
 #define EXIT_ACK_INTERRUPT_ON_EXIT     BIT(15)
 #define EXIT_SAVE_PAT                  BIT(18)
@@ -51,9 +52,26 @@
 #define EXIT_SAVE_PREEMPTION_TIMER     BIT(22)
 
 /* VM-entry controls (25.8.1). */
+#define ENTRY_LOAD_DEBUG_CONTROLS      BIT(2)
 #define ENTRY_IA32E_MODE_GUEST         BIT(9)
 #define ENTRY_LOAD_PAT                 BIT(14)
 #define ENTRY_LOAD_EFER                BIT(15)
+
+/*
+ * The exit and entry controls every VMCS asks for (vmx/vmcs_setup.c; the
+ * entry adds IA-32e mode guest for a 64-bit start). The debug controls
+ * carry the guest's DR7 and IA32_DEBUGCTL across exits: a VM exit sets
+ * DR7 to 400H and clears IA32_DEBUGCTL (SDM Vol. 3C, 28.5.1), and the
+ * TRUE_EXIT_CTLS/TRUE_ENTRY_CTLS MSRs let both controls be 0 (Bochs' do),
+ * which would lose the guest's breakpoints at its first exit. KVM sets
+ * both always (arch/x86/kvm/vmx/vmx.c, setup_vmcs_config).
+ */
+#define VMX_EXIT_CONTROLS_WANTED                                            \
+	(EXIT_SAVE_DEBUG_CONTROLS | EXIT_HOST_ADDR_SPACE_SIZE |             \
+	 EXIT_ACK_INTERRUPT_ON_EXIT | EXIT_SAVE_PAT | EXIT_LOAD_PAT |       \
+	 EXIT_SAVE_EFER | EXIT_LOAD_EFER)
+#define VMX_ENTRY_CONTROLS_WANTED                                           \
+	(ENTRY_LOAD_DEBUG_CONTROLS | ENTRY_LOAD_PAT | ENTRY_LOAD_EFER)
 
 /* IA32_VMX_EPT_VPID_CAP (SDM Vol. 3D, A.10). */
 #define EPT_CAP_WALK_LENGTH_4          BIT(6)

@@ -120,4 +120,7 @@
 #define DR6_BS           BIT(14)
 #define DR6_RTM          BIT(16)        /* 0 in DR6 when inside RTM */
 
+/* DR7 (SDM Vol. 3B, 17.2.4): general detect, cleared on entry to #DB. */
+#define DR7_GD           BIT(13)
+
 #endif

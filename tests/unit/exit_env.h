@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -21,6 +22,7 @@
 #include "arch/x86/exceptions.h"
 #include "guest/pv_send_ipi.h"
 #include "vmx/exit_handlers.h"
+#include "vmx/vcpu_events.h"
 #include "vmx/vmx_ops.h"
 #include "lib/console.h"
 #include "guest/debug_hypercall.h"
@@ -141,6 +143,56 @@ enum exit_action handle_unexpected(struct vcpu *vc, const struct vmx_exit *e)
 	return EXIT_STOP;
 }
 
+/*
+ * The rest of what HLT, CPUID and the event exits call (vmx/exit_basic.c):
+ * the waits, counted; the paging daemon, the LAPIC, the platform.
+ */
+static unsigned halts, parks;
+
+void vcpu_block_until_event(struct vcpu *vc)
+{
+	assert_ptr_equal(vc, &v);
+	halts++;
+}
+
+void vcpu_park(struct vcpu *vc)
+{
+	assert_ptr_equal(vc, &v);
+	parks++;
+}
+
+bool swap_daemon_has_service_cpu(const struct swap_daemon *d)
+{
+	(void)d;
+	return true;
+}
+
+bool swap_daemon_work(struct swap_daemon *d)
+{
+	(void)d;
+	fail_msg("swap_daemon_work");
+	return false;
+}
+
+void lapic_eoi(void)
+{
+}
+
+bool platform_stopping(void)
+{
+	return false;
+}
+
+void cpu_halt_forever(void)
+{
+	fail_msg("cpu_halt_forever");
+	abort();
+}
+
+void vmcs_dump(void)
+{
+}
+
 /* debug.hypercall's operations: the last call seen. */
 static uint64_t hc_op, hc_arg;
 static unsigned hc_calls;
@@ -258,6 +310,7 @@ static int setup(void **state)
 	v.plat = &vm.plat[0];
 	ex = (struct vmx_exit){ .guest_rip = 0x1000, .instruction_length = 3 };
 	nport_out = xsetbvs = invvpids = 0;
+	halts = parks = 0;
 	injected = -1;
 	host_mca = true;
 	memset(mc_status, 0, sizeof(mc_status));
@@ -279,8 +332,11 @@ static int setup(void **state)
 	return 0;
 }
 
-/* How many instructions the handler skipped: none or the exiting one. */
-static unsigned skipped(void)
+/*
+ * How many instructions the handler skipped: none or the exiting one.
+ * Inline, as the two below: not every test program uses all three.
+ */
+static inline unsigned skipped(void)
 {
 	uint64_t rip = fake_vmcs[VMCS_GUEST_RIP];
 
@@ -290,18 +346,22 @@ static unsigned skipped(void)
 	return 1;
 }
 
-static void expect_gp(void)
+static inline void expect_gp(void)
 {
 	assert_int_equal(injected, EXC_GENERAL_PROTECTION);
 	assert_int_equal(injected_error, 0);
 	assert_int_equal(skipped(), 0);
 }
 
-static void expect_done(void)
+static inline void expect_done(void)
 {
 	assert_int_equal(injected, -1);
 	assert_int_equal(skipped(), 1);
 }
+
+/* The interruption information of a hardware exception (an exit's). */
+#define HW_EXCEPTION(vector) (INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | \
+			      (vector))
 
 #define T(name) cmocka_unit_test_setup(name, setup)
 

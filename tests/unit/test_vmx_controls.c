@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "vmx/vmx_caps.h"
+#include "vmx/vmx_controls.h"
 
 static uint64_t cap(uint32_t may_be_one, uint32_t must_be_one)
 {
@@ -85,6 +86,29 @@ static void test_degenerate(void **state)
 			 0x3);
 }
 
+/*
+ * The debug controls are asked for, not left to the must-be-one bits:
+ * Bochs' TRUE_EXIT_CTLS and TRUE_ENTRY_CTLS (as real CPUs' since the
+ * TRUE MSRs exist) let bit 2 be 0, and without it every VM exit reset
+ * the guest's DR7 to 400H (kvm-unit-tests' debug lost its breakpoints
+ * after the first #DB).
+ */
+static void test_debug_controls_wanted(void **state)
+{
+	/* Bochs 2.7, cpu/vmx_ctrls.h: the must-be-one halves, bit 2 clear. */
+	const uint64_t true_exit = cap(0x00ffffff, 0x00036dfb);
+	const uint64_t true_entry = cap(0x0000ffff, 0x000011fb);
+
+	(void)state;
+	assert_true(vmx_adjust_controls(true_exit, VMX_EXIT_CONTROLS_WANTED) &
+		    EXIT_SAVE_DEBUG_CONTROLS);
+	assert_true(vmx_adjust_controls(true_entry,
+					VMX_ENTRY_CONTROLS_WANTED) &
+		    ENTRY_LOAD_DEBUG_CONTROLS);
+	assert_int_equal(EXIT_SAVE_DEBUG_CONTROLS, 0x4);
+	assert_int_equal(ENTRY_LOAD_DEBUG_CONTROLS, 0x4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -92,6 +116,7 @@ int main(void)
 		cmocka_unit_test(test_not_allowed_cleared),
 		cmocka_unit_test(test_both),
 		cmocka_unit_test(test_degenerate),
+		cmocka_unit_test(test_debug_controls_wanted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

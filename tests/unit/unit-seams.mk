@@ -33,16 +33,16 @@ $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o: swap/swap_daemon.c
 UNIT_TESTS += test_swap_thrash
 unit_srcs_test_swap_thrash := swap/swap_thrash.c
 
-# The exit handlers (vmx/exit_cr.c, exit_msr.c, exit_vmx_insn.c,
-# exit_string_io.c, exit_exception.c, exit_lost_page.c) built with
-# tests/unit/fake_exits before the root on the include path: a VMCS of
-# plain words and fake instructions.
+# The exit handlers (vmx/exit_basic.c, exit_cr.c, exit_msr.c,
+# exit_vmx_insn.c, exit_string_io.c, exit_exception.c, exit_lost_page.c)
+# built with tests/unit/fake_exits before the root on the include path: a
+# VMCS of plain words and fake instructions.
 UNIT_TESTS += test_exit_handlers
-UNIT_EXIT_FAKES := exit_cr exit_msr exit_vmx_insn exit_string_io \
+UNIT_EXIT_FAKES := exit_basic exit_cr exit_msr exit_vmx_insn exit_string_io \
 	exit_exception exit_lost_page
 unit_srcs_test_exit_handlers := guest/vlapic.c guest/vlapic_ipi.c \
 	guest/vlapic_timer.c guest/guest_pagewalk.c lib/console.c \
-	lib/format.c guest/mce.c lib/ratelimit.c
+	lib/format.c guest/mce.c lib/ratelimit.c guest/cpuid.c
 unit_objs_test_exit_handlers := \
 	$(patsubst %,$(UNIT_OUT)/obj/vmx/%_fake_exits.o,$(UNIT_EXIT_FAKES))
 
@@ -61,6 +61,15 @@ unit_objs_test_exit_string_io := $(unit_objs_test_exit_handlers)
 
 $(UNIT_OUT)/obj/tests/unit/test_exit_string_io.o: \
 		tests/unit/test_exit_string_io.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+# #DB, single step and HLT over the same environment.
+UNIT_TESTS += test_exit_debug
+unit_srcs_test_exit_debug := $(unit_srcs_test_exit_handlers)
+unit_objs_test_exit_debug := $(unit_objs_test_exit_handlers)
+
+$(UNIT_OUT)/obj/tests/unit/test_exit_debug.o: tests/unit/test_exit_debug.c
 	@mkdir -p $(@D)
 	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -86,5 +95,18 @@ unit_objs_test_exit_task_switch := \
 
 $(UNIT_OUT)/obj/tests/unit/test_exit_task_switch.o: \
 		tests/unit/test_exit_task_switch.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+# The exception injection every handler above calls (vmx/exception_inject.c,
+# faked in tests/unit/exit_env.h): the interruption information, the error
+# code, RF in the RFLAGS a fault pushes; over the same fake VMCS.
+UNIT_TESTS += test_exception_inject
+unit_srcs_test_exception_inject :=
+unit_objs_test_exception_inject := \
+	$(UNIT_OUT)/obj/vmx/exception_inject_fake_exits.o
+
+$(UNIT_OUT)/obj/tests/unit/test_exception_inject.o: \
+		tests/unit/test_exception_inject.c
 	@mkdir -p $(@D)
 	$(UNIT_CC) -Itests/unit/fake_exits $(UNIT_CFLAGS) -MMD -MP -c $< -o $@

@@ -20,6 +20,7 @@ void xsetbv(uint32_t xcr, uint64_t value);
 uint64_t rdtsc(void);
 uint64_t read_dr6(void);
 void write_dr6(uint64_t value);
+NORETURN void cpu_halt_forever(void);
 
 static inline void cpu_relax(void)
 {
