@@ -95,7 +95,7 @@ static void deliver_ioapic_message(void *ctx, const struct ioapic_message *m)
 			vm_request(g, n, VCPU_REQ_EVENT);
 			break;
 		case IOAPIC_DELIVERY_NMI:
-			vm_request(g, n, VCPU_REQ_NMI);
+			vm_send_nmi(g, n);
 			break;
 		default:
 			return;
@@ -196,7 +196,7 @@ static void deliver_to(struct vm *g, unsigned n, const struct vlapic_ipi *ipi)
 		vm_request(g, n, VCPU_REQ_EVENT);
 		break;
 	case VLAPIC_IPI_NMI:
-		vm_request(g, n, VCPU_REQ_NMI);
+		vm_send_nmi(g, n);
 		break;
 	case VLAPIC_IPI_INIT:
 		/* The BSP ignores INIT here; an AP waits for a SIPI again. */

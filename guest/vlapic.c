@@ -96,6 +96,11 @@ void vlapic_init(struct vlapic *a, uint32_t apic_id, bool bsp,
 	reset_registers(a);
 }
 
+void vlapic_set_maxphyaddr(struct vlapic *a, unsigned bits)
+{
+	a->base_above_maxphyaddr = bits && bits < 64 ? ~0ull << bits : 0;
+}
+
 void vlapic_init_signal(struct vlapic *a)
 {
 	reset_registers(a);
@@ -233,8 +238,11 @@ static int lvt_index(unsigned reg)
 
 /*
  * 11.4.7.2: while software-disabled every mask bit stays set. 11.5.4.1: a
- * write that changes the timer mode disarms the timer; mode 11b is
- * reserved and faults like a reserved bit.
+ * write that switches into or out of TSC-deadline mode disarms the timer
+ * and clears the initial count (as KVM's apic_update_lvtt); between
+ * one-shot and periodic the count goes on where it was (kvm-unit-tests'
+ * apic "TMCCT" checks); mode 11b is reserved and faults like a reserved
+ * bit.
  */
 static int write_lvt(struct vlapic *a, int which, uint64_t val)
 {
@@ -249,7 +257,7 @@ static int write_lvt(struct vlapic *a, int which, uint64_t val)
 		val |= VLAPIC_LVT_MASKED;
 	a->lvt[which] = (uint32_t)val;
 	if (which == VLAPIC_LVT_TIMER && vlapic_timer_mode(a) != old_mode)
-		vlapic_timer_disarm(a);
+		vlapic_timer_mode_changed(a, old_mode);
 	return 0;
 }
 
@@ -358,7 +366,8 @@ static int write_apic_base(struct vlapic *a, uint64_t val)
 {
 	enum apic_mode from = apic_mode(a->apic_base), to = apic_mode(val);
 
-	if ((val & BASE_RESERVED) || to == MODE_INVALID)
+	if ((val & (BASE_RESERVED | a->base_above_maxphyaddr)) ||
+	    to == MODE_INVALID)
 		return VLAPIC_GP;
 	if (from == MODE_X2APIC && to == MODE_XAPIC)
 		return VLAPIC_GP;

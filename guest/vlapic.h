@@ -148,6 +148,11 @@ enum vlapic_lvt {
 struct vlapic {
 	uint32_t id;
 	uint64_t apic_base;
+	/*
+	 * IA32_APIC_BASE bits at and above the guest's MAXPHYADDR, which a
+	 * write must leave clear (SDM Vol. 4); 0: only bits 63:52 checked.
+	 */
+	uint64_t base_above_maxphyaddr;
 	uint64_t tsc_hz;
 	uint64_t tsc_per_tick;          /* TSC cycles per timer-clock tick */
 	/* From tpr on: register state, zero after reset but for svr, lvt. */
@@ -178,6 +183,8 @@ void vlapic_init(struct vlapic *a, uint32_t apic_id, bool bsp,
 		 uint64_t tsc_hz);
 /* An INIT signal: as power-up, but ID and IA32_APIC_BASE kept (11.4.7.3). */
 void vlapic_init_signal(struct vlapic *a);
+/* The guest's MAXPHYADDR (CPUID 0x80000008 EAX[7:0]) for APIC_BASE. */
+void vlapic_set_maxphyaddr(struct vlapic *a, unsigned bits);
 
 static inline bool vlapic_owns_msr(uint32_t msr)
 {

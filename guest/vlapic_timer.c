@@ -63,6 +63,23 @@ void vlapic_timer_disarm(struct vlapic *a)
 	a->tsc_deadline = 0;
 }
 
+void vlapic_timer_mode_changed(struct vlapic *a, unsigned old_mode)
+{
+	if (old_mode == VLAPIC_TIMER_TSC_DEADLINE ||
+	    vlapic_timer_mode(a) == VLAPIC_TIMER_TSC_DEADLINE) {
+		vlapic_timer_disarm(a);
+		a->initial_count = 0;
+		return;
+	}
+	/* One-shot <-> periodic: the period, raised if periodic and short. */
+	a->timer_period = (uint64_t)a->initial_count * tsc_per_count(a);
+	if (vlapic_timer_mode(a) == VLAPIC_TIMER_PERIODIC &&
+	    a->initial_count && a->timer_period < min_period(a)) {
+		a->timer_period = min_period(a);
+		a->periods_raised++;
+	}
+}
+
 /*
  * The count drops by one every tsc_per_count() cycles, so it is the number
  * of (partial) counts left before timer_next. A periodic timer whose

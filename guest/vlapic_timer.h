@@ -22,5 +22,7 @@ void vlapic_timer_write_tsc_deadline(struct vlapic *a, uint64_t val,
 				     uint64_t now);
 /* A write to the LVT timer entry changed the mode: the timer stops. */
 void vlapic_timer_disarm(struct vlapic *a);
+/* The LVT timer's mode changed from old_mode (see write_lvt). */
+void vlapic_timer_mode_changed(struct vlapic *a, unsigned old_mode);
 
 #endif

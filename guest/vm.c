@@ -120,6 +120,19 @@ static bool setup_memory(struct vm *vm, const struct vm_spec *spec)
 	return true;
 }
 
+/* The guest sees the host's MAXPHYADDR (CPUID 0x80000008 passes). */
+static void host_maxphyaddr_to_lapics(struct vm *vm)
+{
+	struct cpuid_regs r;
+
+	cpuid_count(0x80000000, 0, &r);
+	if (r.eax < 0x80000008)
+		return;
+	cpuid_count(0x80000008, 0, &r);
+	for (unsigned i = 0; i < VM_MAX_VCPUS; i++)
+		vlapic_set_maxphyaddr(&vm->plat[i].lapic, r.eax & 0xff);
+}
+
 /* guest.testdev: pc-testdev's scratch memory (guest/pc_testdev.h). */
 static bool map_testdev_iomem(struct vm *vm)
 {
@@ -223,6 +236,7 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 		apf_vcpu_init(&vm->plat[i].apf, i);
 	}
 	guest_interrupts_init(vm, tsc_hz);
+	host_maxphyaddr_to_lapics(vm);
 	guest_console_init(&vm->console, guest_console_print_host);
 	uart_init(&vm->uart, guest_console_push, &vm->console);
 	if (spec->terminal_write) {

@@ -88,6 +88,12 @@ struct vcpu_entry_state {
 /* Per-vCPU platform state outside the VMCS. */
 struct vcpu_platform {
 	volatile uint64_t requests;     /* BIT(enum vcpu_request) */
+	/*
+	 * NMIs sent and not yet taken (vm_send_nmi): a request bit alone
+	 * would merge two NMIs sent close together, and the CPU keeps one
+	 * NMI pending beside the one it delivers.
+	 */
+	volatile uint32_t nmis_sent;
 	struct vlapic lapic;
 	struct vcpu_msrs msrs;
 	volatile enum vcpu_run_state run_state;
@@ -211,6 +217,15 @@ struct vm *vm_create(const struct vm_spec *spec);
 
 /* Sets bit req in vCPU n's request word and kicks it. */
 void vm_request(struct vm *vm, unsigned n, enum vcpu_request req);
+
+/* An NMI for vCPU n: counted, then VCPU_REQ_NMI. */
+static inline void vm_send_nmi(struct vm *vm, unsigned n)
+{
+	if (n >= vm->nvcpus)
+		return;
+	__atomic_fetch_add(&vm->plat[n].nmis_sent, 1, __ATOMIC_SEQ_CST);
+	vm_request(vm, n, VCPU_REQ_NMI);
+}
 
 /*
  * pc-testdev's page flush: drops the EPT translation of the resident page

@@ -60,7 +60,12 @@ struct vcpu {
 	struct percpu *host;
 	struct ept_client *tlb_client;  /* its slot in guest->tlb */
 	uint64_t vmcs_pa;
-	bool nmi_pending;               /* taken from VCPU_REQ_NMI */
+	/*
+	 * NMIs to inject, taken from nmis_sent: at most 2 (one delivered,
+	 * one latched), 1 while the guest is in its NMI handler or one is
+	 * being injected (as KVM's process_nmi).
+	 */
+	unsigned nmi_pending;
 	bool sipi_pending;              /* taken from VCPU_REQ_SIPI */
 	/* vCPU 0 without a service CPU polls the console; others: never. */
 	uint64_t next_console_poll;     /* UINT64_MAX: never */

@@ -68,6 +68,29 @@ static bool interrupts_open(void)
 /* Without a service CPU, vCPU 0 polls the console this often. */
 #define CONSOLE_POLLS_PER_SECOND 100
 
+/*
+ * NMIs sent since the last look: two may wait while none is being
+ * handled, one while the guest is in its NMI handler (blocked) or one is
+ * on its way in (the entry's injection field). Dropped while waiting for
+ * SIPI (NMIs are blocked then).
+ */
+static void take_nmis(struct vcpu *v, bool runnable)
+{
+	uint32_t sent = __atomic_exchange_n(&v->plat->nmis_sent, 0,
+					    __ATOMIC_SEQ_CST);
+	uint32_t info = vmcs_read32(VMCS_ENTRY_INTERRUPTION_INFO);
+	unsigned limit = 2;
+
+	if (!runnable)
+		return;
+	if ((vmcs_read32(VMCS_GUEST_INTERRUPTIBILITY) &
+	     INTERRUPTIBILITY_NMI) ||
+	    ((info & INTR_INFO_VALID) &&
+	     (info & INTR_TYPE_MASK) == INTR_TYPE_NMI))
+		limit = 1;
+	v->nmi_pending = MIN(v->nmi_pending + sent, limit);
+}
+
 bool vcpu_take_requests(struct vcpu *v)
 {
 	struct vm *g = v->guest;
@@ -83,14 +106,14 @@ bool vcpu_take_requests(struct vcpu *v)
 		vm_apf_reset(g, v->id);
 		p->run_state = VCPU_WAIT_FOR_SIPI;
 		v->sipi_pending = false;
-		v->nmi_pending = false;
+		v->nmi_pending = 0;
 	}
 	/* Only a CPU waiting for one takes a SIPI (SDM Vol. 3A, 9.4.4). */
 	if ((req & BIT(VCPU_REQ_SIPI)) && p->run_state == VCPU_WAIT_FOR_SIPI)
 		v->sipi_pending = true;
 	/* NMIs are blocked while waiting for SIPI. */
-	if ((req & BIT(VCPU_REQ_NMI)) && p->run_state == VCPU_RUNNABLE)
-		v->nmi_pending = true;
+	if (req & BIT(VCPU_REQ_NMI))
+		take_nmis(v, p->run_state == VCPU_RUNNABLE);
 	/*
 	 * VCPU_REQ_TLB_FLUSH: the flush itself happens on entry (the
 	 * shootdown generation moved). VCPU_REQ_EVENT, _PAGE_READY: the
@@ -118,7 +141,7 @@ static bool try_inject_nmi(struct vcpu *v)
 	     (INTERRUPTIBILITY_NMI | INTERRUPTIBILITY_STI |
 	      INTERRUPTIBILITY_MOV_SS)))
 		return false;
-	v->nmi_pending = false;
+	v->nmi_pending--;
 	v->stats.nmi_injected++;
 	vmcs_write(VMCS_ENTRY_INTERRUPTION_INFO,
 		   INTR_INFO_VALID | INTR_TYPE_NMI | NMI_VECTOR);

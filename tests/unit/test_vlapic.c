@@ -209,6 +209,10 @@ static void test_apic_base(void **state)
 
 	for (unsigned i = 0; i < ARRAY_SIZE(bad); i++)
 		wr_gp(a, M(APIC_BASE), bad[i]);
+	/* A bit at or above the guest's MAXPHYADDR (kvm-unit-tests apic). */
+	vlapic_set_maxphyaddr(a, 40);
+	wr_gp(a, M(APIC_BASE), x2 | (1ull << 40));
+	wr_gp(a, M(APIC_BASE), x2 | (1ull << 51));
 	wr(a, M(APIC_BASE), x2 & ~VLAPIC_BASE_BSP); /* BSP is R/W */
 	wr(a, M(APIC_BASE), x2);
 	wr(a, M(SVR), SVR_ON);
@@ -526,9 +530,21 @@ static void test_timer_periodic(void **state)
 	assert_int_equal(rd(a, M(TIMER_CUR)), 5000);
 	now = 5000000;
 	assert_int_equal(rd(a, M(TIMER_CUR)), 10000);
-	/* A mode change disarms (11.5.4.1). */
+	/*
+	 * Periodic -> one-shot: the count goes on where it was, as under KVM
+	 * (kvm-unit-tests apic); into TSC-deadline mode the timer stops and
+	 * the initial count reads 0.
+	 */
+	now = 4600000;
 	wr(a, M(LVT_TIMER), TIMER_VEC);
+	assert_int_equal(vlapic_timer_deadline(a), 5000000);
+	assert_int_equal(rd(a, M(TIMER_CUR)), 4000);
+	wr(a, M(LVT_TIMER), LVT_PERIODIC | TIMER_VEC);
+	assert_int_equal(rd(a, M(TIMER_CUR)), 4000);
+	wr(a, M(LVT_TIMER), (2u << VLAPIC_TIMER_MODE_SHIFT) | TIMER_VEC);
 	assert_true(vlapic_timer_deadline(a) == UINT64_MAX);
+	assert_int_equal(rd(a, M(TIMER_INIT)), 0);
+	now = 5000000;
 	/* Masked, it still counts and reloads, without interrupts. */
 	ack_and_eoi(a, TIMER_VEC);
 	wr(a, M(LVT_TIMER), VLAPIC_LVT_MASKED | LVT_PERIODIC | TIMER_VEC);
@@ -562,11 +578,16 @@ static void test_timer_periodic_minimum(void **state)
 	wr(a, M(LVT_TIMER), TIMER_VEC);
 	wr(a, M(TIMER_INIT), 1);
 	assert_int_equal(vlapic_timer_deadline(a), now + 100);
-	/* A period at the minimum or above is left alone. */
+	/*
+	 * Back to periodic with the count of 1 still there: raised again
+	 * (KVM's limit_periodic_timer_frequency on a mode change). A period
+	 * at the minimum or above is left alone.
+	 */
 	wr(a, M(LVT_TIMER), LVT_PERIODIC | TIMER_VEC);
+	assert_int_equal(a->periods_raised, 2);
 	wr(a, M(TIMER_INIT), 5000);
 	assert_int_equal(vlapic_timer_deadline(a), now + min);
-	assert_int_equal(a->periods_raised, 1);
+	assert_int_equal(a->periods_raised, 2);
 }
 
 static void test_timer_tsc_deadline(void **state)
