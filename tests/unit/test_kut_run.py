@@ -82,3 +82,19 @@ def test_not_run_list_gives_a_reason_for_each():
     assert all(len(r) >= 10 for r in reasons.values())
     for nested in ("vmx", "svm", "ept"):
         assert "nested" in reasons[nested]
+
+
+def test_bochs_errata_make_xfail_only_when_all_known():
+    errata = {"debug": {"known one": "why", "known two": "why"}}
+    lines = ["guest: FAIL: known one", "guest: PASS: x"]
+    assert kut.apply_errata("debug", "FAIL", "3 tests", lines,
+                            errata)[0] == "XFAIL"
+    lines.append("guest: FAIL: a new one")
+    assert kut.apply_errata("debug", "FAIL", "3 tests", lines,
+                            errata)[0] == "FAIL"
+    assert kut.apply_errata("debug", "FAIL", "timeout after 240 s",
+                            ["guest: FAIL: known one"], errata)[0] == "FAIL"
+    assert kut.apply_errata("other", "FAIL", "", ["guest: FAIL: known one"],
+                            errata)[0] == "FAIL"
+    listed = kut.parse_errata(kut.EMULATOR_ERRATA)
+    assert set(listed) == {"debug"} and len(listed["debug"]) == 3
