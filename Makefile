@@ -24,7 +24,8 @@ HV_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fpic -fshort-wchar \
 HV_LDFLAGS := -nostdlib --no-undefined -shared -Bsymbolic -znocombreloc \
 	-T linker.ld -L$(EFI_LIB)
 
-HV_DIRS  := boot arch/x86 vmx ept apf swap guest lib
+HV_DIRS  := boot arch/x86 vmx ept apf swap swap/drivers guest \
+	guest/devices guest/loaders lib lib/trace
 HV_CSRC  := $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.c))
 HV_ASRC  := $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.asm))
 HV_OBJS  := $(HV_CSRC:%.c=$(BUILD)/hv/%.o) $(HV_ASRC:%.asm=$(BUILD)/hv/%.asm.o)
@@ -97,7 +98,7 @@ include tests/fuzz/fuzz.mk
 # here its program waits for the packages like everything else.
 TOOLS_AFTER := deps
 include tools/tools.mk
-include guest/guest.mk
+include guest/programs/guest.mk
 
 $(BUILD)/guests/mb/%.o: $(MB_DIR)/%.c $(MB_DIR)/mb_lib.h | deps
 	@mkdir -p $(dir $@)

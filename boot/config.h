@@ -46,7 +46,7 @@
 #define CONFIG_TRACE_BUFFER_MIN (64ull << 10)
 #define CONFIG_TRACE_BUFFER_MAX (256ull << 20)
 #include "swap/swap_params.h"
-#include "guest/image_format.h"
+#include "guest/loaders/image_format.h"
 #include "arch/x86/tsc_freq.h"
 
 #define CONFIG_PATH_MAX 128
@@ -92,7 +92,7 @@ struct hv_config {
 	bool debug_host_exception;
 	/*
 	 * debug.blockdev_selftest = on: no guest; find the swap device, run
-	 * the block driver self-test (swap/blockdev_selftest.c) and stop. Needs
+	 * the block driver self-test (swap/drivers/blockdev_selftest.c) and stop. Needs
 	 * no VT-x, so it runs under QEMU TCG.
 	 */
 	bool debug_blockdev_selftest;
@@ -106,7 +106,7 @@ struct hv_config {
 	 * debug.swap_fail_reads = N, debug.swap_fail_writes = M: fail every
 	 * Nth swap read and every Mth swap write at the driver level (the
 	 * completion reports an I/O error, no data moves), to exercise the
-	 * paging daemon's error paths (swap/blockdev_faults.c). 0 = off.
+	 * paging daemon's error paths (swap/drivers/blockdev_faults.c). 0 = off.
 	 */
 	uint32_t debug_swap_fail_reads;
 	uint32_t debug_swap_fail_writes;
@@ -124,7 +124,7 @@ struct hv_config {
 	 */
 	bool debug_hypercall;
 	/*
-	 * guest.testdev = on: QEMU's pc-testdev (guest/pc_testdev.h) for
+	 * guest.testdev = on: QEMU's pc-testdev (guest/devices/pc_testdev.h) for
 	 * kvm-unit-tests; refused for a Linux guest.
 	 */
 	bool guest_testdev;

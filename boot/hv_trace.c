@@ -10,9 +10,9 @@
 #include "lib/console.h"
 #include "lib/heap.h"
 #include "lib/string.h"
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 #include "swap/guest_memory.h"
-#include "swap/trace_disk.h"
+#include "boot/trace_disk.h"
 #include "vmx/exit_reasons.h"
 
 #define COUNTERS_TEXT_MAX (256u << 10)

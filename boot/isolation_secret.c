@@ -3,7 +3,7 @@
 #include "boot/isolation_secret.h"
 #include "lib/console.h"
 #include "lib/heap.h"
-#include "swap/blockdev_faults.h"
+#include "swap/drivers/blockdev_faults.h"
 #include "swap/swap_daemon.h"
 #include "swap/swap_device.h"
 
@@ -43,7 +43,7 @@ static uint64_t plant_in_free_frames(struct frame_pool *pool, uint64_t secret)
  * back: every frame freed from now on, the swap path's own buffers, and,
  * when debug.swap_fail_* fails requests, the slots of the failed writes
  * and the frames of the failed reads (page, already full of the secret, is
- * what they get: swap/blockdev_faults.h).
+ * what they get: swap/drivers/blockdev_faults.h).
  */
 static void plant_for_swap(struct vm *vm, uint64_t secret, uint64_t page)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "ept/ept_shootdown.h"
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 
 void ept_shootdown_init(struct ept_shootdown *s, unsigned nclients,
 			void (*kick)(void *ctx, unsigned n), void *kick_ctx)

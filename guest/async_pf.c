@@ -3,7 +3,7 @@
 #include "arch/x86/cpu.h"
 #include "lib/console.h"
 #include "lib/ratelimit.h"
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 
 static int read_area_u32(struct vm *vm, const struct apf_vcpu *a,
 			 uint64_t offset, uint32_t *value)

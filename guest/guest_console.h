@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The guest's console lines on their way to the host console. The UART
- * (guest/uart.c) hands over whole lines while the caller holds the VM's
+ * (guest/devices/uart.c) hands over whole lines while the caller holds the VM's
  * device lock; printing on a serial port takes about 87 us a byte at
  * 115200 baud, far too long to hold the lock that every VM entry and the
  * paging daemon need. So a line is only copied into a small queue there,
@@ -24,7 +24,7 @@
 
 #include "lib/types.h"
 #include "lib/spinlock.h"
-#include "guest/uart.h"
+#include "guest/devices/uart.h"
 
 #define GUEST_CONSOLE_QUEUE 8                   /* lines */
 #define GUEST_CONSOLE_TERMINAL_BYTES 4096       /* terminal bytes queued */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/interrupts.h"
 #include "guest/vm.h"
-#include "guest/vlapic.h"
+#include "guest/devices/vlapic.h"
 
 #define LVT_DELIVERY_NMI (4u << VLAPIC_LVT_DM_SHIFT)
 #define LVT_DELIVERY_EXTINT (VLAPIC_LVT_DM_EXTINT << VLAPIC_LVT_DM_SHIFT)

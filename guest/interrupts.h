@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Interrupt routing of the virtual platform: each vCPU's local APIC
- * (guest/vlapic.c, xAPIC or x2APIC mode, timer included), the legacy 8259 pair
- * (guest/pic8259.c) that carries the UART's IRQ 4 to the boot vCPU's LINT0
- * in virtual-wire mode, the I/O APIC (guest/ioapic.c) that carries the
+ * (guest/devices/vlapic.c, xAPIC or x2APIC mode, timer included), the legacy 8259 pair
+ * (guest/devices/pic8259.c) that carries the UART's IRQ 4 to the boot vCPU's LINT0
+ * in virtual-wire mode, the I/O APIC (guest/devices/ioapic.c) that carries the
  * same ISA IRQs to the local APICs its redirection entries name, and IPIs
  * between vCPUs. Pure C: vmx/ asks what to
  * inject and kicks the vCPUs this code names. The caller holds g->dev_lock.
@@ -11,7 +11,7 @@
 #ifndef GUEST_INTERRUPTS_H
 #define GUEST_INTERRUPTS_H
 
-#include "guest/vlapic.h"
+#include "guest/devices/vlapic.h"
 #include "lib/types.h"
 
 struct vm;

@@ -56,7 +56,7 @@ static inline bool guest_msr_moves_tsc(uint32_t msr)
 	return msr == MSR_IA32_TSC || msr == MSR_IA32_TSC_ADJUST;
 }
 
-/* Local APIC MSRs go to vcpu's guest/vlapic.c (under g->lock). */
+/* Local APIC MSRs go to vcpu's guest/devices/vlapic.c (under g->lock). */
 enum msr_result guest_rdmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 			    uint64_t *value);
 enum msr_result guest_wrmsr(struct vm *g, unsigned vcpu, uint32_t msr,

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/vm.h"
-#include "lib/trace.h"
-#include "guest/flat_loader.h"
-#include "guest/linux_loader.h"
-#include "guest/multiboot_loader.h"
+#include "lib/trace/trace.h"
+#include "guest/loaders/flat_loader.h"
+#include "guest/loaders/linux_loader.h"
+#include "guest/loaders/multiboot_loader.h"
 #include "guest/cpuid.h"
 #include "guest/interrupts.h"
 #include "arch/x86/idle.h"
@@ -133,7 +133,7 @@ static void host_maxphyaddr_to_lapics(struct vm *vm)
 		vlapic_set_maxphyaddr(&vm->plat[i].lapic, r.eax & 0xff);
 }
 
-/* guest.testdev: pc-testdev's scratch memory (guest/pc_testdev.h). */
+/* guest.testdev: pc-testdev's scratch memory (guest/devices/pc_testdev.h). */
 static bool map_testdev_iomem(struct vm *vm)
 {
 	uint64_t pa = hv_alloc_pages_low(PC_TESTDEV_IOMEM_PAGES);

@@ -27,23 +27,23 @@
 #include "lib/spinlock.h"
 #include "ept/ept.h"
 #include "ept/ept_shootdown.h"
-#include "guest/image_format.h"
-#include "guest/pc_testdev.h"
+#include "guest/loaders/image_format.h"
+#include "guest/devices/pc_testdev.h"
 #include "swap/frame_pool.h"
 #include "swap/guest_memory.h"
 #include "swap/swap_daemon.h"
 #include "swap/swap_params.h"
-#include "guest/fw_cfg.h"
+#include "guest/devices/fw_cfg.h"
 #include "guest/guest_console.h"
 #include "guest/kvmclock.h"
 #include "guest/msr.h"
-#include "guest/pic8259.h"
-#include "guest/pit8254.h"
-#include "guest/port61.h"
-#include "guest/pci_host.h"
-#include "guest/ioapic.h"
-#include "guest/uart.h"
-#include "guest/vlapic.h"
+#include "guest/devices/pic8259.h"
+#include "guest/devices/pit8254.h"
+#include "guest/devices/port61.h"
+#include "guest/devices/pci_host.h"
+#include "guest/devices/ioapic.h"
+#include "guest/devices/uart.h"
+#include "guest/devices/vlapic.h"
 
 #define VM_MAX_VCPUS 64
 #define VM_END_REASON_MAX 192
@@ -173,11 +173,11 @@ struct vm {
 	 * V ends the run with exit status (V << 1) | 1, not a test-exit code.
 	 */
 	bool isa_debug_exit;
-	/* guest.testdev = on: QEMU's pc-testdev (guest/pc_testdev.h). */
+	/* guest.testdev = on: QEMU's pc-testdev (guest/devices/pc_testdev.h). */
 	bool testdev_on;
 	struct pc_testdev testdev;      /* under dev_lock */
 	uint64_t testdev_iomem_pa;      /* its scratch memory (host), or 0 */
-	/* Print the VGA text screen at the end (guest/vga_text.h). */
+	/* Print the VGA text screen at the end (guest/devices/vga_text.h). */
 	bool show_vga_text;
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
 	bool hide_xsavec;               /* CPUID 0xD.1 without XSAVEC */

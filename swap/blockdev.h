@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The block layer under the paging daemon: one small asynchronous
- * interface, the drivers behind it (swap/virtio_blk.c for QEMU and cloud
- * hosts, swap/ahci.c for SATA disks, swap/ata.c for Bochs). Requests are
+ * interface, the drivers behind it (swap/drivers/virtio_blk.c for QEMU and cloud
+ * hosts, swap/drivers/ahci.c for SATA disks, swap/drivers/ata.c for Bochs). Requests are
  * whole 4 KiB pages at page-aligned byte offsets; several may be in
  * flight; completions are collected by polling (from the service CPU, or
  * on VM exits when there is only one host CPU). No interrupts are used.

@@ -409,7 +409,7 @@ bool guest_memory_page_info(const struct guest_memory *gm, uint64_t gfn,
 			    struct guest_page_info *out);
 
 /*
- * QEMU pc-testdev's "flush page" (guest/pc_testdev.h): the EPT translation
+ * QEMU pc-testdev's "flush page" (guest/devices/pc_testdev.h): the EPT translation
  * of the resident page at gpa goes, the frame stays the page's, and the
  * next guest access takes an EPT violation that maps it again
  * (GUEST_FAULT_RESOLVED). The caller then flushes the vCPUs' cached

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "swap/swap_daemon.h"
 #include "swap/swap_daemon_internal.h"
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 #include "swap/swap_thrash.h"
-#include "swap/blockdev_faults.h"
+#include "swap/drivers/blockdev_faults.h"
 #include "swap/swap_device.h"
 #include "swap/swap_format.h"
 #include "swap/swap_io_queue.h"

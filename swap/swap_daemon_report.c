@@ -5,7 +5,7 @@
  * the per-page figures of bench.swap.
  */
 #include "swap/swap_daemon_internal.h"
-#include "swap/blockdev_faults.h"
+#include "swap/drivers/blockdev_faults.h"
 #include "lib/console.h"
 
 static const struct counter_def daemon_counter_defs[] = {

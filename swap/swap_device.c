@@ -10,10 +10,10 @@
 #include "lib/heap.h"
 #include "lib/console.h"
 #include "lib/string.h"
-#include "swap/ahci.h"
-#include "swap/ata.h"
-#include "swap/nvme.h"
-#include "swap/virtio_blk.h"
+#include "swap/drivers/ahci.h"
+#include "swap/drivers/ata.h"
+#include "swap/drivers/nvme.h"
+#include "swap/drivers/virtio_blk.h"
 
 /* Reading one page takes microseconds; a device silent this long is dead. */
 #define HEADER_READ_TIMEOUT_MS 10000

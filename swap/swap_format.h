@@ -22,7 +22,7 @@
 #define SWAP_SWAP_FORMAT_H
 
 #include "lib/types.h"
-#include "lib/trace_format.h"
+#include "lib/trace/trace_format.h"
 
 #define SWAP_MAGIC          "APFVSWAP"
 #define SWAP_MAGIC_LEN      8
@@ -35,7 +35,7 @@
 #define SWAP_MIN_DEVICE_SIZE (SWAP_HEADER_SIZE + SWAP_MIN_PAGES * PAGE_SIZE)
 
 /*
- * A trace disk (lib/trace_format.h) has the same header with another
+ * A trace disk (lib/trace/trace_format.h) has the same header with another
  * magic; apfvisor writes the trace after it, and only to such a disk.
  */
 #define TRACE_DISK_MIN_PAGES 16

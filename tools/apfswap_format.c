@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * apfswap-format [--trace] IMAGE [SIZE]: make IMAGE an apfvisor swap area
- * (or, with --trace, a trace disk: lib/trace_format.h) by writing the
+ * (or, with --trace, a trace disk: lib/trace/trace_format.h) by writing the
  * header of swap/swap_format.h (the same code apfvisor checks it with) at
  * byte 0. A host program; built as build/tools/apfswap-format by
  * tools/tools.mk, run through the tools/apfswap-format wrapper.

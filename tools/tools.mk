@@ -15,14 +15,14 @@ TOOLS_CC ?= $(CC)
 TOOLS_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. -O2 -g -Wall -Wextra -Werror
 
 APFSWAP_FORMAT_SRC := tools/apfswap_format.c swap/swap_format.c \
-	boot/config.c guest/image_format.c lib/format.c lib/string.c
+	boot/config.c guest/loaders/image_format.c lib/format.c lib/string.c
 
 .PHONY: host-tools
 host-tools: $(TOOLS_OUT)/apfswap-format
 
 $(TOOLS_OUT)/apfswap-format: $(APFSWAP_FORMAT_SRC) swap/swap_format.h \
 		boot/config.h lib/format.h lib/string.h lib/types.h \
-		lib/trace_format.h | $(TOOLS_AFTER)
+		lib/trace/trace_format.h | $(TOOLS_AFTER)
 	@mkdir -p $(@D)
 	@echo "  HOSTCC  $@"
 	@$(TOOLS_CC) $(TOOLS_CFLAGS) -o $@ $(APFSWAP_FORMAT_SRC)

@@ -4,7 +4,7 @@
 #include "vmx/vmx_ops.h"
 #include "guest/vm.h"
 #include "lib/console.h"
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 
 /*
  * A reason without a handler of its own gets handle_unexpected: the range

@@ -10,7 +10,7 @@
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vcpu_events.h"
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 
 extern const exit_handler_fn vmx_exit_handlers[VMX_EXIT_REASON_MAX];
 

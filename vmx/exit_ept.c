@@ -14,7 +14,7 @@
  */
 #include "vmx/exit_handlers.h"
 #include "vmx/vcpu_events.h"
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 #include "vmx/ept_qualification.h"
 #include "vmx/vmx_ops.h"
 #include "swap/swap_daemon.h"

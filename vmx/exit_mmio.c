@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Emulated MMIO: an EPT violation on a device page outside guest RAM (the
- * I/O APIC's, guest/ioapic.h, and the xAPIC page of the local APIC of the
- * vCPU that faulted, guest/vlapic_mmio.h, a hole when that APIC is
+ * I/O APIC's, guest/devices/ioapic.h, and the xAPIC page of the local APIC of the
+ * vCPU that faulted, guest/devices/vlapic_mmio.h, a hole when that APIC is
  * disabled or in x2APIC mode), or on an address where there is nothing
  * (vmx/exit_ept.c): in a hole or where there is nothing, a load reads all
  * ones and a store is dropped. The VM exit gives the guest-physical
@@ -19,9 +19,9 @@
 #include "arch/x86/cpu.h"
 #include "guest/guest_pagewalk.h"
 #include "guest/interrupts.h"
-#include "guest/ioapic.h"
+#include "guest/devices/ioapic.h"
 #include "guest/mmio_decode.h"
-#include "guest/vlapic_mmio.h"
+#include "guest/devices/vlapic_mmio.h"
 #include "guest/vm.h"
 #include "lib/format.h"
 
@@ -117,8 +117,8 @@ static void lapic_store(struct vcpu *v, uint64_t offset, unsigned size,
  * One access to the I/O APIC page or to the vCPU's own xAPIC page; the
  * device lock around it. Any size reaches the devices (1, 2, 4 or 8
  * bytes): the xAPIC page takes only aligned 32-bit stores and reads the
- * bytes of a register (guest/vlapic_mmio.h), the I/O APIC takes IOREGSEL
- * at any size and IOWIN/EOI at 32 bits only (guest/ioapic.h).
+ * bytes of a register (guest/devices/vlapic_mmio.h), the I/O APIC takes IOREGSEL
+ * at any size and IOWIN/EOI at 32 bits only (guest/devices/ioapic.h).
  */
 static void device_access(struct vcpu *v, const struct mmio_insn *insn,
 			  uint64_t gpa)
@@ -164,7 +164,7 @@ static bool code_mode(enum mmio_cpu_mode *mode)
 
 /*
  * The I/O APIC's page and the vCPU's xAPIC page, the latter in every mode:
- * disabled or in x2APIC mode it is a hole (guest/vlapic_mmio.h) handled
+ * disabled or in x2APIC mode it is a hole (guest/devices/vlapic_mmio.h) handled
  * here rather than sent through the swap layer's "not RAM" path, as KVM
  * keeps the page on its APIC device in every mode.
  */

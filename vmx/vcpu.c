@@ -15,7 +15,7 @@
 #include "lib/format.h"
 #include "lib/heap.h"
 #include "lib/ratelimit.h"
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 
 /* vmx/vmx_entry.asm: 0 after a VM exit, else the entry failed. */
 extern int vmx_run(struct guest_regs *regs, int launched);

@@ -11,7 +11,7 @@
  */
 #include "vmx/vcpu_events.h"
 #include "vmx/vcpu_entry.h"
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 #include "vmx/vmx_controls.h"
 #include "vmx/vmx_ops.h"
 #include "arch/x86/cpu.h"

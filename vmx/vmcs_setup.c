@@ -16,7 +16,7 @@
 #include "lib/heap.h"
 #include "lib/console.h"
 
-/* Match the GDT of guest/boot_state.c (the Linux boot selectors). */
+/* Match the GDT of guest/loaders/boot_state.c (the Linux boot selectors). */
 #define GUEST_CODE64_SELECTOR 0x10
 #define GUEST_DATA_SELECTOR 0x18
 #define GUEST_TR_SELECTOR 0x20

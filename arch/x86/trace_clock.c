@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * What lib/trace.c asks of the hardware: the TSC for timestamps and the
+ * What lib/trace/trace.c asks of the hardware: the TSC for timestamps and the
  * index of the host CPU, whose ring the record goes to.
  */
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/percpu.h"
 

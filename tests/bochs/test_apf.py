@@ -188,7 +188,7 @@ MCETEST = "mcetest -m 160 && dmesg | grep 'Memory [f]ailure'"
 
 
 def expect_lost_page_killed_its_owner(run):
-    """mcetest (guest/mcetest/mcetest.c): its page is made unreadable in
+    """mcetest (guest/programs/mcetest/mcetest.c): its page is made unreadable in
     swap (debug.hypercall), pushed out, and touched. The swap-in fails
     for good, the page is lost, and the guest gets an action-required
     machine check for it (bank 9, SRAR data load, ADDR = its gpa); Linux's

@@ -170,7 +170,7 @@ VGA_ROW_BYTES = 160
 
 def vga_rows(data):
     """Non-blank rows of a VGA text screen (character, attribute pairs) as
-    apfvisor prints them (guest/vga_text.c): printable ASCII, NUL as a
+    apfvisor prints them (guest/devices/vga_text.c): printable ASCII, NUL as a
     blank, anything else as '.', trailing blanks dropped."""
     rows = {}
     for r in range(25):

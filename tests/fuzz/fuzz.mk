@@ -36,24 +36,24 @@ FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices \
 	fuzz_apf_protocol fuzz_string_io fuzz_mmio_exit fuzz_guest_msr \
 	fuzz_pci_bar fuzz_nvme fuzz_ahci fuzz_virtio_pci fuzz_task_switch
-fuzz_srcs_fuzz_elf_kernel := guest/elf_kernel.c guest/linux_vmlinux.c \
-	guest/linux_boot.c lib/format.c lib/string.c
-fuzz_srcs_fuzz_config := boot/config.c guest/image_format.c lib/format.c \
+fuzz_srcs_fuzz_elf_kernel := guest/loaders/elf_kernel.c guest/loaders/linux_vmlinux.c \
+	guest/loaders/linux_boot.c lib/format.c lib/string.c
+fuzz_srcs_fuzz_config := boot/config.c guest/loaders/image_format.c lib/format.c \
 	lib/string.c
 fuzz_srcs_fuzz_swap_header := swap/swap_format.c lib/format.c
-fuzz_srcs_fuzz_virtio_blk_queue := swap/virtio_blk_queue.c lib/format.c
-fuzz_srcs_fuzz_bzimage := guest/linux_boot.c lib/format.c lib/string.c
-fuzz_srcs_fuzz_ata_identify := swap/ata_identify.c
-fuzz_srcs_fuzz_image_format := guest/image_format.c lib/format.c lib/string.c
-fuzz_srcs_fuzz_multiboot := guest/multiboot.c guest/elf_kernel.c \
-	guest/linux_boot.c lib/format.c lib/string.c
+fuzz_srcs_fuzz_virtio_blk_queue := swap/drivers/virtio_blk_queue.c lib/format.c
+fuzz_srcs_fuzz_bzimage := guest/loaders/linux_boot.c lib/format.c lib/string.c
+fuzz_srcs_fuzz_ata_identify := swap/drivers/ata_identify.c
+fuzz_srcs_fuzz_image_format := guest/loaders/image_format.c lib/format.c lib/string.c
+fuzz_srcs_fuzz_multiboot := guest/loaders/multiboot.c guest/loaders/elf_kernel.c \
+	guest/loaders/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_mmio_decode := guest/mmio_decode.c
 # The virtual platform a guest drives: ports, LAPICs, I/O APIC, routing.
-fuzz_srcs_fuzz_guest_devices := guest/interrupts.c guest/vlapic.c \
-	guest/vlapic_ipi.c guest/vlapic_timer.c guest/vlapic_mmio.c \
-	guest/pic8259.c guest/uart.c guest/pit8254.c guest/port61.c \
-	guest/ioapic.c guest/io_ports.c guest/pci_host.c guest/guest_console.c \
-	guest/pc_testdev.c guest/acpi_tables.c guest/fw_cfg.c lib/string.c lib/format.c \
+fuzz_srcs_fuzz_guest_devices := guest/interrupts.c guest/devices/vlapic.c \
+	guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c guest/devices/vlapic_mmio.c \
+	guest/devices/pic8259.c guest/devices/uart.c guest/devices/pit8254.c guest/devices/port61.c \
+	guest/devices/ioapic.c guest/devices/io_ports.c guest/devices/pci_host.c guest/guest_console.c \
+	guest/devices/pc_testdev.c guest/devices/acpi_tables.c guest/devices/fw_cfg.c lib/string.c lib/format.c \
 	lib/console.c lib/guest_ram.c
 # The async page fault protocol's host side for two vCPUs, with a model.
 fuzz_srcs_fuzz_apf_protocol := apf/apf.c apf/apf_msr.c apf/apf_counters.c \
@@ -64,38 +64,38 @@ fuzz_srcs_fuzz_string_io := vmx/exit_string_io.c guest/guest_pagewalk.c
 # An MMIO exit from the fetch to the register written back.
 fuzz_includes_fuzz_mmio_exit := -Itests/unit/fake_exits
 fuzz_srcs_fuzz_mmio_exit := vmx/exit_mmio.c guest/guest_pagewalk.c \
-	guest/mmio_decode.c guest/vlapic.c guest/vlapic_ipi.c \
-	guest/vlapic_timer.c guest/vlapic_mmio.c guest/ioapic.c lib/format.c \
+	guest/mmio_decode.c guest/devices/vlapic.c guest/devices/vlapic_ipi.c \
+	guest/devices/vlapic_timer.c guest/devices/vlapic_mmio.c guest/devices/ioapic.c lib/format.c \
 	lib/string.c
 # The guest's MSRs with kvmclock and the async-PF MSRs and area; the TSC
 # is the target's (tests/unit/fake_exits).
 fuzz_includes_fuzz_guest_msr := -Itests/unit/fake_exits
 fuzz_srcs_fuzz_guest_msr := guest/msr.c guest/vcpu_tsc.c guest/mce.c \
 	guest/async_pf.c \
-	guest/kvmclock.c guest/vlapic.c guest/vlapic_ipi.c guest/vlapic_timer.c \
+	guest/kvmclock.c guest/devices/vlapic.c guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c \
 	apf/apf.c \
 	apf/apf_msr.c apf/apf_counters.c lib/counters.c lib/format.c \
 	lib/string.c lib/ratelimit.c lib/guest_ram.c
 # A PCI function's configuration space as the drivers read it: BARs,
 # capabilities, the virtio-PCI structures (port I/O is the target's).
 fuzz_includes_fuzz_pci_bar := -Itests/unit/fake_x86
-fuzz_srcs_fuzz_pci_bar := arch/x86/pci.c swap/virtio_pci.c
+fuzz_srcs_fuzz_pci_bar := arch/x86/pci.c swap/drivers/virtio_pci.c
 # The NVMe driver with the input as the controller.
-fuzz_srcs_fuzz_nvme := swap/nvme_ctrl.c swap/nvme_queue.c \
-	swap/nvme_namespace.c swap/nvme_command.c swap/nvme_identify.c \
-	swap/read_poison.c lib/format.c lib/string.c
-# The AHCI driver (swap/ahci.c is included by the target) with the input
+fuzz_srcs_fuzz_nvme := swap/drivers/nvme_ctrl.c swap/drivers/nvme_queue.c \
+	swap/drivers/nvme_namespace.c swap/drivers/nvme_command.c swap/drivers/nvme_identify.c \
+	swap/drivers/read_poison.c lib/format.c lib/string.c
+# The AHCI driver (swap/drivers/ahci.c is included by the target) with the input
 # as the PCI function and the HBA.
 fuzz_includes_fuzz_ahci := -Itests/unit/fake_x86
-fuzz_deps_fuzz_ahci := swap/ahci.c
-fuzz_srcs_fuzz_ahci := swap/ahci_port.c swap/ahci_cmd.c swap/ata_error.c \
-	swap/ata_identify.c swap/read_poison.c arch/x86/pci.c lib/format.c \
+fuzz_deps_fuzz_ahci := swap/drivers/ahci.c
+fuzz_srcs_fuzz_ahci := swap/drivers/ahci_port.c swap/drivers/ahci_cmd.c swap/drivers/ata_error.c \
+	swap/drivers/ata_identify.c swap/drivers/read_poison.c arch/x86/pci.c lib/format.c \
 	lib/string.c
-# A virtio-blk device's bring-up over the PCI transport (swap/virtio_blk.c
+# A virtio-blk device's bring-up over the PCI transport (swap/drivers/virtio_blk.c
 # is included by the target), its BAR memory the input's.
 fuzz_includes_fuzz_virtio_pci := -Itests/unit/fake_x86
-fuzz_deps_fuzz_virtio_pci := swap/virtio_blk.c
-fuzz_srcs_fuzz_virtio_pci := swap/virtio_pci.c swap/virtio_blk_queue.c \
+fuzz_deps_fuzz_virtio_pci := swap/drivers/virtio_blk.c
+fuzz_srcs_fuzz_virtio_pci := swap/drivers/virtio_pci.c swap/drivers/virtio_blk_queue.c \
 	arch/x86/pci.c lib/format.c lib/string.c
 # Hardware task switches: the GDT, IDT, TSSs and page tables the input's.
 fuzz_srcs_fuzz_task_switch := guest/task_switch.c guest/guest_pagewalk.c

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target: the AHCI driver (swap/ahci.c, ahci_port.c,
+ * libFuzzer target: the AHCI driver (swap/drivers/ahci.c, ahci_port.c,
  * ahci_cmd.c, ata_error.c, ata_identify.c, and arch/x86/pci.c for ABAR)
  * with the fuzzer as the PCI function and the HBA behind
- * swap/ahci_regs.h. swap/ahci.c is included here, not linked, so that its
+ * swap/drivers/ahci_regs.h. swap/drivers/ahci.c is included here, not linked, so that its
  * static bring-up (bring_up_hba, probe_ports) is reached without a bus
  * scan and its state starts afresh for each input; built with
  * tests/unit/fake_x86 first on the include path (port I/O, the TSC).
@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "swap/ahci.c"
+#include "swap/drivers/ahci.c"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_guest_ram.h"
 #include "tests/fuzz/fuzz_pages.h"
@@ -526,7 +526,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_pages_reset();
 	env.in = &in;
 	env.tsc = 1;
-	/* swap/ahci.c's state, as at boot. */
+	/* swap/drivers/ahci.c's state, as at boot. */
 	memset(ahci_hbas, 0, sizeof(ahci_hbas));
 	ahci_nfound = 0;
 	ahci_probed = false;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target: swap/ata_identify.c over arbitrary IDENTIFY DEVICE
+ * libFuzzer target: swap/drivers/ata_identify.c over arbitrary IDENTIFY DEVICE
  * data (512 bytes, zero-padded). An accepted disk has at least one 4 KiB
  * page, a 28-bit disk stays below the 28-bit limit, and the model string
  * is printable, terminated and without trailing blanks; a refusal is a
@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "swap/ata_identify.h"
+#include "swap/drivers/ata_identify.h"
 #include "tests/fuzz/fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

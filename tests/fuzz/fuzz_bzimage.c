@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target: guest/linux_boot.c's bzImage setup-header parser over
+ * libFuzzer target: guest/loaders/linux_boot.c's bzImage setup-header parser over
  * arbitrary bytes, then, for an accepted image, the layout in three RAM
  * sizes and the zero page. An accepted plan keeps every piece inside RAM
  * and below 4 GiB, above 1 MiB, never wrapping; a refusal is one
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guest/linux_boot.h"
+#include "guest/loaders/linux_boot.h"
 
 /* All RAM below the PCI hole, as in a guest of less than 3.5 GiB. */
 #define LOW_RAM(size) (&(struct guest_ram_layout){ .low_size = (size) })

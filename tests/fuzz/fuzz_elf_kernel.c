@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target: guest/elf_kernel.c's parser over arbitrary bytes, then
+ * libFuzzer target: guest/loaders/elf_kernel.c's parser over arbitrary bytes, then
  * what the loader does with a file it accepted: describe it, plan the
  * guest's memory and build the zero page. Beyond the sanitizers' checks,
- * it asserts the parser's promises (guest/elf_kernel.h): segments inside
+ * it asserts the parser's promises (guest/loaders/elf_kernel.h): segments inside
  * the file, sorted, disjoint, below 4 GiB, entry in an executable one.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "guest/elf_kernel.h"
-#include "guest/linux_vmlinux.h"
+#include "guest/loaders/elf_kernel.h"
+#include "guest/loaders/linux_vmlinux.h"
 
 /* All RAM below the PCI hole, as in a guest of less than 3.5 GiB. */
 #define LOW_RAM(size) (&(struct guest_ram_layout){ .low_size = (size) })

@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "guest/interrupts.h"
-#include "guest/io_ports.h"
-#include "guest/vlapic_mmio.h"
+#include "guest/devices/io_ports.h"
+#include "guest/devices/vlapic_mmio.h"
 #include "guest/vm.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_script.h"

@@ -46,7 +46,7 @@
 #include "guest/kvmclock.h"
 #include "guest/msr.h"
 #include "guest/vm.h"
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_script.h"
 

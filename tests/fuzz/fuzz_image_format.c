@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target: guest/image_format.c, which looks at any file named
+ * libFuzzer target: guest/loaders/image_format.c, which looks at any file named
  * as guest.kernel before anything else does. Whatever the bytes, the
  * answer is one of the formats (never flat unless asked), and a refusal is
  * one terminated line.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guest/image_format.h"
+#include "guest/loaders/image_format.h"
 #include "tests/fuzz/fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,7 +5,7 @@
  * fetched at CS:RIP through the guest's page tables
  * (guest/guest_pagewalk.c), decoded (guest/mmio_decode.c), performed on
  * the vCPU's xAPIC page (guest/vlapic*.c), the I/O APIC page
- * (guest/ioapic.c) or an address where there is nothing, and the result
+ * (guest/devices/ioapic.c) or an address where there is nothing, and the result
  * merged into the register. Built with tests/unit/fake_exits first on the
  * include path (a VMCS of plain words); the guest's RAM, IPI delivery and
  * the VM's end are defined here.
@@ -43,9 +43,9 @@
 #include "arch/x86/cpu.h"
 #include "guest/guest_pagewalk.h"
 #include "guest/interrupts.h"
-#include "guest/ioapic.h"
+#include "guest/devices/ioapic.h"
 #include "guest/mmio_decode.h"
-#include "guest/vlapic_mmio.h"
+#include "guest/devices/vlapic_mmio.h"
 #include "vmx/ept_qualification.h"
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"

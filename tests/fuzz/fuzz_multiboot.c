@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "guest/multiboot.h"
+#include "guest/loaders/multiboot.h"
 #include "tests/fuzz/fuzz_check.h"
 
 #define RAM (256ull << 20)

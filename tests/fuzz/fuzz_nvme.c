@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target: the NVMe driver (swap/nvme_ctrl.c, nvme_queue.c,
+ * libFuzzer target: the NVMe driver (swap/drivers/nvme_ctrl.c, nvme_queue.c,
  * nvme_namespace.c, nvme_command.c, nvme_identify.c) with the fuzzer as
  * the controller behind struct nvme_mmio_ops. The input is a header (CAP,
  * the BAR's size, the Set Features answer) and then a script the
@@ -37,7 +37,7 @@
 #include <string.h>
 
 #include "lib/console.h"
-#include "swap/nvme_ctrl.h"
+#include "swap/drivers/nvme_ctrl.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_guest_ram.h"
 #include "tests/fuzz/fuzz_pages.h"

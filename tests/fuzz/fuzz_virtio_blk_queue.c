@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * libFuzzer target: swap/virtio_blk_queue.c with the fuzzer as the device.
+ * libFuzzer target: swap/drivers/virtio_blk_queue.c with the fuzzer as the device.
  * The input is a script of steps: the driver submits a request, the
  * "device" writes an arbitrary used element, sets the used index to any
  * value, scribbles on a status byte, or the driver polls at a later time.
@@ -19,7 +19,7 @@
 #include <sanitizer/asan_interface.h>
 
 #include "lib/console.h"
-#include "swap/virtio_blk_queue.h"
+#include "swap/drivers/virtio_blk_queue.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_script.h"
 

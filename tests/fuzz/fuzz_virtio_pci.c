@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: a virtio-blk device brought up over the virtio 1.0
- * PCI transport (swap/virtio_blk.c bring_up_function, swap/virtio_pci.c,
+ * PCI transport (swap/drivers/virtio_blk.c bring_up_function, swap/drivers/virtio_pci.c,
  * arch/x86/pci.c), then a few requests through its queue
- * (swap/virtio_blk_queue.c, which tests/fuzz/fuzz_virtio_blk_queue.c
- * fuzzes on its own). swap/virtio_blk.c is included here, not linked, to
+ * (swap/drivers/virtio_blk_queue.c, which tests/fuzz/fuzz_virtio_blk_queue.c
+ * fuzzes on its own). swap/drivers/virtio_blk.c is included here, not linked, to
  * reach its static bring-up without a bus scan; built with
  * tests/unit/fake_x86 first on the include path (port I/O, the TSC).
  *
@@ -36,7 +36,7 @@
 
 #include <sanitizer/asan_interface.h>
 
-#include "swap/virtio_blk.c"
+#include "swap/drivers/virtio_blk.c"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_guest_ram.h"
 #include "tests/fuzz/fuzz_pages.h"

@@ -51,7 +51,7 @@ EXC_AC          equ 17
 CR0_AM          equ 1 << 18
 RFLAGS_AC       equ 1 << 18
 DR7_L0_WRITES_4 equ (1 << 0) | (1 << 16) | (3 << 18)  ; L0, RW0 01, LEN0 11
-KERNEL_DATA_SEL equ 0x18                ; guest/boot_state.c's layout
+KERNEL_DATA_SEL equ 0x18                ; guest/loaders/boot_state.c's layout
 TSS_SEL         equ 0x20
 USER_DATA_SEL   equ 0x30 | 3
 USER_CODE_SEL   equ 0x38 | 3
@@ -651,7 +651,7 @@ kernel_rsp:     dq 0
 kernel_rflags:  dq 0
 watched:        dd 0
 align 16
-; guest/boot_state.c's GDT (code32, code64, data, TSS at 0x20) plus user
+; guest/loaders/boot_state.c's GDT (code32, code64, data, TSS at 0x20) plus user
 ; data (0x30) and user code (0x38), all DPL 3 ones flat.
 hostile_gdt:
         dq 0

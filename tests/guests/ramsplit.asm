@@ -20,7 +20,7 @@ FIRST_PAGE      equ 4 * MIB         ; below: tables, stack, this code
 HIGH_BASE       equ 0x100000000     ; the high range starts at 4 GiB
 HIGH_PDS        equ 0x100000        ; our page directories for 4 GiB up
 MAX_HIGH_GIB    equ 16              ; room for 16 of them, to 0x110000
-BOOT_PDPT       equ 0x2000          ; guest/boot_state.h
+BOOT_PDPT       equ 0x2000          ; guest/loaders/boot_state.h
 PDE_2M          equ 0x83            ; present, writable, 2 MiB page
 PDPTE_TABLE     equ 0x03            ; present, writable
 PATTERN         equ 0x3c5a3c5a3c5a3c5a

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "tests/unit/ahci_fake.h"
-#include "swap/ahci_defs.h"
+#include "swap/drivers/ahci_defs.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
 

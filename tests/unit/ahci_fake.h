@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A fake AHCI HBA behind swap/ahci_regs.h, for the tests of
- * swap/ahci_port.c: port registers with the PxCMD handshakes (CR follows
+ * A fake AHCI HBA behind swap/drivers/ahci_regs.h, for the tests of
+ * swap/drivers/ahci_port.c: port registers with the PxCMD handshakes (CR follows
  * ST, FR follows FRE, unless told to stick), and a SATA disk per port
  * backed by memory that runs the command slots it is given (IDENTIFY
  * DEVICE, READ/WRITE DMA EXT, READ/WRITE FPDMA QUEUED) a few register
@@ -16,7 +16,7 @@
 #define TESTS_UNIT_AHCI_FAKE_H
 
 #include "lib/types.h"
-#include "swap/ahci_regs.h"
+#include "swap/drivers/ahci_regs.h"
 
 #define FAKE_AHCI_PORTS 4
 #define FAKE_AHCI_SECTORS 2048          /* 1 MiB disks */

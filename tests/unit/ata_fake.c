@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The fake IDE channels of tests/unit/ata_fake.h. Enough of ATA/ATAPI-6
- * for swap/ata.c: the shared command block with the 48-bit two-byte
+ * for swap/drivers/ata.c: the shared command block with the 48-bit two-byte
  * register FIFOs, IDENTIFY DEVICE, READ/WRITE SECTORS (EXT) sector by
  * sector with DRQ, device 0 answering 00h for an absent device 1, and an
  * all-ones floating bus.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Two legacy IDE channels (0x1F0/0x3F6 and 0x170/0x376) behind the fake
- * port I/O of tests/unit/fake_x86, for the tests of swap/ata.c: ATA disks
+ * port I/O of tests/unit/fake_x86, for the tests of swap/drivers/ata.c: ATA disks
  * backed by memory, packet devices, absent devices and floating buses,
  * with injected latency, device errors and devices that stay busy. It
  * records what the driver did that it must not do (commands to the boot

@@ -12,7 +12,7 @@
 #ifndef TESTS_UNIT_NVME_FAKE_H
 #define TESTS_UNIT_NVME_FAKE_H
 
-#include "swap/nvme_ctrl.h"
+#include "swap/drivers/nvme_ctrl.h"
 
 #define FAKE_NVME_QUEUES     8
 #define FAKE_NVME_NAMESPACES 4

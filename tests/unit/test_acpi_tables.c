@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/acpi_tables.c: the guest's ACPI tables, read back at the byte
+ * guest/devices/acpi_tables.c: the guest's ACPI tables, read back at the byte
  * offsets of ACPI 6.4, 5.2 (not through the builder's own structs) and
  * walked with the host-side parser arch/x86/acpi.c. That parser takes
  * physical addresses and dereferences them, so the tables are built into
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "arch/x86/acpi.h"
-#include "guest/acpi_tables.h"
+#include "guest/devices/acpi_tables.h"
 
 #define HDR 36                  /* System Description Table Header */
 #define LOW_SIZE (2 * PAGE_SIZE)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * swap/ahci_port.c and swap/ahci_cmd.c over a fake HBA
+ * swap/drivers/ahci_port.c and swap/drivers/ahci_cmd.c over a fake HBA
  * (tests/unit/ahci_fake.c): taking a port over from the firmware (the
  * stop handshake, and a port that never stops), IDENTIFY DEVICE, command
  * FIS and PRDT contents, slot allocation, reuse and wrap, several
@@ -22,8 +22,8 @@
 
 #include "tests/unit/console_capture.h"
 #include "tests/unit/ahci_fake.h"
-#include "swap/ahci_port.h"
-#include "swap/ata_identify.h"
+#include "swap/drivers/ahci_port.h"
+#include "swap/drivers/ata_identify.h"
 
 #define PORT 1
 #define DISK_BYTES (FAKE_AHCI_SECTORS * 512ull)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Tests of tools/apftrace, the trace decoder.
 
-The traces are built here by a small writer that follows lib/trace_format.h
+The traces are built here by a small writer that follows lib/trace/trace_format.h
 (header, descriptor table, config, records, counters), independently of the
 C writer. Run from the repository root: python3 tests/unit/test_apftrace.py
 """
@@ -37,7 +37,7 @@ def load_tool():
 apftrace = load_tool()
 
 # ---------------------------------------------------------------------------
-# A trace writer, after lib/trace_format.h and lib/trace_events.h.
+# A trace writer, after lib/trace/trace_format.h and lib/trace/trace_events.h.
 
 SWAP_IO = [("gpa", "u64", None), ("slot", "u32", None)]
 SWAP_DONE = SWAP_IO + [("ok", "u8", None), ("latency", "u64", None)]

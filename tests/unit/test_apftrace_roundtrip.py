@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""The hypervisor's trace writer (lib/trace_file.c, run on the host as
+"""The hypervisor's trace writer (lib/trace/trace_file.c, run on the host as
 build/unit/trace_write_demo) and the decoder (tools/apftrace) agree: the
 files the C code writes decode to the events and values it recorded, a
 file with an event and a field this decoder does not know still decodes,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * swap/ata.c over fake IDE channels (tests/unit/ata_fake.c): where the
+ * swap/drivers/ata.c over fake IDE channels (tests/unit/ata_fake.c): where the
  * probe looks and what it leaves alone, what it prints, reads and writes
  * with 48- and 28-bit LBAs, the queue, one page per poll, out-of-range
  * requests, device errors, short transfers (counted) and timeouts (after
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/console_capture.h"
-#include "swap/ata.h"
+#include "swap/drivers/ata.h"
 #include "tests/unit/ata_fake.h"
 
 #define SECTORS_64M (64u << 11)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * swap/ata_identify.c: IDENTIFY DEVICE data as the ATA driver reads it,
+ * swap/drivers/ata_identify.c: IDENTIFY DEVICE data as the ATA driver reads it,
  * from the fake disk's data (tests/unit/ata_fake.c) with one field changed
  * per case.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "swap/ata_identify.h"
+#include "swap/drivers/ata_identify.h"
 #include "tests/unit/ata_fake.h"
 
 static struct fake_dev *base(uint64_t sectors, bool lba48)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * swap/blockdev_faults.c over a trivial fake block device: which requests
+ * swap/drivers/blockdev_faults.c over a trivial fake block device: which requests
  * fail, that a failed one never reaches the driver, the order and status of
  * completions, queue-full handling, the counters, and the debug line.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "swap/blockdev_faults.h"
+#include "swap/drivers/blockdev_faults.h"
 
 /* The fake driver: a FIFO of accepted requests, all completing BLK_OK. */
 #define FAKE_MAX 256

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/elf_kernel.c and guest/linux_vmlinux.c over synthetic ELF files
+ * guest/loaders/elf_kernel.c and guest/loaders/linux_vmlinux.c over synthetic ELF files
  * shaped like the vmlinux of `make guest`, and over build/guests/vmlinux
  * (or $APF_VMLINUX) when it exists. Offsets are Elf64_Ehdr's and
  * Elf64_Phdr's, written out as numbers.
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/elf_kernel.h"
-#include "guest/linux_vmlinux.h"
+#include "guest/loaders/elf_kernel.h"
+#include "guest/loaders/linux_vmlinux.h"
 
 #define PHOFF 64u
 #define NSEG 3u

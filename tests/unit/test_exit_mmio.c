@@ -22,8 +22,8 @@
 
 #include "arch/x86/cpu.h"
 #include "guest/interrupts.h"
-#include "guest/ioapic.h"
-#include "guest/vlapic_mmio.h"
+#include "guest/devices/ioapic.h"
+#include "guest/devices/vlapic_mmio.h"
 #include "vmx/ept_qualification.h"
 #include "vmx/exit_handlers.h"
 #include "vmx/vmx_ops.h"

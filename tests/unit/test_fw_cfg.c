@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/fw_cfg.c: the items read back as QEMU lays them out (numbers
+ * guest/devices/fw_cfg.c: the items read back as QEMU lays them out (numbers
  * little-endian, the file directory big-endian), reading past an item's
  * end or an unknown item gives zeros, and selecting again starts over.
  * DMA records read and skip as QEMU's fw_cfg_dma_transfer does, and cost
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/fw_cfg.h"
+#include "guest/devices/fw_cfg.h"
 
 static struct fw_cfg f;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/image_format.c: a bzImage, a multiboot image and an ELF kernel
+ * guest/loaders/image_format.c: a bzImage, a multiboot image and an ELF kernel
  * are told apart by their headers (multiboot before ELF), nothing is ever
  * taken for a flat guest unless guest.format says flat, and a file that
  * is not what was asked gets one line saying what it is.
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/image_format.h"
+#include "guest/loaders/image_format.h"
 
 static uint8_t img[16384];
 

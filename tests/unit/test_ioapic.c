@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/ioapic.c: the registers as QEMU's PC answers them (version 0x20,
+ * guest/devices/ioapic.c: the registers as QEMU's PC answers them (version 0x20,
  * 24 pins, ID = ARB), read-only bits of the redirection table, masking,
  * edge requests on rising edges only, level requests with remote IRR that
  * an EOI (broadcast or the EOI register) clears and redelivers, polarity
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/ioapic.h"
+#include "guest/devices/ioapic.h"
 
 #define MAX_SEEN 16
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/linux_boot.c over synthetic setup headers shaped like Debian 12's
+ * guest/loaders/linux_boot.c over synthetic setup headers shaped like Debian 12's
  * kernel, and over build/guests/vmlinuz (or $APF_VMLINUZ) when it exists.
  * Zero-page offsets are written out as numbers, from zero-page.rst.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/linux_boot.h"
+#include "guest/loaders/linux_boot.h"
 
 /* All RAM below the PCI hole, as in a guest of less than 3.5 GiB. */
 #define LOW_RAM(size) (&(struct guest_ram_layout){ .low_size = (size) })

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/multiboot.c: the header is found and checked, the load plan comes
+ * guest/loaders/multiboot.c: the header is found and checked, the load plan comes
  * from the a.out-kludge fields or the ELF program headers (ELF32 and
  * ELF64, a virtual entry translated), a kernel outside [1 MiB, RAM) or
  * with unknown required flags is refused with one line, and the
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/image_format.h"
-#include "guest/multiboot.h"
+#include "guest/loaders/image_format.h"
+#include "guest/loaders/multiboot.h"
 
 #define RAM (64ull << 20)
 

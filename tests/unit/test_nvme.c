@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The NVMe driver's plain-C parts (swap/nvme_ctrl.c, nvme_queue.c,
+ * The NVMe driver's plain-C parts (swap/drivers/nvme_ctrl.c, nvme_queue.c,
  * nvme_namespace.c, nvme_command.c, nvme_identify.c) against the fake
  * controller of tests/unit/nvme_fake.c: the reset/enable handshake and
  * its timeouts, Identify, the I/O queue pair with many commands in
@@ -22,8 +22,8 @@
 
 #include "tests/unit/console_capture.h"
 #include "tests/unit/nvme_fake.h"
-#include "swap/nvme_command.h"
-#include "swap/nvme_identify.h"
+#include "swap/drivers/nvme_command.h"
+#include "swap/drivers/nvme_identify.h"
 
 #define NAME      "nvme 00:04.0"
 #define MAX_PAGES 2048

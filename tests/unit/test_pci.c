@@ -2,8 +2,8 @@
 /*
  * arch/x86/pci.c over a fake function at 00:03.0 behind ports
  * 0xCF8/0xCFC (built with tests/unit/fake_x86 first on the include path),
- * the virtio capability walk of swap/virtio_pci.c and the virtio-blk
- * bring-up of swap/virtio_blk.c over it. What a device answers is not
+ * the virtio capability walk of swap/drivers/virtio_pci.c and the virtio-blk
+ * bring-up of swap/drivers/virtio_blk.c over it. What a device answers is not
  * trusted: a BAR's sizing mask with holes or an address with low bits set
  * decodes as the device decodes it (the lowest writable bit is the size),
  * a BAR past 2^52 decodes as unused, and a capability list that loops
@@ -23,8 +23,8 @@
 #include "arch/x86/io.h"
 #include "arch/x86/pci.h"
 #include "lib/heap.h"
-#include "swap/virtio_blk.h"
-#include "swap/virtio_pci.h"
+#include "swap/drivers/virtio_blk.h"
+#include "swap/drivers/virtio_pci.h"
 #include "tests/unit/console_capture.h"
 
 #define FUNCTION_00_03_0 (3u << 11)     /* CONFIG_ADDRESS bits 23:8 */

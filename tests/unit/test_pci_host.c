@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * guest/pci_host.c: configuration mechanism #1 as Linux probes it
+ * guest/devices/pci_host.c: configuration mechanism #1 as Linux probes it
  * (arch/x86/pci/direct.c: pci_check_type1, pci_check_type2,
  * pci_sanity_check) and the one host bridge on bus 0.
  */
@@ -9,7 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "guest/pci_host.h"
+#include "guest/devices/pci_host.h"
 
 static struct pci_host host;
 

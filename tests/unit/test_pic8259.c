@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/pic8259.c: Linux's exact probe and init sequence
+ * guest/devices/pic8259.c: Linux's exact probe and init sequence
  * (arch/x86/kernel/i8259.c), then edge and level requests, masking,
  * priorities and nesting, the slave behind IR2, OCW2 EOIs and rotation,
  * OCW3 register reads, poll and special mask, AEOI, the ELCR.
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/pic8259.h"
+#include "guest/devices/pic8259.h"
 
 #define OCW3_READ_IRR 0x0a
 #define OCW3_READ_ISR 0x0b

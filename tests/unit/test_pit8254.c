@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/pit8254.c and guest/port61.c: each mode's OUT and count over time,
+ * guest/devices/pit8254.c and guest/devices/port61.c: each mode's OUT and count over time,
  * the counter latch and read-back commands, the three access modes, a
  * count written in mode 2, counter 2's gate and OUT through port 0x61, the
  * IRQ 0 deadline, and one edge (not a storm) after a long gap.
@@ -16,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/pit8254.h"
-#include "guest/port61.h"
+#include "guest/devices/pit8254.h"
+#include "guest/devices/port61.h"
 
 #define T(n) ((uint64_t)(n) * 1000)
 #define CH0 0x40

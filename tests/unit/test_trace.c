@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * lib/trace_ring.c, lib/trace.c and lib/trace_file.c: records wrap at a
+ * lib/trace/trace_ring.c, lib/trace/trace.c and lib/trace/trace_file.c: records wrap at a
  * gap, a full ring keeps the oldest (stop) or the newest (overwrite),
  * each CPU writes its own ring, emitters pack the declared fields, and
  * the file holds a header whose offsets lead to the descriptor table,
@@ -17,7 +17,7 @@
 
 #include "lib/bytes.h"
 #include "lib/counters.h"
-#include "lib/trace_file.h"
+#include "lib/trace/trace_file.h"
 #include "tests/unit/trace_host.h"
 
 static uint64_t le(const uint8_t *p, unsigned n)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * swap/trace_disk.c over made-up disks: the trace disk is the one with a
+ * boot/trace_disk.c over made-up disks: the trace disk is the one with a
  * trace header (never the swap disk, never one sharing the swap disk's
  * channel), and the file lands at byte 4096 page by page, its first page
- * last, exactly as lib/trace_file.c made it.
+ * last, exactly as lib/trace/trace_file.c made it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "swap/swap_device.h"
-#include "swap/trace_disk.h"
+#include "boot/trace_disk.h"
 #include "tests/unit/console_capture.h"
 #include "tests/unit/trace_host.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/uart.c: line assembly for the host console (newline, CR, full
+ * guest/devices/uart.c: line assembly for the host console (newline, CR, full
  * buffer, flush) and the 16550 register file (DLAB, LSR, IIR, scratch).
  */
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/uart.h"
+#include "guest/devices/uart.h"
 
 #define THR 0
 #define IER 1

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/vga_text.c: a row of VGA text cells becomes printable text (NUL
+ * guest/devices/vga_text.c: a row of VGA text cells becomes printable text (NUL
  * as a blank, other non-ASCII as '.', attributes ignored, trailing blanks
  * dropped), and a blank row is empty.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/vga_text.h"
+#include "guest/devices/vga_text.h"
 #include "guest/vm.h"
 #include "lib/console.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * swap/virtio_blk_queue.c against a fake virtio-blk device that works on
+ * swap/drivers/virtio_blk_queue.c against a fake virtio-blk device that works on
  * the same rings: reads and writes through the descriptors, status bytes,
  * notification suppression, a full queue, index wrap-around; and each
  * thing a broken or hostile device can write into the used ring (an id
@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "tests/unit/console_capture.h"
-#include "swap/virtio_blk_queue.h"
+#include "swap/drivers/virtio_blk_queue.h"
 
 #define DISK_PAGES   16
 #define TIMEOUT      1000

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* guest/vlapic.c: registers and #GP rules, priorities, interrupt flow,
+/* guest/devices/vlapic.c: registers and #GP rules, priorities, interrupt flow,
  * timer modes at given TSC values, ICR/SELF IPI, IA32_APIC_BASE. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/vlapic.h"
+#include "guest/devices/vlapic.h"
 
 /* 2.5 GHz TSC: 100 TSC cycles per 25 MHz timer tick. */
 #define TSC_HZ 2500000000ull

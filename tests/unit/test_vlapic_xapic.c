@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/vlapic.c and guest/vlapic_mmio.c in xAPIC mode: the reset state,
+ * guest/devices/vlapic.c and guest/devices/vlapic_mmio.c in xAPIC mode: the reset state,
  * the register page's layout and access sizes, reserved bits dropped
  * instead of faulting, LDR/DFR logical destinations, the ICR with its
  * destination in ICR high, the x2APIC mode transitions and their #GP
@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "guest/vlapic.h"
-#include "guest/vlapic_mmio.h"
+#include "guest/devices/vlapic.h"
+#include "guest/devices/vlapic_mmio.h"
 
 #define TSC_HZ 2500000000ull
 #define APIC_ID 3

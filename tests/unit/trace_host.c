@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * lib/trace.c's two hardware questions, answered for host unit tests:
+ * lib/trace/trace.c's two hardware questions, answered for host unit tests:
  * a clock that advances by 10 per call and the CPU a test sets. Weak, so
  * a test that wants another answer defines its own.
  */

@@ -2,7 +2,7 @@
 #ifndef TESTS_UNIT_TRACE_HOST_H
 #define TESTS_UNIT_TRACE_HOST_H
 
-#include "lib/trace.h"
+#include "lib/trace/trace.h"
 
 /* What trace_cpu() answers, and the clock trace_clock() advances. */
 extern unsigned trace_host_cpu;

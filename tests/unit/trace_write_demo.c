@@ -16,7 +16,7 @@
 
 #include "lib/bytes.h"
 #include "lib/counters.h"
-#include "lib/trace_file.h"
+#include "lib/trace/trace_file.h"
 #include "tests/unit/trace_host.h"
 
 #define FILE_MAX (1 << 20)

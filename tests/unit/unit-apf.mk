@@ -10,14 +10,14 @@ unit_srcs_test_apf_msr := $(UNIT_APF_SRCS)
 # guest/async_pf.c, the VM's side (shared area, LAPIC, pinned area page),
 # over a fake guest RAM and swap with the real virtual LAPIC.
 UNIT_TESTS += test_guest_apf
-unit_srcs_test_guest_apf := guest/async_pf.c guest/vlapic.c \
-	guest/vlapic_ipi.c guest/vlapic_timer.c tests/unit/console_capture.c \
+unit_srcs_test_guest_apf := guest/async_pf.c guest/devices/vlapic.c \
+	guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c tests/unit/console_capture.c \
 	lib/ratelimit.c \
 	$(UNIT_APF_SRCS)
 
 # guest/async_pf.c, the VM's side of the async-PF MSRs: the shared area's
 # pin over a fake guest RAM that counts pins.
 UNIT_TESTS += test_guest_async_pf
-unit_srcs_test_guest_async_pf := guest/async_pf.c guest/vlapic.c \
-	guest/vlapic_ipi.c guest/vlapic_timer.c tests/unit/console_capture.c \
+unit_srcs_test_guest_async_pf := guest/async_pf.c guest/devices/vlapic.c \
+	guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c tests/unit/console_capture.c \
 	lib/format.c lib/ratelimit.c $(UNIT_APF_SRCS)

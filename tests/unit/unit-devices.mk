@@ -5,16 +5,16 @@
 
 UNIT_TESTS += test_vlapic test_vlapic_xapic test_pic8259
 
-unit_srcs_test_vlapic := guest/vlapic.c guest/vlapic_ipi.c \
-	guest/vlapic_timer.c
-# xAPIC mode: the register page (guest/vlapic_mmio.c) and mode changes.
-unit_srcs_test_vlapic_xapic := guest/vlapic.c guest/vlapic_ipi.c \
-	guest/vlapic_timer.c guest/vlapic_mmio.c
-unit_srcs_test_pic8259 := guest/pic8259.c
+unit_srcs_test_vlapic := guest/devices/vlapic.c guest/devices/vlapic_ipi.c \
+	guest/devices/vlapic_timer.c
+# xAPIC mode: the register page (guest/devices/vlapic_mmio.c) and mode changes.
+unit_srcs_test_vlapic_xapic := guest/devices/vlapic.c guest/devices/vlapic_ipi.c \
+	guest/devices/vlapic_timer.c guest/devices/vlapic_mmio.c
+unit_srcs_test_pic8259 := guest/devices/pic8259.c
 
 # The guest's 8254 PIT and port 0x61 (counter 2's gate and OUT).
 UNIT_TESTS += test_pit8254
-unit_srcs_test_pit8254 := guest/pit8254.c guest/port61.c
+unit_srcs_test_pit8254 := guest/devices/pit8254.c guest/devices/port61.c
 
 # The guest's console lines: escaping and the queue outside the device lock.
 UNIT_TESTS += test_guest_console
@@ -33,7 +33,7 @@ unit_srcs_test_task_switch := guest/task_switch.c guest/guest_pagewalk.c
 # test fakes the VM's RAM access, IPI delivery and async-PF owner.
 UNIT_TESTS += test_guest_msr
 unit_srcs_test_guest_msr := guest/msr.c guest/vcpu_tsc.c guest/mce.c \
-	guest/vlapic.c guest/vlapic_ipi.c guest/vlapic_timer.c guest/kvmclock.c \
+	guest/devices/vlapic.c guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c guest/kvmclock.c \
 	$(UNIT_APF_SRCS)
 
 # The guest's machine-check banks and the lost-page #MC (guest/mce.c).
@@ -44,36 +44,36 @@ unit_srcs_test_guest_mce := guest/mce.c
 UNIT_TESTS += test_pv_send_ipi
 unit_srcs_test_pv_send_ipi := guest/pv_send_ipi.c
 
-# The guest's port I/O (guest/io_ports.c) with its real devices and a
+# The guest's port I/O (guest/devices/io_ports.c) with its real devices and a
 # faked VM end and IRQ routing.
 UNIT_TESTS += test_io_ports
-unit_srcs_test_io_ports := guest/io_ports.c guest/pc_testdev.c \
-	guest/uart.c guest/pic8259.c \
-	guest/pit8254.c guest/port61.c guest/pci_host.c \
-	guest/guest_console.c guest/acpi_tables.c guest/fw_cfg.c lib/string.c \
+unit_srcs_test_io_ports := guest/devices/io_ports.c guest/devices/pc_testdev.c \
+	guest/devices/uart.c guest/devices/pic8259.c \
+	guest/devices/pit8254.c guest/devices/port61.c guest/devices/pci_host.c \
+	guest/guest_console.c guest/devices/acpi_tables.c guest/devices/fw_cfg.c lib/string.c \
 	lib/console.c lib/format.c
 
 # The platform's interrupt routing (guest/interrupts.c) with its real
 # LAPIC, 8259 and UART; vm_request is faked.
 UNIT_TESTS += test_guest_interrupts
-unit_srcs_test_guest_interrupts := guest/interrupts.c guest/vlapic.c \
-	guest/vlapic_ipi.c guest/vlapic_timer.c guest/pic8259.c guest/uart.c \
-	guest/pit8254.c guest/port61.c guest/ioapic.c
+unit_srcs_test_guest_interrupts := guest/interrupts.c guest/devices/vlapic.c \
+	guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c guest/devices/pic8259.c guest/devices/uart.c \
+	guest/devices/pit8254.c guest/devices/port61.c guest/devices/ioapic.c
 
-# The I/O APIC (guest/ioapic.c) and the MMIO instruction decoder
+# The I/O APIC (guest/devices/ioapic.c) and the MMIO instruction decoder
 # (guest/mmio_decode.c) that reaches it.
 UNIT_TESTS += test_ioapic test_mmio_decode
-unit_srcs_test_ioapic := guest/ioapic.c
+unit_srcs_test_ioapic := guest/devices/ioapic.c
 unit_srcs_test_mmio_decode := guest/mmio_decode.c
 
-# The PCI host bridge and configuration mechanism #1 (guest/pci_host.c).
+# The PCI host bridge and configuration mechanism #1 (guest/devices/pci_host.c).
 UNIT_TESTS += test_pci_host
-unit_srcs_test_pci_host := guest/pci_host.c
+unit_srcs_test_pci_host := guest/devices/pci_host.c
 
-# QEMU's fw_cfg device as the guest reads it (guest/fw_cfg.c).
+# QEMU's fw_cfg device as the guest reads it (guest/devices/fw_cfg.c).
 UNIT_TESTS += test_fw_cfg
-unit_srcs_test_fw_cfg := guest/fw_cfg.c lib/string.c
+unit_srcs_test_fw_cfg := guest/devices/fw_cfg.c lib/string.c
 
-# The VGA text screen shown at a multiboot guest's end (guest/vga_text.c).
+# The VGA text screen shown at a multiboot guest's end (guest/devices/vga_text.c).
 UNIT_TESTS += test_vga_text
-unit_srcs_test_vga_text := guest/vga_text.c
+unit_srcs_test_vga_text := guest/devices/vga_text.c

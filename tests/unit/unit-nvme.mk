@@ -4,6 +4,6 @@
 # behind struct nvme_mmio_ops (tests/unit/unit.mk includes this).
 
 UNIT_TESTS += test_nvme
-unit_srcs_test_nvme := swap/nvme_ctrl.c swap/nvme_queue.c swap/read_poison.c \
-	swap/nvme_namespace.c swap/nvme_command.c swap/nvme_identify.c \
+unit_srcs_test_nvme := swap/drivers/nvme_ctrl.c swap/drivers/nvme_queue.c swap/drivers/read_poison.c \
+	swap/drivers/nvme_namespace.c swap/drivers/nvme_command.c swap/drivers/nvme_identify.c \
 	lib/format.c tests/unit/nvme_fake.c tests/unit/console_capture.c

@@ -21,7 +21,7 @@ unit_srcs_test_swap_daemon := swap/swap_io_queue.c swap/guest_memory.c \
 	swap/guest_swap.c swap/swap_slots.c swap/swap_verify.c swap/swap_thrash.c \
 	swap/frame_pool.c ept/ept.c \
 	lib/string.c lib/counters.c lib/console.c lib/format.c lib/heap.c \
-	lib/page_alloc.c swap/blockdev_faults.c tests/unit/ept_fake.c \
+	lib/page_alloc.c swap/drivers/blockdev_faults.c tests/unit/ept_fake.c \
 	lib/ratelimit.c swap/swap_unreadable.c
 unit_objs_test_swap_daemon := $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o
 
@@ -40,8 +40,8 @@ unit_srcs_test_swap_thrash := swap/swap_thrash.c
 UNIT_TESTS += test_exit_handlers
 UNIT_EXIT_FAKES := exit_basic exit_cr exit_msr exit_vmx_insn exit_string_io \
 	exit_exception exit_lost_page
-unit_srcs_test_exit_handlers := guest/vlapic.c guest/vlapic_ipi.c \
-	guest/vlapic_timer.c guest/guest_pagewalk.c lib/console.c \
+unit_srcs_test_exit_handlers := guest/devices/vlapic.c guest/devices/vlapic_ipi.c \
+	guest/devices/vlapic_timer.c guest/guest_pagewalk.c lib/console.c \
 	lib/format.c guest/mce.c lib/ratelimit.c guest/cpuid.c
 unit_objs_test_exit_handlers := \
 	$(patsubst %,$(UNIT_OUT)/obj/vmx/%_fake_exits.o,$(UNIT_EXIT_FAKES))
@@ -77,8 +77,8 @@ $(UNIT_OUT)/obj/tests/unit/test_exit_debug.o: tests/unit/test_exit_debug.c
 # the guest's page tables, the decode, the I/O APIC and xAPIC pages.
 UNIT_TESTS += test_exit_mmio
 unit_srcs_test_exit_mmio := guest/guest_pagewalk.c guest/mmio_decode.c \
-	guest/vlapic.c guest/vlapic_ipi.c guest/vlapic_timer.c \
-	guest/vlapic_mmio.c guest/ioapic.c lib/format.c
+	guest/devices/vlapic.c guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c \
+	guest/devices/vlapic_mmio.c guest/devices/ioapic.c lib/format.c
 unit_objs_test_exit_mmio := $(UNIT_OUT)/obj/vmx/exit_mmio_fake_exits.o
 
 $(UNIT_OUT)/obj/tests/unit/test_exit_mmio.o: tests/unit/test_exit_mmio.c

@@ -1,19 +1,19 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# The virtio-blk request queue (swap/virtio_blk_queue.c) against a fake
+# The virtio-blk request queue (swap/drivers/virtio_blk_queue.c) against a fake
 # device working on the same rings (tests/unit/unit.mk includes this).
 
 UNIT_TESTS += test_virtio_blk_queue
-unit_srcs_test_virtio_blk_queue := swap/virtio_blk_queue.c lib/format.c \
+unit_srcs_test_virtio_blk_queue := swap/drivers/virtio_blk_queue.c lib/format.c \
 	tests/unit/console_capture.c
 
 # PCI configuration space (arch/x86/pci.c, built with tests/unit/fake_x86
 # first: port I/O answered by the test's fake function), the virtio-PCI
-# capabilities over it (swap/virtio_pci.c) and the virtio-blk bring-up
-# (swap/virtio_blk.c).
+# capabilities over it (swap/drivers/virtio_pci.c) and the virtio-blk bring-up
+# (swap/drivers/virtio_blk.c).
 UNIT_TESTS += test_pci
-unit_srcs_test_pci := swap/virtio_pci.c swap/virtio_blk.c \
-	swap/virtio_blk_queue.c lib/format.c tests/unit/console_capture.c
+unit_srcs_test_pci := swap/drivers/virtio_pci.c swap/drivers/virtio_blk.c \
+	swap/drivers/virtio_blk_queue.c lib/format.c tests/unit/console_capture.c
 unit_objs_test_pci := $(UNIT_OUT)/obj/arch/x86/pci_fake_x86.o
 
 $(UNIT_OUT)/obj/arch/x86/pci_fake_x86.o: arch/x86/pci.c

@@ -25,7 +25,7 @@ UNIT_TESTS := test_config test_format test_ept test_ept_model \
 	test_uart test_cpuid test_acpi test_vmx_controls test_xsave_probe \
 	test_xcr0 test_register_rules test_guest_ram
 
-unit_srcs_test_config := boot/config.c guest/image_format.c lib/format.c \
+unit_srcs_test_config := boot/config.c guest/loaders/image_format.c lib/format.c \
 	lib/string.c
 unit_srcs_test_format := lib/format.c
 # lib/guest_ram.c, the layout under test, is linked by every test.
@@ -36,7 +36,7 @@ unit_srcs_test_frame_pool := swap/frame_pool.c
 unit_srcs_test_page_alloc := lib/page_alloc.c lib/string.c
 unit_srcs_test_guest_memory := swap/guest_memory.c swap/frame_pool.c \
 	ept/ept.c tests/unit/ept_fake.c
-unit_srcs_test_uart := guest/uart.c
+unit_srcs_test_uart := guest/devices/uart.c
 unit_srcs_test_cpuid := guest/cpuid.c
 unit_srcs_test_xsave_probe := arch/x86/xsave_probe.c
 unit_srcs_test_acpi := arch/x86/acpi.c
@@ -61,7 +61,7 @@ include $(wildcard tests/unit/unit-*.mk)
 # Every test links the trace recorder (the code under test may emit events;
 # they cost nothing while trace_on is false) and lib/guest_ram.c, which
 # says what is guest RAM to the guest memory code of many tests.
-UNIT_COMMON_SRCS := lib/trace.c lib/trace_ring.c tests/unit/trace_host.c \
+UNIT_COMMON_SRCS := lib/trace/trace.c lib/trace/trace_ring.c tests/unit/trace_host.c \
 	lib/guest_ram.c
 
 unit_objs = $(UNIT_OUT)/obj/tests/unit/$(1).o \
