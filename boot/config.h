@@ -92,7 +92,7 @@ struct hv_config {
 	bool debug_host_exception;
 	/*
 	 * debug.blockdev_selftest = on: no guest; find the swap device, run
-	 * the block driver self-test (swap/drivers/blockdev_selftest.c) and stop. Needs
+	 * the block driver self-test (swap/blockdev_selftest.c) and stop. Needs
 	 * no VT-x, so it runs under QEMU TCG.
 	 */
 	bool debug_blockdev_selftest;

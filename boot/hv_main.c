@@ -18,6 +18,7 @@
 #include "arch/x86/idle.h"
 #include "arch/x86/lapic.h"
 #include "arch/x86/percpu.h"
+#include "arch/x86/trace_clock.h"
 #include "arch/x86/platform.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/tsc.h"
@@ -26,7 +27,7 @@
 #include "guest/devices/vga_text.h"
 #include "guest/vm.h"
 #include "swap/drivers/ahci.h"
-#include "swap/drivers/blockdev_selftest.h"
+#include "swap/blockdev_selftest.h"
 #include "swap/swap_daemon.h"
 #include "vmx/vcpu.h"
 #include "lib/console.h"
@@ -68,6 +69,16 @@ static void print_stat(void *ctx, const char *name, uint64_t value)
 	hv_stat(name, value);
 }
 
+/* The guest's VGA text screen, when its RAM holds one. */
+static void show_vga_text(struct vm *vm)
+{
+	static uint8_t screen[VGA_TEXT_BYTES];
+
+	if (vm->mem.ram.low_size >= VGA_TEXT_GPA + VGA_TEXT_BYTES &&
+	    !vm_read_ram(vm, VGA_TEXT_GPA, screen, sizeof(screen)))
+		vga_text_report(screen);
+}
+
 static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
 {
 	vm_devices_lock(vm);
@@ -77,7 +88,7 @@ static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
 	vm_report_end(vm);
 	ratelimit_report_all();
 	if (vm->show_vga_text)
-		vga_text_report(vm);
+		show_vga_text(vm);
 	counters_each(print_stat, NULL);
 	hv_trace_finish(bi, vm->nvcpus);
 	if (bi->cfg.bench_swap)
@@ -248,6 +259,7 @@ NORETURN void hv_main(struct boot_info *bi)
 	idt_init();
 	bsp = percpu_create(0, 0);
 	percpu_activate(bsp);
+	trace_set_platform(&x86_trace_platform);
 	write_cr3(host_paging_build(bi->ram, bi->n_ram, bi->phys_top));
 	/* The screen console draws on: its framebuffer may be above RAM. */
 	if (bi->screen.base &&

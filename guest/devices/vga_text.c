@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/devices/vga_text.h"
-#include "guest/vm.h"
 #include "lib/console.h"
 
 size_t vga_text_row(const uint8_t *cells, char *out)
@@ -18,14 +17,10 @@ size_t vga_text_row(const uint8_t *cells, char *out)
 	return len;
 }
 
-void vga_text_report(struct vm *vm)
+void vga_text_report(const uint8_t *screen)
 {
-	static uint8_t screen[VGA_TEXT_BYTES];
 	char row[VGA_TEXT_COLS + 1];
 
-	if (vm->mem.ram.low_size < VGA_TEXT_GPA + VGA_TEXT_BYTES ||
-	    vm_read_ram(vm, VGA_TEXT_GPA, screen, sizeof(screen)))
-		return;
 	for (unsigned r = 0; r < VGA_TEXT_ROWS; r++)
 		if (vga_text_row(screen + r * VGA_TEXT_COLS * 2, row))
 			hv_info("vga: %02u |%s|", r, row);

@@ -24,12 +24,11 @@
  */
 size_t vga_text_row(const uint8_t *cells, char *out);
 
-struct vm;
-
 /*
- * Prints each non-blank row of the guest's text screen as
- * "apfvisor: vga: NN |text|"; nothing when the screen is blank.
+ * Prints each non-blank row of a text screen (VGA_TEXT_BYTES read from
+ * the guest's VGA_TEXT_GPA) as "apfvisor: vga: NN |text|"; nothing when
+ * the screen is blank.
  */
-void vga_text_report(struct vm *vm);
+void vga_text_report(const uint8_t *screen);
 
 #endif

@@ -53,6 +53,23 @@ bool trace_any_full(void)
 	return false;
 }
 
+static const struct trace_platform *platform;
+
+void trace_set_platform(const struct trace_platform *p)
+{
+	platform = p;
+}
+
+uint64_t trace_clock(void)
+{
+	return platform ? platform->clock() : 0;
+}
+
+unsigned trace_cpu(void)
+{
+	return platform ? platform->cpu() : 0;
+}
+
 void trace_record(unsigned event, unsigned vcpu, uint64_t tsc,
 		  const void *fields, unsigned len)
 {

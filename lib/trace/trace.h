@@ -12,9 +12,11 @@
  * The _at form stamps the record with a TSC taken earlier. vcpu is the
  * vCPU the event belongs to, or TRACE_NO_VCPU.
  *
- * Two functions come from the layer that knows the hardware (the
- * hypervisor's arch/x86/trace_clock.c, or a test): trace_clock(), the
- * TSC, and trace_cpu(), this host CPU's index (below the ring count).
+ * Two answers come from the layer that knows the hardware, which hands
+ * them over with trace_set_platform() before the first event (the
+ * hypervisor's boot/ with arch/x86/trace_clock.c's, a test with its own):
+ * the clock, the TSC, and this host CPU's index (below the ring count).
+ * Until then the clock reads 0 and every record goes to CPU 0's ring.
  */
 #ifndef LIB_TRACE_H
 #define LIB_TRACE_H
@@ -26,6 +28,12 @@
 
 #define TRACE_MAX_CPUS 64
 
+struct trace_platform {
+	uint64_t (*clock)(void);
+	unsigned (*cpu)(void);
+};
+
+void trace_set_platform(const struct trace_platform *platform);
 uint64_t trace_clock(void);
 unsigned trace_cpu(void);
 

@@ -23,7 +23,7 @@ swap.device = ata
 TIMEOUT = 180
 PAGE = 4096
 MIB = 1 << 20
-SELFTEST_PAGES = 4096           # swap/drivers/blockdev_selftest.c
+SELFTEST_PAGES = 4096           # swap/blockdev_selftest.c
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 PREFIX = "apfvisor: blockdev selftest: "
 ATA_LINE = (r'^apfvisor: ata0-slave: ATA disk "[^"]*", {sectors} sectors '
@@ -43,7 +43,7 @@ def format_image(path, size):
 
 def check_slots(data, nonce, pages):
     """Word w of slot s (at byte 4096 * (s + 1)) holds nonce << 32 |
-    (s * 512 + w), as swap/drivers/blockdev_selftest.c writes it: the sectors went
+    (s * 512 + w), as swap/blockdev_selftest.c writes it: the sectors went
     where the LBAs said."""
     for slot in (0, 1, 255, pages // 2 + 3, pages - 1):
         got = struct.unpack_from("<512Q", data, PAGE * (slot + 1))

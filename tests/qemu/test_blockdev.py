@@ -82,7 +82,7 @@ def slot_words(data, slot):
 
 def check_slots_on_disk(data, nonce, pages):
     """Word w of slot s holds nonce << 32 | (s * 512 + w) (see
-    swap/drivers/blockdev_selftest.c); the slot after the last tested one is still
+    swap/blockdev_selftest.c); the slot after the last tested one is still
     zero (the image was sparse)."""
     for slot in (0, 1, pages // 2, pages - 1):
         want = tuple(nonce << 32 | (slot * 512 + w) for w in range(512))

@@ -9,7 +9,7 @@
  * are poisoned before each read, so data left from the write pass cannot
  * pass for data read back.
  */
-#include "swap/drivers/blockdev_selftest.h"
+#include "swap/blockdev_selftest.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
 #include "lib/trace/trace.h"
