@@ -124,7 +124,7 @@ esp: deps efi guests
 usb-image: CFG = guest/linux-usb.cfg
 usb-image: guest esp
 	tools/mkimg $(ESP) $(BUILD)/apfvisor-usb.img --gpt
-	@echo "write it with: dd if=$(BUILD)/apfvisor-usb.img of=/dev/sdX bs=4M conv=fsync (README.md, \"On real hardware\")"
+	@echo "write it with: dd if=$(BUILD)/apfvisor-usb.img of=/dev/sdX bs=4M conv=fsync (docs/real-hardware.md)"
 
 # `make run`: the Linux guest with a shell on its console, this terminal
 # its serial console (tools/bochs-run --interactive; Ctrl-] stops Bochs).
@@ -150,7 +150,7 @@ test: all guest $(MB_EXAMPLE) kut
 test-unit: all
 	tests/run-tests unit
 
-# The developer's loop (README.md, "Tests"): the unit level (cmocka, fuzz
+# The developer's loop (docs/tests.md): the unit level (cmocka, fuzz
 # smoke runs, the layer check, the tools' Python tests) and one short Bochs
 # boot of a test guest on two host CPUs, in about a minute. It needs no
 # Linux guest image.

@@ -10,20 +10,6 @@
 #include "lib/string.h"
 
 #define CONFIG_FILE "apfvisor.cfg"
-#define CONFIG_GUEST_MEMORY_MIN MiB(2)
-/*
- * Guest RAM is laid out as on QEMU's PC (lib/guest_ram.h): from 3.5 GiB of
- * guest.memory up, the RAM above 3 GiB moves above 4 GiB, so 60 GiB ends at
- * 61 GiB. The bound: every RAM address stays below 2^36, the narrowest
- * physical address width of the x86-64 CPUs with EPT, which the guest
- * inherits; the page metadata costs 16 MiB of hypervisor heap below
- * 4 GiB per GiB of guest (boot/efi_memory.c), 960 MiB here, about all a
- * PC leaves free there; slot and frame numbers (32 bits) and the EPT
- * (48 bits) are far from their limits.
- */
-#define CONFIG_GUEST_MEMORY_MAX GiB(60)
-#define CONFIG_VCPUS_MAX 64
-#define CONFIG_FAIL_EVERY_MAX 1000000
 /* Longest value or key quoted back in an error message. */
 #define CONFIG_ECHO_MAX 40
 
@@ -37,37 +23,6 @@ enum set_result {
 	SET_BAD_VALUE,
 	SET_TOO_LONG,
 };
-
-struct config_key {
-	const char *name;
-	enum set_result (*set)(struct hv_config *cfg, struct slice v);
-	const char *expected;   /* for "bad value" messages */
-	bool hash_in_value;     /* '#' is part of the value, not a comment */
-};
-
-void config_set_defaults(struct hv_config *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->guest_format = GUEST_FORMAT_AUTO;
-	cfg->guest_memory = MiB(64);
-	cfg->guest_vcpus = 1;
-	cfg->host_guest_frames = 0;     /* same as guest_memory */
-	cfg->swap_device = SWAP_DEVICE_NONE;
-	cfg->apf = true;
-	cfg->console_output = CONSOLE_OUTPUT_BOTH;
-	cfg->tsc_source = TSC_SOURCE_AUTO;
-	cfg->trace = false;
-	cfg->trace_buffer = MiB(4);
-	cfg->trace_overwrite = false;
-	cfg->debug_host_exception = false;
-	cfg->debug_blockdev_selftest = false;
-	cfg->bench_swap = false;
-	cfg->debug_swap_verify = false;
-	cfg->debug_swap_fail_reads = 0;
-	cfg->debug_swap_fail_writes = 0;
-	cfg->debug_hypercall = false;
-	cfg->guest_testdev = false;
-}
 
 static bool is_blank(char c)
 {
@@ -204,70 +159,6 @@ static enum set_result copy_value(char *dst, size_t size, struct slice v)
 	return SET_OK;
 }
 
-/*
- * A path may be written in double quotes; a '"' anywhere else is an error
- * (FAT does not allow it in a name, so it can only be a typo).
- */
-static enum set_result set_path(char *dst, struct slice v, bool required)
-{
-	if (v.n && v.p[0] == '"') {
-		if (v.n < 2 || v.p[v.n - 1] != '"')
-			return SET_BAD_VALUE;
-		v = (struct slice){ v.p + 1, v.n - 2 };
-	}
-	if (slice_find(v, '"') != v.n || (required && !v.n))
-		return SET_BAD_VALUE;
-	return copy_value(dst, CONFIG_PATH_MAX, v);
-}
-
-static enum set_result set_kernel(struct hv_config *cfg, struct slice v)
-{
-	return set_path(cfg->guest_kernel, v, true);
-}
-
-static enum set_result set_format(struct hv_config *cfg, struct slice v)
-{
-	for (enum guest_format f = GUEST_FORMAT_AUTO; f < GUEST_FORMAT_UNKNOWN;
-	     f++) {
-		if (slice_eq(v, guest_format_name(f))) {
-			cfg->guest_format = f;
-			return SET_OK;
-		}
-	}
-	return SET_BAD_VALUE;
-}
-
-static enum set_result set_initrd(struct hv_config *cfg, struct slice v)
-{
-	return set_path(cfg->guest_initrd, v, false);
-}
-
-/*
- * Linux gives quotes a meaning inside its command line (param="a b"), so
- * they are kept, except one pair that encloses the whole value.
- */
-static enum set_result set_cmdline(struct hv_config *cfg, struct slice v)
-{
-	if (v.n >= 2 && v.p[0] == '"' && v.p[v.n - 1] == '"') {
-		struct slice in = { v.p + 1, v.n - 2 };
-
-		if (slice_find(in, '"') == in.n)
-			v = in;
-	}
-	return copy_value(cfg->guest_cmdline, CONFIG_CMDLINE_MAX, v);
-}
-
-static enum set_result set_memory(struct hv_config *cfg, struct slice v)
-{
-	uint64_t bytes;
-
-	if (!parse_size(v, &bytes) || !IS_ALIGNED(bytes, PAGE_SIZE) ||
-	    bytes < CONFIG_GUEST_MEMORY_MIN || bytes > CONFIG_GUEST_MEMORY_MAX)
-		return SET_BAD_VALUE;
-	cfg->guest_memory = bytes;
-	return SET_OK;
-}
-
 /* A decimal number in 0..max, no sign, no suffix. */
 static bool parse_count(struct slice v, uint32_t max, uint32_t *out)
 {
@@ -312,252 +203,243 @@ static bool parse_hex64(struct slice v, uint64_t *out)
 	return true;
 }
 
-static enum set_result set_isolation_secret(struct hv_config *cfg,
-					    struct slice v)
-{
-	uint64_t secret;
+/* The kinds of boot/config_keys.def. */
+enum config_kind {
+	KIND_PATH,
+	KIND_TEXT,
+	KIND_SIZE,
+	KIND_COUNT,
+	KIND_DURATION,
+	KIND_HEX,
+	KIND_ON_OFF,
+	KIND_CHOICE,
+};
 
-	if (!parse_hex64(v, &secret) || !secret)
-		return SET_BAD_VALUE;
-	cfg->debug_isolation_secret = secret;
-	return SET_OK;
-}
+/* Each key's index in config_keys[]: KEY_ID_<field>. */
+enum config_key_id {
+#define CONFIG_KEY(name, field, kind, ctype, lo, hi, values, dflt, help) \
+	KEY_ID_##field,
+#define CONFIG_CHOICE(field, name, value)
+#include "boot/config_keys.def"
+#undef CONFIG_CHOICE
+#undef CONFIG_KEY
+	CONFIG_KEY_COUNT
+};
 
-static enum set_result set_vcpus(struct hv_config *cfg, struct slice v)
-{
-	uint32_t n;
+struct config_key;
+typedef enum set_result (*config_setter)(struct hv_config *cfg,
+					 struct slice v,
+					 const struct config_key *k);
 
-	if (!parse_count(v, CONFIG_VCPUS_MAX, &n) || n < 1)
-		return SET_BAD_VALUE;
-	cfg->guest_vcpus = n;
-	return SET_OK;
-}
+struct config_key {
+	const char *name;
+	config_setter set;
+	enum config_kind kind;
+	enum config_key_id id;
+	uint64_t lo, hi;        /* SIZE and COUNT bounds */
+	const char *values;     /* for "bad value" messages; NULL: the names */
+	const char *dflt;       /* in the file's syntax; NULL: none */
+	bool required;          /* a PATH key the file must set */
+	size_t offset;          /* of the field in struct hv_config */
+};
 
-static enum set_result set_frames(struct hv_config *cfg, struct slice v)
-{
-	uint64_t bytes;
-
-	if (!parse_size(v, &bytes) || !IS_ALIGNED(bytes, PAGE_SIZE))
-		return SET_BAD_VALUE;
-	cfg->host_guest_frames = bytes;
-	return SET_OK;
-}
-
-/* A value that is one of a list of names, each standing for an enum. */
-struct named_value {
+/* A name a CHOICE key accepts (ON_OFF keys: on_off[]). */
+struct config_choice {
+	enum config_key_id key;
 	const char *name;
 	int value;
 };
 
-static enum set_result set_named(int *dst, struct slice v,
-				 const struct named_value *names, size_t n)
+static const struct config_choice choices[] = {
+#define CONFIG_KEY(name, field, kind, ctype, lo, hi, values, dflt, help)
+#define CONFIG_CHOICE(field, name, value) { KEY_ID_##field, name, value },
+#include "boot/config_keys.def"
+#undef CONFIG_CHOICE
+#undef CONFIG_KEY
+};
+
+static const struct config_choice on_off[] = {
+	{ CONFIG_KEY_COUNT, "on", true },
+	{ CONFIG_KEY_COUNT, "off", false },
+};
+
+/*
+ * The name k accepts after c (the first when c is NULL), in the order of
+ * boot/config_keys.def; NULL after the last.
+ */
+static const struct config_choice *next_choice(const struct config_key *k,
+					       const struct config_choice *c)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (slice_eq(v, names[i].name)) {
-			*dst = names[i].value;
-			return SET_OK;
-		}
-	}
-	return SET_BAD_VALUE;
+	const struct config_choice *first = k->kind == KIND_ON_OFF ? on_off
+								     : choices;
+	const struct config_choice *end = k->kind == KIND_ON_OFF
+		? on_off + ARRAY_SIZE(on_off) : choices + ARRAY_SIZE(choices);
+
+	for (c = c ? c + 1 : first; c < end; c++)
+		if (k->kind == KIND_ON_OFF || c->key == k->id)
+			return c;
+	return NULL;
 }
 
-static enum set_result set_swap(struct hv_config *cfg, struct slice v)
-{
-	static const struct named_value kinds[] = {
-		{ "none", SWAP_DEVICE_NONE },
-		{ "auto", SWAP_DEVICE_AUTO },
-		{ "virtio-blk", SWAP_DEVICE_VIRTIO_BLK },
-		{ "ata", SWAP_DEVICE_ATA },
-		{ "nvme", SWAP_DEVICE_NVME },
-		{ "ahci", SWAP_DEVICE_AHCI },
-	};
-	int kind;
-	enum set_result r = set_named(&kind, v, kinds, ARRAY_SIZE(kinds));
-
-	if (r == SET_OK)
-		cfg->swap_device = kind;
-	return r;
-}
-
-static enum set_result set_tsc_source(struct hv_config *cfg, struct slice v)
-{
-	static const struct named_value sources[] = {
-		{ "auto", TSC_SOURCE_AUTO },
-		{ "cpuid", TSC_SOURCE_CPUID },
-		{ "pmtimer", TSC_SOURCE_PM_TIMER },
-		{ "pit", TSC_SOURCE_PIT },
-	};
-	int source;
-	enum set_result r = set_named(&source, v, sources,
-				      ARRAY_SIZE(sources));
-
-	if (r == SET_OK)
-		cfg->tsc_source = source;
-	return r;
-}
-
-static enum set_result set_on_off(bool *dst, struct slice v)
-{
-	if (slice_eq(v, "on"))
-		*dst = true;
-	else if (slice_eq(v, "off"))
-		*dst = false;
-	else
-		return SET_BAD_VALUE;
-	return SET_OK;
-}
-
-static enum set_result set_apf(struct hv_config *cfg, struct slice v)
-{
-	return set_on_off(&cfg->apf, v);
-}
-
-static enum set_result set_console_passthrough(struct hv_config *cfg,
+static const struct config_choice *find_choice(const struct config_key *k,
 					       struct slice v)
 {
-	if (slice_eq(v, "off"))
-		cfg->console_passthrough = CONSOLE_PASSTHROUGH_OFF;
-	else if (slice_eq(v, "com2"))
-		cfg->console_passthrough = CONSOLE_PASSTHROUGH_COM2;
-	else
-		return SET_BAD_VALUE;
-	return SET_OK;
+	const struct config_choice *c = NULL;
+
+	while ((c = next_choice(k, c)))
+		if (slice_eq(v, c->name))
+			return c;
+	return NULL;
 }
 
-static enum set_result set_console(struct hv_config *cfg, struct slice v)
+/* "a, b or c": the names k accepts, for its "bad value" message. */
+static void list_choices(const struct config_key *k, char *buf, size_t size)
 {
-	if (slice_eq(v, "both"))
-		cfg->console_output = CONSOLE_OUTPUT_BOTH;
-	else if (slice_eq(v, "serial"))
-		cfg->console_output = CONSOLE_OUTPUT_SERIAL;
-	else if (slice_eq(v, "screen"))
-		cfg->console_output = CONSOLE_OUTPUT_SCREEN;
-	else
-		return SET_BAD_VALUE;
-	return SET_OK;
+	const struct config_choice *c = next_choice(k, NULL), *next;
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (; c && len < size; c = next) {
+		next = next_choice(k, c);
+		len += fmt_snprintf(buf + len, size - len, "%s%s",
+				    len ? (next ? ", " : " or ") : "",
+				    c->name);
+	}
 }
 
-static enum set_result set_trace(struct hv_config *cfg, struct slice v)
+/*
+ * A path may be written in double quotes; a '"' anywhere else is an error
+ * (FAT does not allow it in a name, so it can only be a typo).
+ */
+static enum set_result set_path(char *dst, struct slice v, bool required)
 {
-	return set_on_off(&cfg->trace, v);
+	if (v.n && v.p[0] == '"') {
+		if (v.n < 2 || v.p[v.n - 1] != '"')
+			return SET_BAD_VALUE;
+		v = (struct slice){ v.p + 1, v.n - 2 };
+	}
+	if (slice_find(v, '"') != v.n || (required && !v.n))
+		return SET_BAD_VALUE;
+	return copy_value(dst, CONFIG_PATH_MAX, v);
 }
 
-static enum set_result set_trace_buffer(struct hv_config *cfg,
-					struct slice v)
+/*
+ * Linux gives quotes a meaning inside its command line (param="a b"), so
+ * they are kept, except one pair that encloses the whole value.
+ */
+static enum set_result set_text(char *dst, struct slice v)
+{
+	if (v.n >= 2 && v.p[0] == '"' && v.p[v.n - 1] == '"') {
+		struct slice in = { v.p + 1, v.n - 2 };
+
+		if (slice_find(in, '"') == in.n)
+			v = in;
+	}
+	return copy_value(dst, CONFIG_CMDLINE_MAX, v);
+}
+
+static enum set_result set_size(uint64_t *dst, struct slice v,
+				const struct config_key *k)
 {
 	uint64_t bytes;
 
 	if (!parse_size(v, &bytes) || !IS_ALIGNED(bytes, PAGE_SIZE) ||
-	    bytes < CONFIG_TRACE_BUFFER_MIN || bytes > CONFIG_TRACE_BUFFER_MAX)
+	    bytes < k->lo || bytes > k->hi)
 		return SET_BAD_VALUE;
-	cfg->trace_buffer = bytes;
+	*dst = bytes;
 	return SET_OK;
 }
 
-static enum set_result set_trace_mode(struct hv_config *cfg, struct slice v)
+static enum set_result set_count(uint32_t *dst, struct slice v,
+				 const struct config_key *k)
 {
-	if (slice_eq(v, "stop"))
-		cfg->trace_overwrite = false;
-	else if (slice_eq(v, "overwrite"))
-		cfg->trace_overwrite = true;
-	else
+	uint32_t n;
+
+	if (!parse_count(v, (uint32_t)k->hi, &n) || n < k->lo)
 		return SET_BAD_VALUE;
+	*dst = n;
 	return SET_OK;
 }
 
-static enum set_result set_debug_host_exception(struct hv_config *cfg,
-						struct slice v)
+static enum set_result set_duration(uint64_t *dst, struct slice v)
 {
-	return set_on_off(&cfg->debug_host_exception, v);
+	return parse_duration(v, dst) ? SET_OK : SET_BAD_VALUE;
 }
 
-static enum set_result set_debug_blockdev_selftest(struct hv_config *cfg,
-						   struct slice v)
+static enum set_result set_hex(uint64_t *dst, struct slice v)
 {
-	return set_on_off(&cfg->debug_blockdev_selftest, v);
+	uint64_t n;
+
+	if (!parse_hex64(v, &n) || !n)
+		return SET_BAD_VALUE;
+	*dst = n;
+	return SET_OK;
 }
 
-static enum set_result set_bench_swap(struct hv_config *cfg, struct slice v)
-{
-	return set_on_off(&cfg->bench_swap, v);
-}
+/* The body of a key's setter, by kind: dst is the field. */
+#define SET_PATH(dst, v, k) return set_path(dst, v, (k)->required)
+#define SET_TEXT(dst, v, k) return set_text(dst, v)
+#define SET_SIZE(dst, v, k) return set_size(&(dst), v, k)
+#define SET_COUNT(dst, v, k) return set_count(&(dst), v, k)
+#define SET_DURATION(dst, v, k) return set_duration(&(dst), v)
+#define SET_HEX(dst, v, k) return set_hex(&(dst), v)
+#define SET_CHOICE(dst, v, k)                                          \
+	const struct config_choice *c = find_choice(k, v);             \
+	if (!c)                                                         \
+		return SET_BAD_VALUE;                                   \
+	(dst) = c->value;                                               \
+	return SET_OK
+#define SET_ON_OFF SET_CHOICE
 
-static enum set_result set_swap_verify(struct hv_config *cfg, struct slice v)
-{
-	return set_on_off(&cfg->debug_swap_verify, v);
-}
+/* One setter per key: set_<field>. */
+#define CONFIG_KEY(name, field, kind, ctype, lo, hi, values, dflt, help) \
+	static enum set_result set_##field(struct hv_config *cfg,        \
+					   struct slice v,               \
+					   const struct config_key *k)   \
+	{                                                                 \
+		(void)k; /* not every kind needs it */                    \
+		SET_##kind(cfg->field, v, k);                             \
+	}
+#define CONFIG_CHOICE(field, name, value)
+#include "boot/config_keys.def"
+#undef CONFIG_CHOICE
+#undef CONFIG_KEY
 
-static enum set_result set_swap_fail_reads(struct hv_config *cfg,
-					   struct slice v)
-{
-	return parse_count(v, CONFIG_FAIL_EVERY_MAX,
-			   &cfg->debug_swap_fail_reads) ? SET_OK : SET_BAD_VALUE;
-}
-
-static enum set_result set_swap_fail_writes(struct hv_config *cfg,
-					    struct slice v)
-{
-	return parse_count(v, CONFIG_FAIL_EVERY_MAX,
-			   &cfg->debug_swap_fail_writes) ? SET_OK : SET_BAD_VALUE;
-}
-
-static enum set_result set_debug_hypercall(struct hv_config *cfg,
-					   struct slice v)
-{
-	return set_on_off(&cfg->debug_hypercall, v);
-}
-
-static enum set_result set_read_latency(struct hv_config *cfg,
-					struct slice v)
-{
-	return parse_duration(v, &cfg->swap_read_latency_ns) ? SET_OK
-							     : SET_BAD_VALUE;
-}
-
-static enum set_result set_testdev(struct hv_config *cfg, struct slice v)
-{
-	return set_on_off(&cfg->guest_testdev, v);
-}
+/*
+ * The default of a key the file must set, and of one without a default.
+ * They end a designated initializer: ".dflt = CONFIG_REQUIRED".
+ */
+#define CONFIG_REQUIRED NULL, .required = true
+#define CONFIG_NO_DEFAULT NULL
 
 static const struct config_key config_keys[] = {
-	{ "guest.kernel", set_kernel, "a file path", false },
-	{ "guest.format", set_format,
-	  "auto, bzimage, multiboot, elf or flat", false },
-	{ "guest.initrd", set_initrd, "a file path", false },
-	{ "guest.cmdline", set_cmdline, "a command line", true },
-	{ "guest.memory", set_memory,
-	  "a size, a multiple of 4K, 2M..60G", false },
-	{ "guest.vcpus", set_vcpus, "1..64", false },
-	{ "guest.testdev", set_testdev, "on or off", false },
-	{ "host.guest_frames", set_frames, "a size, a multiple of 4K", false },
-	{ "swap.device", set_swap, "auto, virtio-blk, nvme, ahci, ata or none",
-	  false },
-	{ "swap.read_latency", set_read_latency,
-	  "0 or a duration in ns, us, ms or s, at most 10s",
-	  false },
-	{ "apf", set_apf, "on or off", false },
-	{ "trace", set_trace, "on or off", false },
-	{ "trace.buffer", set_trace_buffer,
-	  "a size per host CPU, a multiple of 4K, 64K..256M", false },
-	{ "trace.mode", set_trace_mode, "stop or overwrite", false },
-	{ "console", set_console, "serial, screen or both", false },
-	{ "console.passthrough", set_console_passthrough, "off or com2",
-	  false },
-	{ "tsc.source", set_tsc_source, "auto, cpuid, pmtimer or pit", false },
-	{ "debug.host_exception", set_debug_host_exception, "on or off",
-	  false },
-	{ "debug.blockdev_selftest", set_debug_blockdev_selftest,
-	  "on or off", false },
-	{ "bench.swap", set_bench_swap, "on or off", false },
-	{ "debug.swap_fail_reads", set_swap_fail_reads,
-	  "0..1000000 (0 = off)", false },
-	{ "debug.swap_fail_writes", set_swap_fail_writes,
-	  "0..1000000 (0 = off)", false },
-	{ "debug.swap_verify", set_swap_verify, "on or off", false },
-	{ "debug.hypercall", set_debug_hypercall, "on or off", false },
-	{ "debug.isolation_secret", set_isolation_secret,
-	  "0x and 1 to 16 hex digits, not 0", false },
+#define CONFIG_KEY(name_, field, kind_, ctype, lo_, hi_, values_, dflt_, help) \
+	[KEY_ID_##field] = { .name = name_, .set = set_##field,              \
+			     .kind = KIND_##kind_, .id = KEY_ID_##field,     \
+			     .lo = lo_, .hi = hi_, .values = values_,        \
+			     .offset = offsetof(struct hv_config, field),    \
+			     .dflt = dflt_ },
+#define CONFIG_CHOICE(field, name, value)
+#include "boot/config_keys.def"
+#undef CONFIG_CHOICE
+#undef CONFIG_KEY
 };
+
+/* parser.seen has one bit per key. */
+_Static_assert(CONFIG_KEY_COUNT <= 32, "struct parser's seen needs more bits");
+
+void config_set_defaults(struct hv_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++) {
+		const struct config_key *k = &config_keys[i];
+
+		/* A default the key refuses is caught by tests/unit. */
+		if (k->dflt)
+			k->set(cfg, (struct slice){ k->dflt, strlen(k->dflt) },
+			       k);
+	}
+}
 
 /* Keys that are gone, with what replaced them. */
 static const struct {
@@ -642,12 +524,18 @@ static int parse_line(struct parser *ps, struct slice line)
 	ps->seen |= BIT(bit);
 
 	val = (struct slice){ line.p + eq + 1, line.n - eq - 1 };
-	val = trim(k->hash_in_value ? val : cut_comment(val));
-	r = k->set(ps->cfg, val);
-	if (r == SET_BAD_VALUE)
+	val = trim(k->kind == KIND_TEXT ? val : cut_comment(val));
+	r = k->set(ps->cfg, val, k);
+	if (r == SET_BAD_VALUE) {
+		char names[CONFIG_ERROR_MAX];
+
+		if (!k->values)
+			list_choices(k, names, sizeof(names));
 		return parse_error(ps,
 				   "bad value '%.*s%s' for %s (expected %s)",
-				   ECHO(val), k->name, k->expected);
+				   ECHO(val), k->name,
+				   k->values ? k->values : names);
+	}
 	if (r == SET_TOO_LONG)
 		return parse_error(ps, "value too long for %s", k->name);
 	return 0;
@@ -671,10 +559,18 @@ int config_parse(const char *text, size_t len, struct hv_config *cfg,
 			return -1;
 		rest = (struct slice){ rest.p + skip, rest.n - skip };
 	}
-	if (!cfg->guest_kernel[0]) {
+	/*
+	 * A required path is missing when it is empty, however it got so: a
+	 * value that starts with a NUL byte counts as none.
+	 */
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++) {
+		const char *path = (const char *)cfg + config_keys[i].offset;
+
+		if (!config_keys[i].required || path[0])
+			continue;
 		if (err && err_len)
-			fmt_snprintf(err, err_len,
-				     CONFIG_FILE ": guest.kernel is not set");
+			fmt_snprintf(err, err_len, CONFIG_FILE ": %s is not set",
+				     config_keys[i].name);
 		return -1;
 	}
 	if (!cfg->host_guest_frames)

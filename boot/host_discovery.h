@@ -4,7 +4,8 @@
  * (ACPI MADT, cross-checked with UEFI MP Services), the RAM below and above
  * 4 GiB, how PCI configuration space is reached (ECAM from the ACPI MCFG,
  * else ports) and the TSC frequency (CPUID, ACPI PM timer from the FADT,
- * PIT). Each part prints its line; see README "Host discovery".
+ * PIT). Each part prints its line; see docs/platform.md, "Host discovery
+ * and the TSC".
  */
 #ifndef BOOT_HOST_DISCOVERY_H
 #define BOOT_HOST_DISCOVERY_H

@@ -24,7 +24,7 @@ static inline unsigned bitmap_font_row_bytes(const struct bitmap_font *font)
 
 /*
  * The screen console's font, generated at build time by tools/psf2c from
- * a Debian console font (see the README: "The console on the screen").
+ * a Debian console font (see docs/console.md: "The console on the screen").
  */
 extern const struct bitmap_font console_font;
 

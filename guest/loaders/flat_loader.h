@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Test guests: flat 64-bit binaries. The entry ABI (tests/guests/README.md):
+ * Test guests: flat 64-bit binaries. The entry ABI (docs/tests.md, "Test
+ * guests"):
  * loaded at guest-physical 0x200000 and entered there in long mode with
  * RSP = 0x200000, RDI = bytes of RAM from 0 (below the PCI hole), RDX =
  * bytes of RAM from 4 GiB (lib/guest_ram.h: 0 below 3.5 GiB of

@@ -4,7 +4,7 @@ Bochs, run by tools/kut-run as its x86/run runs them under QEMU.
 
 make test runs the short ones below (each is one firmware boot, ~1e9
 emulated instructions); `make test-kut` runs the whole selection of
-x86/unittests.cfg (README.md, "kvm-unit-tests"). Each test must print
+x86/unittests.cfg (docs/kvm-unit-tests.md). Each test must print
 PASS with the number of checks it made, and what apfvisor counted must
 show the path the test meant to exercise was taken."""
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Host discovery and the TSC sources on QEMU's q35 with OVMF (TCG, no
 VT-x: debug.blockdev_selftest = on runs the core without a guest). The
-lines checked are those of README "Host discovery and the TSC":
+lines checked are those of docs/platform.md, "Host discovery and the TSC":
   - the CPUs from the ACPI MADT, cross-checked with UEFI MP services;
   - the RAM below and above 4 GiB, with the guest frames taken above it;
   - PCI config space through the MCFG's ECAM window, which the virtio-blk

@@ -89,6 +89,40 @@ static void test_defaults(void **state)
 	assert_false(cfg.trace);
 	assert_int_equal(cfg.debug_swap_fail_reads, 0);
 	assert_int_equal(cfg.debug_swap_fail_writes, 0);
+	/*
+	 * The rest of boot/config_keys.def's defaults: each is applied by its
+	 * key's own setter, so a default the key refuses shows up here.
+	 */
+	assert_int_equal(cfg.guest_format, GUEST_FORMAT_AUTO);
+	assert_false(cfg.guest_testdev);
+	assert_int_equal(cfg.swap_read_latency_ns, 0);
+	assert_int_equal(cfg.trace_buffer, 4 << 20);
+	assert_false(cfg.trace_overwrite);
+	assert_int_equal(cfg.console_output, CONSOLE_OUTPUT_BOTH);
+	assert_int_equal(cfg.console_passthrough, CONSOLE_PASSTHROUGH_OFF);
+	assert_int_equal(cfg.tsc_source, TSC_SOURCE_AUTO);
+	assert_false(cfg.debug_host_exception);
+	assert_false(cfg.debug_blockdev_selftest);
+	assert_false(cfg.bench_swap);
+	assert_false(cfg.debug_swap_verify);
+	assert_false(cfg.debug_hypercall);
+	assert_int_equal(cfg.debug_isolation_secret, 0);
+}
+
+/* guest.format's names are those the loaders print (guest_format_name). */
+static void test_format_names(void **state)
+{
+	struct hv_config cfg;
+	char text[64];
+
+	(void)state;
+	for (enum guest_format f = GUEST_FORMAT_AUTO; f < GUEST_FORMAT_UNKNOWN;
+	     f++) {
+		snprintf(text, sizeof(text), "guest.kernel=k\nguest.format=%s\n",
+			 guest_format_name(f));
+		parse_ok(text, &cfg);
+		assert_int_equal(cfg.guest_format, f);
+	}
 }
 
 static void test_minimal_file(void **state)
@@ -441,6 +475,22 @@ static void test_kernel_required(void **state)
 		    "apfvisor.cfg: guest.kernel is not set");
 }
 
+/*
+ * A kernel path that starts with a NUL byte is no path (found by
+ * fuzz_config when the "not set" check moved to the key table).
+ */
+static void test_kernel_nul(void **state)
+{
+	static const char text[] = "guest.kernel = \0k\n";
+	struct hv_config cfg;
+	char err[CONFIG_ERROR_MAX];
+
+	(void)state;
+	assert_int_equal(config_parse(text, sizeof(text) - 1, &cfg, err,
+				      sizeof(err)), -1);
+	assert_string_equal(err, "apfvisor.cfg: guest.kernel is not set");
+}
+
 static void test_swap_fault_injection(void **state)
 {
 	struct hv_config cfg;
@@ -605,6 +655,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_format_names),
 		cmocka_unit_test(test_minimal_file),
 		cmocka_unit_test(test_all_keys),
 		cmocka_unit_test(test_enum_values),
@@ -618,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_errors_on_last_line),
 		cmocka_unit_test(test_kernel_required),
+		cmocka_unit_test(test_kernel_nul),
 		cmocka_unit_test(test_swap_fault_injection),
 		cmocka_unit_test(test_read_latency),
 		cmocka_unit_test(test_console_output),

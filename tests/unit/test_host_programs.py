@@ -117,7 +117,7 @@ def test_fuzz_smoke(target):
 @pytest.mark.parametrize("check", ["--self-test", ""],
                          ids=["self_test", "tree"])
 def test_layers(check):
-    """The include rules between folders (README.md, "Layers"): the
+    """The include rules between folders (docs/layout.md, "Layers"): the
     checker catches a planted violation, and the tree has none."""
     cmd = [str(REPO / "tools" / "check-layers")] + ([check] if check else [])
     status, out = run_program(cmd)
