@@ -154,18 +154,20 @@ static int bring_up(struct vblk *vb, const char **why)
 
 /* -------------------------------------------------------------- I/O */
 
-static int vblk_submit(struct blockdev *dev, const struct blk_request *req)
+static enum hv_err vblk_submit(struct blockdev *dev,
+			       const struct blk_request *req)
 {
 	struct vblk *vb = dev->driver;
 	bool notify;
+	enum hv_err err = vblk_queue_submit(&vb->queue, req, rdtsc(), &notify);
 
-	if (vblk_queue_submit(&vb->queue, req, rdtsc(), &notify))
-		return -1;
+	if (err)
+		return err;
 	blk_count_submitted(dev, req);
 	/* The notify write carries the queue index (4.1.5.2). */
 	if (notify)
 		virtio_pci_notify(vb->notify, 0);
-	return 0;
+	return HV_OK;
 }
 
 static unsigned vblk_poll(struct blockdev *dev, struct blk_completion *out,

@@ -101,7 +101,7 @@ static void submit(struct blockdev *dev, enum blk_op op, unsigned page,
 	struct blk_request r = { op, (uint64_t)page * 4096,
 				 (uint64_t)(uintptr_t)buf, (void *)cookie };
 
-	assert_int_equal(blk_submit(dev, &r), 0);
+	assert_int_equal(blk_submit(dev, &r), HV_OK);
 }
 
 /* Polls until n completions came back; they go into out. */
@@ -328,7 +328,7 @@ static void test_many_in_flight(void **state)
 	for (unsigned i = 0; i < dev->queue_depth; i++)
 		submit(dev, BLK_READ, i % 64, buf, i);
 	/* Every slot taken: the caller polls and retries. */
-	assert_int_equal(blk_submit(dev, &r), -1);
+	assert_int_equal(blk_submit(dev, &r), HV_ERR_BUSY);
 	assert_int_equal(fake.io_commands, 0);
 	fake_nvme_run(&fake, 1);
 	assert_int_equal(fake.io_commands, dev->queue_depth);

@@ -60,18 +60,19 @@ struct fake_disk {
 
 static struct fake_disk disk;
 
-static int fake_submit(struct blockdev *dev, const struct blk_request *r)
+static enum hv_err fake_submit(struct blockdev *dev,
+			       const struct blk_request *r)
 {
 	(void)dev;
 	if (disk.nreq == MAX_REQ)
-		return -1;
+		return HV_ERR_BUSY;
 	disk.req[disk.nreq++] = *r;
 	if (disk.nsubmitted < 256)
 		disk.order[disk.nsubmitted] = r->op;
 	disk.nsubmitted++;
 	if (!pthread_equal(pthread_self(), disk.service_thread))
 		disk.foreign_submits++;
-	return 0;
+	return HV_OK;
 }
 
 static unsigned fake_poll(struct blockdev *dev, struct blk_completion *out,
