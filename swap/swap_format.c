@@ -51,10 +51,8 @@ static uint32_t header_crc(const uint8_t *h)
 
 static enum hv_err fail(char *err, size_t err_len, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
-static enum hv_err bad_size(char *err, size_t err_len, const char *fmt, ...)
-	PRINTF_LIKE(3, 4);
 
-/* A header that does not check out: why, in err. */
+/* A header that does not check out (or cannot be built): why, in err. */
 static enum hv_err fail(char *err, size_t err_len, const char *fmt, ...)
 {
 	va_list ap;
@@ -63,17 +61,6 @@ static enum hv_err fail(char *err, size_t err_len, const char *fmt, ...)
 	fmt_vsnprintf(err, err_len, fmt, ap);
 	va_end(ap);
 	return HV_ERR_BAD_FORMAT;
-}
-
-/* A header that cannot be built for this size: why, in err. */
-static enum hv_err bad_size(char *err, size_t err_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vsnprintf(err, err_len, fmt, ap);
-	va_end(ap);
-	return HV_ERR_INVALID;
 }
 
 /* What tells a swap disk from a trace disk: the magic, and the least room. */
@@ -185,26 +172,37 @@ enum hv_err trace_disk_header_parse(const void *page, uint64_t device_size,
 	return header_parse(&trace_kind, page, device_size, out, err, err_len);
 }
 
+/* Can a header describe a device of device_size bytes? Why not: in err. */
+static bool size_fits(const struct disk_kind *k, uint64_t device_size,
+		      char *err, size_t err_len)
+{
+	uint64_t min_size = SWAP_HEADER_SIZE + k->min_pages * PAGE_SIZE;
+
+	if (!IS_ALIGNED(device_size, PAGE_SIZE)) {
+		fail(err, err_len, "size %llu is not a multiple of %u bytes",
+		     (unsigned long long)device_size, (unsigned)PAGE_SIZE);
+		return false;
+	}
+	if (device_size < min_size) {
+		fail(err, err_len, "size %llu bytes is too small: a %s area "
+		     "needs at least %llu bytes (%llu pages and the header "
+		     "page)", (unsigned long long)device_size, k->noun,
+		     (unsigned long long)min_size,
+		     (unsigned long long)k->min_pages);
+		return false;
+	}
+	return true;
+}
+
 static enum hv_err header_build(const struct disk_kind *k, void *page,
 				uint64_t device_size,
 				const uint8_t uuid[SWAP_UUID_LEN], char *err,
 				size_t err_len)
 {
-	uint64_t min_size = SWAP_HEADER_SIZE + k->min_pages * PAGE_SIZE;
-
 	uint8_t *h = page;
 
-	if (!IS_ALIGNED(device_size, PAGE_SIZE))
-		return bad_size(err, err_len, "size %llu is not a multiple of "
-				"%u bytes", (unsigned long long)device_size,
-				(unsigned)PAGE_SIZE);
-	if (device_size < min_size)
-		return bad_size(err, err_len, "size %llu bytes is too small: a "
-				"%s area needs at least %llu bytes (%llu pages "
-				"and the header page)",
-				(unsigned long long)device_size, k->noun,
-				(unsigned long long)min_size,
-				(unsigned long long)k->min_pages);
+	if (!size_fits(k, device_size, err, err_len))
+		return HV_ERR_INVALID;
 	memset(h, 0, SWAP_HEADER_SIZE);
 	memcpy(h + SWAP_OFF_MAGIC, k->magic, SWAP_MAGIC_LEN);
 	put_le(h + SWAP_OFF_VERSION, SWAP_FORMAT_VERSION, 4);
