@@ -115,7 +115,7 @@ static uint64_t *find_leaf(const struct ept *ept, uint64_t gpa, int *level)
  * harmless), or HV_ERR_EXISTS when a large leaf already covers gpa.
  */
 static enum hv_err walk_alloc(struct ept *ept, uint64_t gpa, int target,
-		      uint64_t **table)
+			      uint64_t **table)
 {
 	uint64_t *t = table_at(ept, ept->pml4_pa);
 
@@ -170,7 +170,7 @@ static bool slot_free(const struct ept *ept, uint64_t e, int level)
 }
 
 enum hv_err ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa,
-	    enum ept_page_size size, uint64_t perms)
+		    enum ept_page_size size, uint64_t perms)
 {
 	int level = size == EPT_PAGE_2M ? 2 : 1;
 	uint64_t psize = level_size(level);
@@ -212,8 +212,8 @@ static void describe(uint64_t e, int level, struct ept_mapping *m)
 	};
 }
 
-enum hv_err ept_unmap(struct ept *ept, uint64_t gpa, enum ept_page_size size,
-	      struct ept_mapping *old)
+enum hv_err ept_unmap(struct ept *ept, uint64_t gpa,
+		      enum ept_page_size size, struct ept_mapping *old)
 {
 	int want = size == EPT_PAGE_2M ? 2 : 1;
 	uint64_t *e, v;

@@ -78,7 +78,7 @@ uint64_t ept_pointer(const struct ept *ept);
  * a CPU may walk it until the caller's INVEPT.
  */
 enum hv_err ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa,
-	    enum ept_page_size size, uint64_t perms);
+		    enum ept_page_size size, uint64_t perms);
 
 /*
  * Removes the leaf of the given size that maps gpa. On success returns HV_OK
@@ -88,8 +88,8 @@ enum hv_err ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa,
  * changing nothing, when a leaf of the other size covers gpa (so a 4 KiB unmap
  * never removes a whole 2 MiB page, even at its first byte).
  */
-enum hv_err ept_unmap(struct ept *ept, uint64_t gpa, enum ept_page_size size,
-	      struct ept_mapping *old);
+enum hv_err ept_unmap(struct ept *ept, uint64_t gpa,
+		      enum ept_page_size size, struct ept_mapping *old);
 
 /* Looks up the leaf covering gpa; returns false when none is present. */
 bool ept_lookup(const struct ept *ept, uint64_t gpa, struct ept_mapping *out);

@@ -116,7 +116,7 @@ static bool stop_controller(void *ctx)
  * command ends not run (HV_ERR_DEVICE). HV_ERR_IO: an error status.
  */
 static enum hv_err run_admin(struct nvme_ctrl *c, const struct nvme_sqe *cmd,
-		     const char *what, uint32_t *result)
+			     const char *what, uint32_t *result)
 {
 	struct nvme_done done;
 
