@@ -451,6 +451,31 @@ static void reads_made_to_fail_lose_the_page(void **state)
 			 GUEST_FAULT_RESOLVED);
 }
 
+/*
+ * A page that cannot be mapped again after its swap-in (guest memory
+ * answers with ept_map's error, not with the stale-id one) stops the
+ * guest with one fatal line naming it.
+ */
+static void page_not_mapped_again_is_fatal(void **state)
+{
+	struct env *e = make_env(64, 16, 64, true);
+
+	(void)state;
+	fill_and_evict(e, 16);
+	disk.hold = true;
+	assert_int_equal(swap_fault_begin(e->d, 0, 0),
+			 GUEST_FAULT_SWAPIN_STARTED);
+	swap_daemon_work(e->d);
+	/* Something else got mapped at the page's address meanwhile. */
+	assert_int_equal(ept_map(&e->ef->ept, 0, FAKE_FRAME_BASE, EPT_PAGE_4K,
+				 EPT_RWX), HV_OK);
+	disk.hold = false;
+	swap_daemon_work(e->d);
+	assert_int_equal(e->fatals, 1);
+	assert_string_equal(e->last_fatal, "swap: the page at gpa 0x0 could "
+			    "not be mapped again after its I/O");
+}
+
 static void stuck_request_is_reported_then_fatal(void **state)
 {
 	struct env *e = make_env(64, 16, 64, true);
@@ -603,6 +628,8 @@ int main(void)
 		cmocka_unit_test_teardown(reads_made_to_fail_lose_the_page,
 					  free_env),
 		cmocka_unit_test_teardown(read_latency_holds_completions,
+					  free_env),
+		cmocka_unit_test_teardown(page_not_mapped_again_is_fatal,
 					  free_env),
 		cmocka_unit_test_teardown(stuck_request_is_reported_then_fatal, free_env),
 		cmocka_unit_test_teardown(given_up_read_keeps_its_frame,
