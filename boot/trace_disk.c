@@ -57,19 +57,19 @@ int trace_disk_open(struct trace_disk *td, const struct blockdev *swap_dev)
 static void write_page(struct trace_disk *td, const uint8_t *buf,
 		       uint64_t file_offset)
 {
-	int st;
+	enum hv_err err;
 
 	if (td->failed)
 		return;
-	st = blk_run_sync(td->dev, BLK_WRITE,
-			  TRACE_DISK_DATA_OFFSET + file_offset,
-			  (uint64_t)(uintptr_t)buf, WRITE_TIMEOUT_MS);
-	if (st != BLK_OK) {
+	err = blk_run_sync(td->dev, BLK_WRITE,
+			   TRACE_DISK_DATA_OFFSET + file_offset,
+			   (uint64_t)(uintptr_t)buf, WRITE_TIMEOUT_MS);
+	if (err) {
 		td->failed = true;
 		hv_error("trace: writing %s at byte %llu %s", td->dev->name,
 			 (unsigned long long)(TRACE_DISK_DATA_OFFSET +
 					      file_offset),
-			 st < 0 ? "timed out" : "failed (I/O error)");
+			 err == HV_ERR_IO ? "failed (I/O error)" : "timed out");
 	}
 }
 

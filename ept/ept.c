@@ -70,14 +70,14 @@ static bool perms_valid(uint64_t perms)
 	return !((perms & EPT_WRITE) && !(perms & EPT_READ));
 }
 
-int ept_init(struct ept *ept, const struct ept_memory *mem)
+enum hv_err ept_init(struct ept *ept, const struct ept_memory *mem)
 {
 	*ept = (struct ept){ .mem = *mem };
 	ept->pml4_pa = mem->alloc_table(mem->ctx);
 	if (!ept->pml4_pa)
-		return -1;
+		return HV_ERR_NOMEM;
 	ept->tables = 1;
-	return 0;
+	return HV_OK;
 }
 
 /* SDM Vol. 3C, 25.6.11: memory type in 2:0, walk length - 1 in 5:3, A/D 6. */
@@ -110,12 +110,12 @@ static uint64_t *find_leaf(const struct ept *ept, uint64_t gpa, int *level)
 
 /*
  * Walks from the PML4 down to the table of level target, allocating missing
- * tables on the way. Returns 0 and the table, -1 when a table could not be
- * allocated (the tables linked so far stay: empty tables are harmless), or -2
- * when a large leaf already covers gpa.
+ * tables on the way. Returns HV_OK and the table, HV_ERR_NOMEM when a table
+ * could not be allocated (the tables linked so far stay: empty tables are
+ * harmless), or HV_ERR_EXISTS when a large leaf already covers gpa.
  */
-static int walk_alloc(struct ept *ept, uint64_t gpa, int target,
-		      uint64_t **table)
+static enum hv_err walk_alloc(struct ept *ept, uint64_t gpa, int target,
+			      uint64_t **table)
 {
 	uint64_t *t = table_at(ept, ept->pml4_pa);
 
@@ -127,7 +127,7 @@ static int walk_alloc(struct ept *ept, uint64_t gpa, int target,
 			uint64_t pa = ept->mem.alloc_table(ept->mem.ctx);
 
 			if (!pa)
-				return -1;
+				return HV_ERR_NOMEM;
 			ept->tables++;
 			/*
 			 * Non-leaf entries grant everything; the leaf alone
@@ -137,12 +137,12 @@ static int walk_alloc(struct ept *ept, uint64_t gpa, int target,
 			v = pa | EPT_RWX;
 			entry_write(e, v);
 		} else if (v & EPT_LARGE_PAGE) {
-			return -2;
+			return HV_ERR_EXISTS;
 		}
 		t = table_at(ept, v & EPT_ADDR_MASK);
 	}
 	*table = t;
-	return 0;
+	return HV_OK;
 }
 
 static bool table_empty(const uint64_t *t)
@@ -169,8 +169,8 @@ static bool slot_free(const struct ept *ept, uint64_t e, int level)
 	return table_empty(table_at(ept, e & EPT_ADDR_MASK));
 }
 
-int ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa,
-	    enum ept_page_size size, uint64_t perms)
+enum hv_err ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa,
+		    enum ept_page_size size, uint64_t perms)
 {
 	int level = size == EPT_PAGE_2M ? 2 : 1;
 	uint64_t psize = level_size(level);
@@ -180,25 +180,25 @@ int ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa,
 	 */
 	uint64_t accessed = perms & EPT_ACCESSED;
 	uint64_t *table, *e;
-	int ret;
+	enum hv_err err;
 
 	perms &= ~EPT_ACCESSED;
 	if ((size != EPT_PAGE_4K && size != EPT_PAGE_2M) ||
 	    !perms_valid(perms) || !IS_ALIGNED(gpa, psize) ||
 	    !IS_ALIGNED(hpa, psize) || gpa >= EPT_GPA_LIMIT ||
 	    (hpa & ~EPT_ADDR_MASK))
-		return -1;
+		return HV_ERR_INVALID;
 
-	ret = walk_alloc(ept, gpa, level, &table);
-	if (ret)
-		return ret;
+	err = walk_alloc(ept, gpa, level, &table);
+	if (err)
+		return err;
 	e = &table[entry_index(gpa, level)];
 	if (!slot_free(ept, entry_read(e), level))
-		return -2;
+		return HV_ERR_EXISTS;
 	/* SDM Table 29-4 (2 MiB PDE) and 29-6 (PTE): address, WB, R/W/X. */
 	entry_write(e, hpa | EPT_LEAF_WB | perms | accessed |
 			       (level == 2 ? EPT_LARGE_PAGE : 0));
-	return 0;
+	return HV_OK;
 }
 
 static void describe(uint64_t e, int level, struct ept_mapping *m)
@@ -212,8 +212,8 @@ static void describe(uint64_t e, int level, struct ept_mapping *m)
 	};
 }
 
-int ept_unmap(struct ept *ept, uint64_t gpa, enum ept_page_size size,
-	      struct ept_mapping *old)
+enum hv_err ept_unmap(struct ept *ept, uint64_t gpa,
+		      enum ept_page_size size, struct ept_mapping *old)
 {
 	int want = size == EPT_PAGE_2M ? 2 : 1;
 	uint64_t *e, v;
@@ -221,18 +221,18 @@ int ept_unmap(struct ept *ept, uint64_t gpa, enum ept_page_size size,
 
 	if ((size != EPT_PAGE_4K && size != EPT_PAGE_2M) ||
 	    !IS_ALIGNED(gpa, level_size(want)))
-		return -1;
+		return HV_ERR_INVALID;
 	e = find_leaf(ept, gpa, &level);
 	if (!e)
-		return -1;
+		return HV_ERR_NOT_FOUND;
 	/* The caller meant another page: never drop 2 MiB by accident. */
 	if (level != want)
-		return -2;
+		return HV_ERR_CONFLICT;
 	/* An exchange, so that an A/D bit set just now is reported. */
 	v = __atomic_exchange_n(e, 0, __ATOMIC_ACQ_REL);
 	if (old)
 		describe(v, level, old);
-	return 0;
+	return HV_OK;
 }
 
 bool ept_lookup(const struct ept *ept, uint64_t gpa, struct ept_mapping *out)
@@ -274,23 +274,23 @@ bool ept_test_and_clear_dirty(struct ept *ept, uint64_t gpa)
 	return test_and_clear(ept, gpa, EPT_DIRTY);
 }
 
-int ept_protect(struct ept *ept, uint64_t gpa, uint64_t perms)
+enum hv_err ept_protect(struct ept *ept, uint64_t gpa, uint64_t perms)
 {
 	uint64_t *e, v;
 	int level;
 
 	if (!perms_valid(perms))
-		return -1;
+		return HV_ERR_INVALID;
 	e = find_leaf(ept, gpa, &level);
 	if (!e)
-		return -1;
+		return HV_ERR_NOT_FOUND;
 	/* Compare-and-swap keeps an A/D update the CPU makes meanwhile. */
 	v = entry_read(e);
 	do {
 		if (!entry_present(v))
-			return -1;
+			return HV_ERR_NOT_FOUND;
 	} while (!__atomic_compare_exchange_n(e, &v, (v & ~EPT_RWX) | perms,
 					      false, __ATOMIC_ACQ_REL,
 					      __ATOMIC_RELAXED));
-	return 0;
+	return HV_OK;
 }

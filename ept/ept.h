@@ -8,6 +8,7 @@
 #ifndef EPT_EPT_H
 #define EPT_EPT_H
 
+#include "lib/errors.h"
 #include "lib/types.h"
 
 /* EPT entry bits (SDM Vol. 3C, Table 29-1 .. 29-6). */
@@ -56,8 +57,8 @@ struct ept_mapping {
 	bool dirty;
 };
 
-/* Allocates the PML4. Returns 0, or -1 when no table could be allocated. */
-int ept_init(struct ept *ept, const struct ept_memory *mem);
+/* Allocates the PML4. HV_OK, or HV_ERR_NOMEM when no table could be had. */
+enum hv_err ept_init(struct ept *ept, const struct ept_memory *mem);
 
 /* The EPTP value for the VMCS: 4-level walk, WB, A/D enabled. */
 uint64_t ept_pointer(const struct ept *ept);
@@ -67,27 +68,28 @@ uint64_t ept_pointer(const struct ept *ept);
  * the page size. perms may add EPT_ACCESSED: the leaf starts with its
  * accessed bit set, as if the CPU had used it once (SDM 29.3.5 lets software
  * set it), so that a CLOCK scan spares a page just mapped. The dirty bit
- * always starts clear. Returns 0; -1 for misalignment, gpa beyond 48 bits, bad
- * perms (none, bits other than R/W/X/A, or W without R: SDM 29.3.3.1) or failed
- * table allocation (tables linked before the failure stay, empty); -2 when
- * something is already mapped there (a 4 KiB map inside an existing 2 MiB
- * page, or a 2 MiB map over an existing table with mappings, or the same page
- * twice). A 2 MiB map over an empty page table abandons that table page (it
- * stays counted in tables): a CPU may walk it until the caller's INVEPT.
+ * always starts clear. Returns HV_OK; HV_ERR_INVALID for misalignment, gpa
+ * beyond 48 bits or bad perms (none, bits other than R/W/X/A, or W without R:
+ * SDM 29.3.3.1); HV_ERR_NOMEM for a failed table allocation (tables linked
+ * before the failure stay, empty); HV_ERR_EXISTS when something is already
+ * mapped there (a 4 KiB map inside an existing 2 MiB page, or a 2 MiB map over
+ * an existing table with mappings, or the same page twice). A 2 MiB map over
+ * an empty page table abandons that table page (it stays counted in tables):
+ * a CPU may walk it until the caller's INVEPT.
  */
-int ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa,
-	    enum ept_page_size size, uint64_t perms);
+enum hv_err ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa,
+		    enum ept_page_size size, uint64_t perms);
 
 /*
- * Removes the leaf of the given size that maps gpa. On success returns 0 and,
- * when old is not NULL, fills it with what was mapped (including the A/D bits
- * at the moment of removal). Returns -1 when nothing is mapped or gpa is not
- * aligned to size; -2, changing nothing, when a leaf of the other size covers
- * gpa (so a 4 KiB unmap never removes a whole 2 MiB page, even at its first
- * byte).
+ * Removes the leaf of the given size that maps gpa. On success returns HV_OK
+ * and, when old is not NULL, fills it with what was mapped (including the A/D
+ * bits at the moment of removal). Returns HV_ERR_INVALID when gpa is not
+ * aligned to size, HV_ERR_NOT_FOUND when nothing is mapped; HV_ERR_CONFLICT,
+ * changing nothing, when a leaf of the other size covers gpa (so a 4 KiB unmap
+ * never removes a whole 2 MiB page, even at its first byte).
  */
-int ept_unmap(struct ept *ept, uint64_t gpa, enum ept_page_size size,
-	      struct ept_mapping *old);
+enum hv_err ept_unmap(struct ept *ept, uint64_t gpa,
+		      enum ept_page_size size, struct ept_mapping *old);
 
 /* Looks up the leaf covering gpa; returns false when none is present. */
 bool ept_lookup(const struct ept *ept, uint64_t gpa, struct ept_mapping *out);
@@ -100,8 +102,9 @@ bool ept_test_and_clear_dirty(struct ept *ept, uint64_t gpa);
 
 /*
  * Changes the permissions of the leaf covering gpa, keeping its A/D bits.
- * Returns 0, or -1 when nothing is mapped or perms are invalid (as ept_map).
+ * Returns HV_OK; HV_ERR_NOT_FOUND when nothing is mapped, HV_ERR_INVALID when
+ * perms are invalid (as ept_map).
  */
-int ept_protect(struct ept *ept, uint64_t gpa, uint64_t perms);
+enum hv_err ept_protect(struct ept *ept, uint64_t gpa, uint64_t perms);
 
 #endif

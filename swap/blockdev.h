@@ -10,6 +10,7 @@
 #ifndef SWAP_BLOCKDEV_H
 #define SWAP_BLOCKDEV_H
 
+#include "lib/errors.h"
 #include "lib/types.h"
 
 enum blk_op {
@@ -38,8 +39,12 @@ struct blk_completion {
 struct blockdev;
 
 struct blockdev_ops {
-	/* 0, or -1 when the queue is full (retry after polling). */
-	int (*submit)(struct blockdev *dev, const struct blk_request *req);
+	/*
+	 * HV_OK: accepted (its outcome comes back as a completion); or
+	 * HV_ERR_BUSY when the queue is full (retry after polling).
+	 */
+	enum hv_err (*submit)(struct blockdev *dev,
+			      const struct blk_request *req);
 	/* Fills up to max completions; returns how many. Never blocks. */
 	unsigned (*poll)(struct blockdev *dev, struct blk_completion *out,
 			 unsigned max);
@@ -93,7 +98,8 @@ static inline void blk_count_errors(struct blockdev *dev,
 			dev->errors++;
 }
 
-static inline int blk_submit(struct blockdev *dev, const struct blk_request *r)
+static inline enum hv_err blk_submit(struct blockdev *dev,
+				     const struct blk_request *r)
 {
 	return dev->ops->submit(dev, r);
 }

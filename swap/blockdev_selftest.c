@@ -214,7 +214,7 @@ static bool header_intact(struct selftest *t)
 	char err[160];
 
 	if (blk_run_sync(t->dev, BLK_READ, 0, (uint64_t)(uintptr_t)page,
-			 SELFTEST_TIMEOUT_MS) != BLK_OK) {
+			 SELFTEST_TIMEOUT_MS) != HV_OK) {
 		hv_error("blockdev selftest: the header page could not be "
 			 "read back");
 		return false;

@@ -371,11 +371,13 @@ unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
  * The I/O with this id has finished. A failed I/O is submitted again up to
  * GUEST_IO_TRIES attempts in all: a read from the same slot (the page is
  * only there), a write to a fresh slot, the failed one being retired (no
- * free slot: the page stays resident). Returns 0; -1 for an id that is not in
- * flight (stale or bogus: ignored, counted); -2 when the page could not be
- * mapped again (EPT failure: stop the guest).
+ * free slot: the page stays resident). Returns HV_OK; HV_ERR_NOT_FOUND for an
+ * id that is not in flight (stale or bogus: ignored, counted); any other
+ * error is ept_map's when the page could not be mapped again (EPT failure:
+ * stop the guest).
  */
-int guest_memory_io_done(struct guest_memory *gm, uint64_t id, bool ok);
+enum hv_err guest_memory_io_done(struct guest_memory *gm, uint64_t id,
+				 bool ok);
 
 /* True while an I/O of the page at gpa is in flight. */
 bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa);

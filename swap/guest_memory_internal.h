@@ -54,13 +54,14 @@ static inline void *frame_ptr(const struct guest_memory *gm, uint64_t pa)
 }
 
 /*
- * Maps gfn to frame pa read/write/execute; 0 or ept_map's error. The
+ * Maps gfn to frame pa read/write/execute; HV_OK or ept_map's error. The
  * accessed bit starts set: the page is mapped because the guest is about
  * to use it (a fault, a swap-in, a cancelled eviction), so CLOCK must not
  * take it before one round has passed. The dirty bit starts clear, which
  * the dirty-bit rule of guest_swap.c relies on.
  */
-static inline int map_frame(struct guest_memory *gm, uint64_t gfn, uint64_t pa)
+static inline enum hv_err map_frame(struct guest_memory *gm, uint64_t gfn,
+				    uint64_t pa)
 {
 	return ept_map(gm->ept, gfn_gpa(gfn), pa, EPT_PAGE_4K,
 		       EPT_RWX | EPT_ACCESSED);
@@ -71,13 +72,16 @@ static inline int map_frame(struct guest_memory *gm, uint64_t gfn, uint64_t pa)
  * SWAPIN once read). The mapping cannot fail in practice: the page was
  * mapped before, so its tables exist. Should it fail, the page stays as it
  * was with no I/O in flight, and the next fault on it tries again.
+ * HV_OK, or map_frame's error.
  */
-static inline int map_kept_frame(struct guest_memory *gm, uint64_t gfn)
+static inline enum hv_err map_kept_frame(struct guest_memory *gm, uint64_t gfn)
 {
-	if (map_frame(gm, gfn, meta_frame_pa(page_meta(gm, gfn))))
-		return -1;
+	enum hv_err err = map_frame(gm, gfn, meta_frame_pa(page_meta(gm, gfn)));
+
+	if (err)
+		return err;
 	set_state(gm, gfn, PAGE_RESIDENT);
-	return 0;
+	return HV_OK;
 }
 
 /* The page's swap copy is stale or unwanted: give its slot back. */

@@ -383,10 +383,11 @@ static void settled(struct guest_memory *gm, uint64_t gfn, bool resident)
 }
 
 /* A write has ended (ok or given up): the page leaves WRITEBACK. */
-static int write_done(struct guest_memory *gm, uint64_t gfn, bool ok)
+static enum hv_err write_done(struct guest_memory *gm, uint64_t gfn, bool ok)
 {
 	struct guest_page_meta *m = page_meta(gm, gfn);
 	bool cancelled = m->flags & GPM_CANCEL;
+	enum hv_err err;
 
 	m->tries = 0;
 	if (cancelled) {
@@ -402,14 +403,15 @@ static int write_done(struct guest_memory *gm, uint64_t gfn, bool ok)
 	if (ok && !cancelled) {
 		drop_frame(gm, gfn, PAGE_SWAPPED);
 		gm->stats.swap_outs++;
-		return 0;
+		return HV_OK;
 	}
-	if (map_kept_frame(gm, gfn))
-		return -2;
+	err = map_kept_frame(gm, gfn);
+	if (err)
+		return err;
 	/* Only a fault that cancelled the eviction left a vCPU waiting. */
 	if (cancelled)
 		settled(gm, gfn, true);
-	return 0;
+	return HV_OK;
 }
 
 /*
@@ -417,7 +419,7 @@ static int write_done(struct guest_memory *gm, uint64_t gfn, bool ok)
  * be handed out again, and the write goes to a fresh slot. The frame still
  * holds the page (unmapped since the flush, nothing can change it).
  */
-static int write_failed(struct guest_memory *gm, uint64_t gfn)
+static enum hv_err write_failed(struct guest_memory *gm, uint64_t gfn)
 {
 	struct guest_page_meta *m = page_meta(gm, gfn);
 
@@ -427,7 +429,7 @@ static int write_failed(struct guest_memory *gm, uint64_t gfn)
 	if (++m->tries < GUEST_IO_TRIES && take_slot(gm, gfn, NULL)) {
 		gm->stats.io_retries++;
 		submit_io(gm, gfn, SWAP_IO_WRITE);
-		return 0;
+		return HV_OK;
 	}
 	return write_done(gm, gfn, false);
 }
@@ -437,9 +439,10 @@ static int write_failed(struct guest_memory *gm, uint64_t gfn)
  * may hold part of the slot, or nothing. It stays SWAPPED, marked lost,
  * and every fault on it answers GUEST_FAULT_IO_ERROR.
  */
-static int read_done(struct guest_memory *gm, uint64_t gfn, bool ok)
+static enum hv_err read_done(struct guest_memory *gm, uint64_t gfn, bool ok)
 {
 	struct guest_page_meta *m = page_meta(gm, gfn);
+	enum hv_err err;
 
 	m->tries = 0;
 	if (!ok) {
@@ -447,13 +450,14 @@ static int read_done(struct guest_memory *gm, uint64_t gfn, bool ok)
 		drop_frame(gm, gfn, PAGE_SWAPPED);
 		gm->stats.read_failures++;
 		settled(gm, gfn, false);
-		return 0;
+		return HV_OK;
 	}
 	gm->stats.swap_ins++;
-	if (map_kept_frame(gm, gfn))
-		return -2;
+	err = map_kept_frame(gm, gfn);
+	if (err)
+		return err;
 	settled(gm, gfn, true);
-	return 0;
+	return HV_OK;
 }
 
 /* A failed read is retried from the same slot: the page is only there. */
@@ -466,7 +470,8 @@ static bool read_retried(struct guest_memory *gm, uint64_t gfn)
 	return true;
 }
 
-int guest_memory_io_done(struct guest_memory *gm, uint64_t id, bool ok)
+enum hv_err guest_memory_io_done(struct guest_memory *gm, uint64_t id,
+				 bool ok)
 {
 	uint64_t gfn = id >> 16;
 	struct guest_page_meta *m;
@@ -476,7 +481,7 @@ int guest_memory_io_done(struct guest_memory *gm, uint64_t id, bool ok)
 	    !(page_meta(gm, gfn)->flags & GPM_IO) ||
 	    page_meta(gm, gfn)->io_tag != (uint16_t)id) {
 		gm->stats.stale_completions++;
-		return -1;
+		return HV_ERR_NOT_FOUND;
 	}
 	m = page_meta(gm, gfn);
 	m->flags &= (uint8_t)~GPM_IO;
@@ -487,7 +492,7 @@ int guest_memory_io_done(struct guest_memory *gm, uint64_t id, bool ok)
 		if (write)
 			return write_failed(gm, gfn);
 		if (read_retried(gm, gfn))
-			return 0;
+			return HV_OK;
 	}
 	return write ? write_done(gm, gfn, ok) : read_done(gm, gfn, ok);
 }

@@ -153,6 +153,7 @@ static void trace_io_done(const struct swap_io *io, bool ok,
 static void finish_io(struct swap_daemon *d, void *cookie, bool ok)
 {
 	struct swap_io io;
+	enum hv_err err;
 
 	uint64_t submitted = 0;
 
@@ -173,7 +174,9 @@ static void finish_io(struct swap_daemon *d, void *cookie, bool ok)
 		ok = false;
 		d->stats.reads_made_to_fail++;
 	}
-	if (guest_memory_io_done(d->mem, io.id, ok) == -2)
+	err = guest_memory_io_done(d->mem, io.id, ok);
+	/* A stale id is counted by guest memory; a page left unmapped is not. */
+	if (err != HV_OK && err != HV_ERR_NOT_FOUND)
 		fatal(d, "swap: the page at gpa 0x%llx could not be "
 		      "mapped again after its I/O",
 		      (unsigned long long)(io.gfn << PAGE_SHIFT));

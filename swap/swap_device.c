@@ -37,44 +37,47 @@ const char *swap_device_kind_name(enum swap_device_kind kind)
 	}
 }
 
-int blk_run_sync(struct blockdev *dev, enum blk_op op, uint64_t offset,
-		 uint64_t buffer_pa, unsigned timeout_ms)
+enum hv_err blk_run_sync(struct blockdev *dev, enum blk_op op,
+			 uint64_t offset, uint64_t buffer_pa,
+			 unsigned timeout_ms)
 {
 	struct blk_request req = { .op = op, .offset = offset,
 				   .buffer_pa = buffer_pa };
 	uint64_t hz = tsc_hz ? tsc_hz : UNCALIBRATED_TSC_HZ;
 	uint64_t start = rdtsc(), limit = hz / 1000 * timeout_ms;
 	struct blk_completion c;
+	enum hv_err err = blk_submit(dev, &req);
 
-	if (blk_submit(dev, &req))
-		return -1;
+	if (err)
+		return err;
 	while (!blk_poll(dev, &c, 1)) {
 		if (rdtsc() - start > limit)
-			return -1;
+			return HV_ERR_TIMEOUT;
 		cpu_relax();
 	}
-	return (int)c.status;
+	return c.status == BLK_OK ? HV_OK : HV_ERR_IO;
 }
 
-int blockdev_check_header(struct blockdev *dev, uint8_t *page,
-			  blockdev_header_parser parse,
-			  struct swap_header_info *hdr, char *err,
-			  size_t err_len)
+enum hv_err blockdev_check_header(struct blockdev *dev, uint8_t *page,
+				  blockdev_header_parser parse,
+				  struct swap_header_info *hdr, char *err,
+				  size_t err_len)
 {
-	int st = BLK_OK;
+	enum hv_err e = HV_OK;
 
 	memset(page, 0, SWAP_HEADER_SIZE);
 	if (dev->size >= SWAP_HEADER_SIZE)
-		st = blk_run_sync(dev, BLK_READ, 0, (uint64_t)(uintptr_t)page,
-				  HEADER_READ_TIMEOUT_MS);
-	if (st < 0) {
-		str_copy(err, "reading the header timed out", err_len);
-		return -1;
-	}
-	if (st != BLK_OK) {
+		e = blk_run_sync(dev, BLK_READ, 0, (uint64_t)(uintptr_t)page,
+				 HEADER_READ_TIMEOUT_MS);
+	if (e == HV_ERR_IO) {
 		str_copy(err, "reading the header failed (I/O error)",
 			 err_len);
-		return -1;
+		return e;
+	}
+	/* Not accepted by an idle device, or not done: as good as silent. */
+	if (e) {
+		str_copy(err, "reading the header timed out", err_len);
+		return e;
 	}
 	return parse(page, dev->size, hdr, err, err_len);
 }
@@ -150,7 +153,7 @@ struct blockdev *swap_device_open(enum swap_device_kind kind,
 		if (nheader_pages < ARRAY_SIZE(header_pages))
 			header_pages[nheader_pages++] = page;
 		if (blockdev_check_header(found[i], page, swap_header_parse,
-					  hdr, err[i], ERR_LEN) == 0) {
+					  hdr, err[i], ERR_LEN) == HV_OK) {
 			report(found[i], hdr);
 			return found[i];
 		}

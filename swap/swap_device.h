@@ -47,19 +47,21 @@ unsigned swap_device_fill_buffers(uint64_t value);
 unsigned blockdev_find_all(enum swap_device_kind kind, struct blockdev **out,
 			   unsigned max);
 
-typedef int (*blockdev_header_parser)(const void *page, uint64_t dev_size,
-				      struct swap_header_info *out,
-				      char *err, size_t err_len);
+typedef enum hv_err (*blockdev_header_parser)(const void *page,
+					      uint64_t dev_size,
+					      struct swap_header_info *out,
+					      char *err, size_t err_len);
 
 /*
  * Reads the first 4 KiB of the idle device dev into page and checks them
- * with parse (swap_header_parse, trace_disk_header_parse). 0 with *hdr
- * filled, or -1 with the reason in err.
+ * with parse (swap_header_parse, trace_disk_header_parse). HV_OK with *hdr
+ * filled, or with the reason in err: blk_run_sync's error when the read
+ * failed, parse's (HV_ERR_BAD_FORMAT) when the header did not check out.
  */
-int blockdev_check_header(struct blockdev *dev, uint8_t *page,
-			  blockdev_header_parser parse,
-			  struct swap_header_info *hdr, char *err,
-			  size_t err_len);
+enum hv_err blockdev_check_header(struct blockdev *dev, uint8_t *page,
+				  blockdev_header_parser parse,
+				  struct swap_header_info *hdr, char *err,
+				  size_t err_len);
 
 /* "auto", "virtio-blk", "nvme", "ahci", "ata" or "none", as in apfvisor.cfg. */
 const char *swap_device_kind_name(enum swap_device_kind kind);
@@ -67,11 +69,14 @@ const char *swap_device_kind_name(enum swap_device_kind kind);
 /*
  * Runs one page-sized request and waits for it, at most timeout_ms (by the
  * TSC; on a clock-less start-up path, a bounded spin). Only for an idle
- * device: any other completion polled meanwhile would be lost. Returns the
- * request's status, or -1 when the device did not accept the request or
- * did not complete it in time (the page then still belongs to the device).
+ * device: any other completion polled meanwhile would be lost. Returns
+ * HV_OK; HV_ERR_IO when the request completed with an error (any status
+ * but BLK_OK); HV_ERR_BUSY when the device did not accept it, or
+ * HV_ERR_TIMEOUT when it did not complete it in time (the page then still
+ * belongs to the device).
  */
-int blk_run_sync(struct blockdev *dev, enum blk_op op, uint64_t offset,
-		 uint64_t buffer_pa, unsigned timeout_ms);
+enum hv_err blk_run_sync(struct blockdev *dev, enum blk_op op,
+			 uint64_t offset, uint64_t buffer_pa,
+			 unsigned timeout_ms);
 
 #endif

@@ -49,17 +49,18 @@ static uint32_t header_crc(const uint8_t *h)
 			  SWAP_HEADER_SIZE - SWAP_OFF_CRC - 4);
 }
 
-static int fail(char *err, size_t err_len, const char *fmt, ...)
+static enum hv_err fail(char *err, size_t err_len, const char *fmt, ...)
 	PRINTF_LIKE(3, 4);
 
-static int fail(char *err, size_t err_len, const char *fmt, ...)
+/* A header that does not check out (or cannot be built): why, in err. */
+static enum hv_err fail(char *err, size_t err_len, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	fmt_vsnprintf(err, err_len, fmt, ap);
 	va_end(ap);
-	return -1;
+	return HV_ERR_BAD_FORMAT;
 }
 
 /* What tells a swap disk from a trace disk: the magic, and the least room. */
@@ -79,8 +80,8 @@ static const struct disk_kind trace_kind = {
 };
 
 /* Magic, version, header size, checksum: is this a header we can read? */
-static int check_identity(const struct disk_kind *k, const uint8_t *h,
-			  char *err, size_t err_len)
+static enum hv_err check_identity(const struct disk_kind *k,
+				  const uint8_t *h, char *err, size_t err_len)
 {
 	uint64_t version = get_le(h + SWAP_OFF_VERSION, 4);
 	uint64_t size = get_le(h + SWAP_OFF_HEADER_SIZE, 4);
@@ -100,13 +101,14 @@ static int check_identity(const struct disk_kind *k, const uint8_t *h,
 			    (unsigned long long)size, SWAP_HEADER_SIZE);
 	if (get_le(h + SWAP_OFF_CRC, 4) != header_crc(h))
 		return fail(err, err_len, "swap header checksum mismatch");
-	return 0;
+	return HV_OK;
 }
 
 /* Sizes: consistent in themselves, fitting the device, large enough. */
-static int check_sizes(const struct disk_kind *k,
-		       const struct swap_header_info *info,
-		       uint64_t device_size, char *err, size_t err_len)
+static enum hv_err check_sizes(const struct disk_kind *k,
+			       const struct swap_header_info *info,
+			       uint64_t device_size, char *err,
+			       size_t err_len)
 {
 	uint64_t bytes = info->device_size, pages = info->page_count;
 
@@ -124,66 +126,83 @@ static int check_sizes(const struct disk_kind *k,
 			    "least %llu needed", k->noun,
 			    (unsigned long long)pages,
 			    (unsigned long long)k->min_pages);
-	return 0;
+	return HV_OK;
 }
 
-static int header_parse(const struct disk_kind *k, const void *page,
-			uint64_t device_size, struct swap_header_info *out,
-			char *err, size_t err_len)
+static enum hv_err header_parse(const struct disk_kind *k, const void *page,
+				uint64_t device_size,
+				struct swap_header_info *out, char *err,
+				size_t err_len)
 {
 	const uint8_t *h = page;
 	struct swap_header_info info;
+	enum hv_err e;
 
 	if (device_size < SWAP_HEADER_SIZE)
 		return fail(err, err_len, "device too small for a %s header: "
 			    "%llu bytes", k->noun,
 			    (unsigned long long)device_size);
-	if (check_identity(k, h, err, err_len))
-		return -1;
+	e = check_identity(k, h, err, err_len);
+	if (e)
+		return e;
 	info = (struct swap_header_info){
 		.version = SWAP_FORMAT_VERSION,
 		.device_size = get_le(h + SWAP_OFF_DEVICE_SIZE, 8),
 		.page_count = get_le(h + SWAP_OFF_PAGE_COUNT, 8),
 	};
 	memcpy(info.uuid, h + SWAP_OFF_UUID, SWAP_UUID_LEN);
-	if (check_sizes(k, &info, device_size, err, err_len))
-		return -1;
+	e = check_sizes(k, &info, device_size, err, err_len);
+	if (e)
+		return e;
 	*out = info;
-	return 0;
+	return HV_OK;
 }
 
-int swap_header_parse(const void *page, uint64_t device_size,
-		      struct swap_header_info *out, char *err, size_t err_len)
+enum hv_err swap_header_parse(const void *page, uint64_t device_size,
+			      struct swap_header_info *out, char *err,
+			      size_t err_len)
 {
 	return header_parse(&swap_kind, page, device_size, out, err, err_len);
 }
 
-int trace_disk_header_parse(const void *page, uint64_t device_size,
-			    struct swap_header_info *out, char *err,
-			    size_t err_len)
+enum hv_err trace_disk_header_parse(const void *page, uint64_t device_size,
+				    struct swap_header_info *out, char *err,
+				    size_t err_len)
 {
 	return header_parse(&trace_kind, page, device_size, out, err, err_len);
 }
 
-static int header_build(const struct disk_kind *k, void *page,
-			uint64_t device_size,
-			const uint8_t uuid[SWAP_UUID_LEN], char *err,
-			size_t err_len)
+/* Can a header describe a device of device_size bytes? Why not: in err. */
+static bool size_fits(const struct disk_kind *k, uint64_t device_size,
+		      char *err, size_t err_len)
 {
 	uint64_t min_size = SWAP_HEADER_SIZE + k->min_pages * PAGE_SIZE;
 
+	if (!IS_ALIGNED(device_size, PAGE_SIZE)) {
+		fail(err, err_len, "size %llu is not a multiple of %u bytes",
+		     (unsigned long long)device_size, (unsigned)PAGE_SIZE);
+		return false;
+	}
+	if (device_size < min_size) {
+		fail(err, err_len, "size %llu bytes is too small: a %s area "
+		     "needs at least %llu bytes (%llu pages and the header "
+		     "page)", (unsigned long long)device_size, k->noun,
+		     (unsigned long long)min_size,
+		     (unsigned long long)k->min_pages);
+		return false;
+	}
+	return true;
+}
+
+static enum hv_err header_build(const struct disk_kind *k, void *page,
+				uint64_t device_size,
+				const uint8_t uuid[SWAP_UUID_LEN], char *err,
+				size_t err_len)
+{
 	uint8_t *h = page;
 
-	if (!IS_ALIGNED(device_size, PAGE_SIZE))
-		return fail(err, err_len, "size %llu is not a multiple of %u "
-			    "bytes", (unsigned long long)device_size,
-			    (unsigned)PAGE_SIZE);
-	if (device_size < min_size)
-		return fail(err, err_len, "size %llu bytes is too small: a "
-			    "%s area needs at least %llu bytes (%llu pages and "
-			    "the header page)", (unsigned long long)device_size,
-			    k->noun, (unsigned long long)min_size,
-			    (unsigned long long)k->min_pages);
+	if (!size_fits(k, device_size, err, err_len))
+		return HV_ERR_INVALID;
 	memset(h, 0, SWAP_HEADER_SIZE);
 	memcpy(h + SWAP_OFF_MAGIC, k->magic, SWAP_MAGIC_LEN);
 	put_le(h + SWAP_OFF_VERSION, SWAP_FORMAT_VERSION, 4);
@@ -193,19 +212,19 @@ static int header_build(const struct disk_kind *k, void *page,
 	       (device_size - SWAP_HEADER_SIZE) / PAGE_SIZE, 8);
 	memcpy(h + SWAP_OFF_UUID, uuid, SWAP_UUID_LEN);
 	put_le(h + SWAP_OFF_CRC, header_crc(h), 4);
-	return 0;
+	return HV_OK;
 }
 
-int swap_header_build(void *page, uint64_t device_size,
-		      const uint8_t uuid[SWAP_UUID_LEN], char *err,
-		      size_t err_len)
+enum hv_err swap_header_build(void *page, uint64_t device_size,
+			      const uint8_t uuid[SWAP_UUID_LEN], char *err,
+			      size_t err_len)
 {
 	return header_build(&swap_kind, page, device_size, uuid, err, err_len);
 }
 
-int trace_disk_header_build(void *page, uint64_t device_size,
-			    const uint8_t uuid[SWAP_UUID_LEN], char *err,
-			    size_t err_len)
+enum hv_err trace_disk_header_build(void *page, uint64_t device_size,
+				    const uint8_t uuid[SWAP_UUID_LEN],
+				    char *err, size_t err_len)
 {
 	return header_build(&trace_kind, page, device_size, uuid, err,
 			    err_len);

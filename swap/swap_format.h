@@ -21,6 +21,7 @@
 #ifndef SWAP_SWAP_FORMAT_H
 #define SWAP_SWAP_FORMAT_H
 
+#include "lib/errors.h"
 #include "lib/types.h"
 #include "lib/trace/trace_format.h"
 
@@ -64,8 +65,8 @@ static inline uint64_t swap_slot_offset(uint64_t slot)
 
 /*
  * Checks the header in page (SWAP_HEADER_SIZE bytes read from byte 0 of a
- * device of device_size bytes). Returns 0 and fills *out, or -1 and writes
- * one message into err, one of:
+ * device of device_size bytes). Returns HV_OK and fills *out, or
+ * HV_ERR_BAD_FORMAT and writes one message into err, one of:
  *   "device too small for a swap header: D bytes"
  *   "no apfvisor swap header (magic missing): format it with
  *    tools/apfswap-format"
@@ -78,29 +79,31 @@ static inline uint64_t swap_slot_offset(uint64_t slot)
  * A device larger than the header says is accepted (only the header's size
  * is used); a smaller one is not (slots would lie past its end).
  */
-int swap_header_parse(const void *page, uint64_t device_size,
-		      struct swap_header_info *out, char *err, size_t err_len);
+enum hv_err swap_header_parse(const void *page, uint64_t device_size,
+			      struct swap_header_info *out, char *err,
+			      size_t err_len);
 
 /*
  * Writes a complete header for a device of device_size bytes into page
- * (SWAP_HEADER_SIZE bytes). Returns 0, or -1 with one message in err when
- * the size is not a multiple of 4096 or below SWAP_MIN_DEVICE_SIZE.
+ * (SWAP_HEADER_SIZE bytes). Returns HV_OK, or HV_ERR_INVALID with one
+ * message in err when the size is not a multiple of 4096 or below
+ * SWAP_MIN_DEVICE_SIZE.
  */
-int swap_header_build(void *page, uint64_t device_size,
-		      const uint8_t uuid[SWAP_UUID_LEN], char *err,
-		      size_t err_len);
+enum hv_err swap_header_build(void *page, uint64_t device_size,
+			      const uint8_t uuid[SWAP_UUID_LEN], char *err,
+			      size_t err_len);
 
 /*
  * The same for a trace disk: magic "APFVTRCD", at least 16 pages; the
  * messages say "trace" where the swap ones say "swap" and name
  * "tools/apfswap-format --trace".
  */
-int trace_disk_header_parse(const void *page, uint64_t device_size,
-			    struct swap_header_info *out, char *err,
-			    size_t err_len);
-int trace_disk_header_build(void *page, uint64_t device_size,
-			    const uint8_t uuid[SWAP_UUID_LEN], char *err,
-			    size_t err_len);
+enum hv_err trace_disk_header_parse(const void *page, uint64_t device_size,
+				    struct swap_header_info *out, char *err,
+				    size_t err_len);
+enum hv_err trace_disk_header_build(void *page, uint64_t device_size,
+				    const uint8_t uuid[SWAP_UUID_LEN],
+				    char *err, size_t err_len);
 
 /* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", lowercase. */
 void swap_uuid_format(const uint8_t uuid[SWAP_UUID_LEN],

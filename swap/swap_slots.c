@@ -75,26 +75,26 @@ bool swap_slots_is_used(const struct swap_slots *s, uint32_t slot)
  * A retired slot keeps its bit in used, so the search skips it at no cost;
  * the second map only tells it from a slot in use, for free and is_used.
  */
-int swap_slots_retire(struct swap_slots *s, uint32_t slot)
+enum hv_err swap_slots_retire(struct swap_slots *s, uint32_t slot)
 {
 	if (!swap_slots_is_used(s, slot)) {
 		s->bad_frees++;
-		return -1;
+		return HV_ERR_NOT_FOUND;
 	}
 	s->retired_map[slot / WORD_BITS] |= BIT(slot % WORD_BITS);
 	s->in_use--;
 	s->retired++;
-	return 0;
+	return HV_OK;
 }
 
-int swap_slots_free(struct swap_slots *s, uint32_t slot)
+enum hv_err swap_slots_free(struct swap_slots *s, uint32_t slot)
 {
 	if (!swap_slots_is_used(s, slot)) {
 		s->bad_frees++;
-		return -1;
+		return HV_ERR_NOT_FOUND;
 	}
 	s->used[slot / WORD_BITS] &= ~BIT(slot % WORD_BITS);
 	s->in_use--;
 	s->frees++;
-	return 0;
+	return HV_OK;
 }

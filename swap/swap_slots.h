@@ -8,6 +8,7 @@
 #ifndef SWAP_SWAP_SLOTS_H
 #define SWAP_SWAP_SLOTS_H
 
+#include "lib/errors.h"
 #include "lib/types.h"
 
 struct swap_slots {
@@ -43,10 +44,10 @@ void swap_slots_init(struct swap_slots *s, uint64_t *storage, uint32_t nslots);
 bool swap_slots_alloc(struct swap_slots *s, uint32_t *slot);
 
 /*
- * Returns a slot: 0, or -1 if it was not in use (a double free, or no such
- * slot): the map is left as it was and bad_frees counts it.
+ * Returns a slot: HV_OK, or HV_ERR_NOT_FOUND if it was not in use (a double
+ * free, or no such slot): the map is left as it was and bad_frees counts it.
  */
-int swap_slots_free(struct swap_slots *s, uint32_t slot);
+enum hv_err swap_slots_free(struct swap_slots *s, uint32_t slot);
 
 /* True for a slot allocated and not retired. */
 bool swap_slots_is_used(const struct swap_slots *s, uint32_t slot);
@@ -54,10 +55,10 @@ bool swap_slots_is_used(const struct swap_slots *s, uint32_t slot);
 /*
  * Takes an allocated slot out of service for good, e.g. after a write to it
  * failed: swap_slots_alloc never returns it again and swap_slots_free
- * refuses it. Returns 0, or -1 (counted in bad_frees) when the slot was not
- * allocated.
+ * refuses it. Returns HV_OK, or HV_ERR_NOT_FOUND (counted in bad_frees) when
+ * the slot was not allocated.
  */
-int swap_slots_retire(struct swap_slots *s, uint32_t slot);
+enum hv_err swap_slots_retire(struct swap_slots *s, uint32_t slot);
 
 /* Slots that swap_slots_alloc can still hand out. */
 static inline uint32_t swap_slots_free_count(const struct swap_slots *s)

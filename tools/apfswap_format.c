@@ -42,9 +42,9 @@ static const char usage[] =
 /* --trace: a trace disk, not a swap area. */
 static bool trace_disk;
 
-static int build_header(void *page, uint64_t size,
-			const uint8_t uuid[SWAP_UUID_LEN], char *err,
-			size_t err_len)
+static enum hv_err build_header(void *page, uint64_t size,
+				const uint8_t uuid[SWAP_UUID_LEN], char *err,
+				size_t err_len)
 {
 	if (trace_disk)
 		return trace_disk_header_build(page, size, uuid, err, err_len);

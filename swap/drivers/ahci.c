@@ -64,14 +64,16 @@ static bool is_boot_port(const struct pci_device *d, unsigned port)
 
 /* ------------------------------------------------------------ blockdev */
 
-static int ahci_submit(struct blockdev *dev, const struct blk_request *req)
+static enum hv_err ahci_submit(struct blockdev *dev,
+			       const struct blk_request *req)
 {
 	struct ahci_disk *d = dev->driver;
+	enum hv_err err = ahci_port_submit(&d->port, req);
 
-	if (ahci_port_submit(&d->port, req))
-		return -1;
+	if (err)
+		return err;
 	blk_count_submitted(dev, req);
-	return 0;
+	return HV_OK;
 }
 
 static unsigned ahci_poll(struct blockdev *dev, struct blk_completion *out,

@@ -289,13 +289,13 @@ static void issue(struct ahci_port *p, unsigned slot,
 	port_write(p, PX_CI, BIT(slot));
 }
 
-int ahci_port_submit(struct ahci_port *p, const struct blk_request *r)
+enum hv_err ahci_port_submit(struct ahci_port *p, const struct blk_request *r)
 {
 	int slot = ahci_slot_alloc(p->busy, p->nslots, &p->next_slot);
 	struct ahci_slot *s;
 
 	if (slot < 0)
-		return -1;
+		return HV_ERR_BUSY;
 	s = &p->slot[slot];
 	*s = (struct ahci_slot){ .op = r->op, .cookie = r->cookie,
 				 .lba = r->offset / AHCI_SECTOR_SIZE,
@@ -307,7 +307,7 @@ int ahci_port_submit(struct ahci_port *p, const struct blk_request *r)
 		finish(p, (unsigned)slot, BLK_OUT_OF_RANGE);
 	else
 		issue(p, (unsigned)slot, r);
-	return 0;
+	return HV_OK;
 }
 
 /* ------------------------------------------------------------ errors */

@@ -117,8 +117,9 @@ bool ahci_port_identify(struct ahci_port *p, uint16_t *words);
 void ahci_port_configure(struct ahci_port *p, unsigned nslots, bool ncq,
 			 uint64_t size);
 
-/* As blockdev_ops.submit: 0, or -1 when every slot is taken. */
-int ahci_port_submit(struct ahci_port *p, const struct blk_request *req);
+/* As blockdev_ops.submit: HV_OK, or HV_ERR_BUSY when every slot is taken. */
+enum hv_err ahci_port_submit(struct ahci_port *p,
+			     const struct blk_request *req);
 
 /* As blockdev_ops.poll: never waits. */
 unsigned ahci_port_poll(struct ahci_port *p, struct blk_completion *out,

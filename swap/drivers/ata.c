@@ -475,16 +475,17 @@ static enum step ata_step(struct ata_disk *d, enum blk_status *st)
 
 /* ------------------------------------------------------ blockdev ops */
 
-static int ata_submit(struct blockdev *dev, const struct blk_request *req)
+static enum hv_err ata_submit(struct blockdev *dev,
+			      const struct blk_request *req)
 {
 	struct ata_disk *d = dev->driver;
 
 	if (d->count == ATA_QUEUE_DEPTH)
-		return -1;
+		return HV_ERR_BUSY;
 	d->ring[(d->head + d->count) % ATA_QUEUE_DEPTH] = *req;
 	d->count++;
 	blk_count_submitted(dev, req);
-	return 0;
+	return HV_OK;
 }
 
 static unsigned ata_poll(struct blockdev *dev, struct blk_completion *out,

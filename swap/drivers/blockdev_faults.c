@@ -40,9 +40,11 @@ static bool fails_next(uint32_t every, uint64_t seen)
 
 /*
  * A failed write with a torn page: the torn page goes to the request's
- * offset. -1 when the driver (or torn[]) is full: not counted, as below.
+ * offset. HV_ERR_BUSY when the driver (or torn[]) is full: not counted, as
+ * below.
  */
-static int torn_write(struct blockdev_faults *f, const struct blk_request *req)
+static enum hv_err torn_write(struct blockdev_faults *f,
+			      const struct blk_request *req)
 {
 	struct blk_request r = *req;
 	struct blockdev_torn_write *t = NULL;
@@ -51,16 +53,16 @@ static int torn_write(struct blockdev_faults *f, const struct blk_request *req)
 		if (!f->torn[i].busy)
 			t = &f->torn[i];
 	if (!t)
-		return -1;
+		return HV_ERR_BUSY;
 	r.buffer_pa = f->torn_pa;
 	r.cookie = t;
 	if (blk_submit(f->inner, &r))
-		return -1;
+		return HV_ERR_BUSY;
 	*t = (struct blockdev_torn_write){ .cookie = req->cookie, .busy = true };
 	f->writes_seen++;
 	f->injected.injected_write_failures++;
 	sync_counters(f);
-	return 0;
+	return HV_OK;
 }
 
 /* A completion of the driver's for a torn write: the caller's, failed. */
@@ -77,24 +79,25 @@ static void untear(struct blockdev_faults *f, struct blk_completion *c)
 	*t = (struct blockdev_torn_write){ 0 };
 }
 
-static int faults_submit(struct blockdev *dev, const struct blk_request *req)
+static enum hv_err faults_submit(struct blockdev *dev,
+				 const struct blk_request *req)
 {
 	struct blockdev_faults *f = faults_of(dev);
 	bool write = req->op == BLK_WRITE;
 	uint64_t *seen = write ? &f->writes_seen : &f->reads_seen;
-	int r;
+	enum hv_err err;
 
 	if (!fails_next(write ? f->fail_writes : f->fail_reads, *seen)) {
-		r = blk_submit(f->inner, req);
-		if (r == 0)
+		err = blk_submit(f->inner, req);
+		if (err == HV_OK)
 			(*seen)++;
 		sync_counters(f);
-		return r;
+		return err;
 	}
 	if (write && f->torn_pa)
 		return torn_write(f, req);
 	if (f->pending_count == BLOCKDEV_FAULTS_PENDING)
-		return -1;      /* "queue full": the caller polls and retries */
+		return HV_ERR_BUSY;     /* the caller polls and retries */
 	f->pending[(f->pending_head + f->pending_count) %
 		   BLOCKDEV_FAULTS_PENDING] = req->cookie;
 	f->pending_count++;
@@ -108,7 +111,7 @@ static int faults_submit(struct blockdev *dev, const struct blk_request *req)
 	else
 		f->injected.injected_read_failures++;
 	sync_counters(f);
-	return 0;
+	return HV_OK;
 }
 
 static unsigned faults_poll(struct blockdev *dev, struct blk_completion *out,

@@ -8,7 +8,7 @@
  * driver-level I/O error and runs its retry and give-up paths.
  *
  * Requests are counted when accepted: one the real driver refused with
- * "queue full" (-1) is not counted, so its resubmission does not shift
+ * "queue full" (HV_ERR_BUSY) is not counted, so its resubmission does not shift
  * which request fails. Reads and writes are counted separately.
  *
  * With a torn page (debug.isolation_secret, blockdev_faults_set_torn_page)

@@ -17,7 +17,7 @@ static uint64_t cap_timeout_ms(const struct nvme_ctrl *c)
 }
 
 /* 3.1.6: waits until CSTS.RDY == ready, at most CAP.TO. */
-static int wait_ready(struct nvme_ctrl *c, bool ready)
+static enum hv_err wait_ready(struct nvme_ctrl *c, bool ready)
 {
 	uint64_t limit = cap_timeout_ms(c) * c->regs.ticks_per_ms;
 	uint64_t start = nvme_now(&c->regs);
@@ -28,26 +28,26 @@ static int wait_ready(struct nvme_ctrl *c, bool ready)
 		if (csts == NVME_CSTS_GONE) {
 			hv_error("%s: the controller does not answer (CSTS "
 				 "reads 0x%08x)", c->name, csts);
-			return -1;
+			return HV_ERR_DEVICE;
 		}
 		if (ready && (csts & NVME_CSTS_CFS)) {
 			hv_error("%s: the controller reports a fatal status "
 				 "while being enabled (CSTS.CFS set, CSTS "
 				 "0x%08x)", c->name, csts);
-			return -1;
+			return HV_ERR_DEVICE;
 		}
 		if (!!(csts & NVME_CSTS_RDY) == ready)
-			return 0;
+			return HV_OK;
 		if (nvme_now(&c->regs) - start > limit) {
 			hv_error("%s: CSTS.RDY did not become %u within CAP.TO "
 				 "(%llu ms) after CC.EN = %u", c->name, ready,
 				 (unsigned long long)cap_timeout_ms(c), ready);
-			return -1;
+			return HV_ERR_TIMEOUT;
 		}
 	}
 }
 
-int nvme_ctrl_disable(struct nvme_ctrl *c)
+enum hv_err nvme_ctrl_disable(struct nvme_ctrl *c)
 {
 	uint32_t cc = nvme_read32(&c->regs, NVME_REG_CC);
 
@@ -67,7 +67,7 @@ static bool controller_disabled(struct nvme_ctrl *c)
 
 	if (!c->stopped) {
 		c->stopped = true;
-		c->disabled = nvme_ctrl_disable(c) == 0;
+		c->disabled = nvme_ctrl_disable(c) == HV_OK;
 	} else if (!c->disabled) {
 		csts = nvme_read32(&c->regs, NVME_REG_CSTS);
 		c->disabled = csts != NVME_CSTS_GONE &&
@@ -112,21 +112,22 @@ static bool stop_controller(void *ctx)
 
 /*
  * Runs one admin command to its end. The wait is bounded: the queue
- * breaks itself (with its error line) at the command's deadline.
+ * breaks itself (with its error line) at the command's deadline, and the
+ * command ends not run (HV_ERR_DEVICE). HV_ERR_IO: an error status.
  */
-static int run_admin(struct nvme_ctrl *c, const struct nvme_sqe *cmd,
-		     const char *what, uint32_t *result)
+static enum hv_err run_admin(struct nvme_ctrl *c, const struct nvme_sqe *cmd,
+			     const char *what, uint32_t *result)
 {
 	struct nvme_done done;
 
 	if (nvme_queue_submit(&c->admin, cmd, 0, NULL)) {
 		hv_error("%s: %s: the admin queue is full", c->name, what);
-		return -1;
+		return HV_ERR_BUSY;
 	}
 	while (!nvme_queue_poll(&c->admin, &done, 1))
 		;
 	if (done.status == NVME_STATUS_NOT_RUN)
-		return -1;
+		return HV_ERR_DEVICE;
 	if (done.status) {
 		hv_error("%s: %s failed: status 0x%03x (SCT %u, SC 0x%02x%s%s)",
 			 c->name, what, done.status,
@@ -134,15 +135,15 @@ static int run_admin(struct nvme_ctrl *c, const struct nvme_sqe *cmd,
 			 NVME_STATUS_SC(done.status),
 			 *nvme_status_name(done.status) ? ": " : "",
 			 nvme_status_name(done.status));
-		return -1;
+		return HV_ERR_IO;
 	}
 	if (result)
 		*result = done.result;
-	return 0;
+	return HV_OK;
 }
 
 /* 3.1.1: what apfvisor needs of CAP. */
-static int check_cap(struct nvme_ctrl *c)
+static enum hv_err check_cap(struct nvme_ctrl *c)
 {
 	uint64_t needed;
 
@@ -150,25 +151,25 @@ static int check_cap(struct nvme_ctrl *c)
 	if (c->cap == UINT64_MAX) {
 		hv_error("%s: the controller does not answer (CAP reads all "
 			 "ones)", c->name);
-		return -1;
+		return HV_ERR_DEVICE;
 	}
 	if (!NVME_CAP_CSS_NVM(c->cap)) {
 		hv_error("%s: the controller does not support the NVM command "
 			 "set (CAP 0x%016llx)", c->name,
 			 (unsigned long long)c->cap);
-		return -1;
+		return HV_ERR_UNSUPPORTED;
 	}
 	/* MQES is 0-based and 0 is invalid: a queue holds at least two. */
 	if (!NVME_CAP_MQES(c->cap)) {
 		hv_error("%s: the controller's queues hold one entry (CAP.MQES "
 			 "0); a queue needs two", c->name);
-		return -1;
+		return HV_ERR_UNSUPPORTED;
 	}
 	if (NVME_CAP_MPSMIN(c->cap)) {
 		hv_error("%s: the controller's smallest memory page is %llu "
 			 "KiB, apfvisor uses 4 KiB (CAP.MPSMIN)", c->name,
 			 (unsigned long long)(4ull << NVME_CAP_MPSMIN(c->cap)));
-		return -1;
+		return HV_ERR_UNSUPPORTED;
 	}
 	c->regs.doorbell_stride = 4u << NVME_CAP_DSTRD(c->cap);
 	/* The doorbells of the admin queue and of every I/O queue pair. */
@@ -178,21 +179,22 @@ static int check_cap(struct nvme_ctrl *c)
 			 "(CAP.DSTRD %u)", c->name,
 			 (unsigned long long)c->regs_size,
 			 (unsigned long long)needed, NVME_CAP_DSTRD(c->cap));
-		return -1;
+		return HV_ERR_UNSUPPORTED;
 	}
 	if (!c->regs.ticks_per_ms)
 		c->regs.ticks_per_ms = 1;
-	return 0;
+	return HV_OK;
 }
 
 /* 7.6.1 steps 1-4: reset, admin queue, CC, wait for CSTS.RDY. */
-static int enable(struct nvme_ctrl *c)
+static enum hv_err enable(struct nvme_ctrl *c)
 {
 	uint16_t entries = NVME_ADMIN_ENTRIES;
 	void *sq = c->alloc_pages(1), *cq = c->alloc_pages(1);
+	enum hv_err err = nvme_ctrl_disable(c);
 
-	if (nvme_ctrl_disable(c))
-		return -1;
+	if (err)
+		return err;
 	nvme_queue_init(&c->admin, &c->regs, 0, entries, sq, cq,
 			NVME_IO_TIMEOUT_MS * c->regs.ticks_per_ms);
 	c->admin.name = c->name;
@@ -210,13 +212,14 @@ static int enable(struct nvme_ctrl *c)
 }
 
 /* 7.6.1 step 7 (5.4, 5.5): the completion queue before its SQ. */
-static int create_io_queues(struct nvme_ctrl *c, struct nvme_namespace *ns,
-			    uint16_t qid)
+static enum hv_err create_io_queues(struct nvme_ctrl *c,
+				    struct nvme_namespace *ns, uint16_t qid)
 {
 	uint16_t entries = (uint16_t)MIN(NVME_QUEUE_ENTRIES,
 					 NVME_CAP_MQES(c->cap) + 1u);
 	void *sq = c->alloc_pages(1), *cq = c->alloc_pages(1);
 	struct nvme_sqe cmd;
+	enum hv_err err;
 
 	nvme_queue_init(&ns->queue, &c->regs, qid, entries, sq, cq,
 			NVME_IO_TIMEOUT_MS * c->regs.ticks_per_ms);
@@ -224,86 +227,99 @@ static int create_io_queues(struct nvme_ctrl *c, struct nvme_namespace *ns,
 	ns->queue.stop_controller = stop_controller;
 	ns->queue.ctx = c;
 	nvme_cmd_create_cq(&cmd, qid, entries, (uint64_t)(uintptr_t)cq);
-	if (run_admin(c, &cmd, "Create I/O Completion Queue", NULL))
-		return -1;
+	err = run_admin(c, &cmd, "Create I/O Completion Queue", NULL);
+	if (err)
+		return err;
 	nvme_cmd_create_sq(&cmd, qid, entries, (uint64_t)(uintptr_t)sq, qid);
 	return run_admin(c, &cmd, "Create I/O Submission Queue", NULL);
 }
 
 /* Identify Namespace nsid: its block device when it can hold swap. */
-static int add_namespace(struct nvme_ctrl *c, uint32_t nsid)
+static enum hv_err add_namespace(struct nvme_ctrl *c, uint32_t nsid)
 {
 	struct nvme_namespace *ns = &c->ns[c->nns];
 	enum nvme_ns_verdict verdict;
 	struct nvme_sqe cmd;
 	char what[40];
 	const char *why;
+	enum hv_err err;
 
 	fmt_snprintf(what, sizeof(what), "Identify Namespace %u", nsid);
 	nvme_cmd_identify(&cmd, NVME_CNS_NAMESPACE, nsid,
 			  (uint64_t)(uintptr_t)c->identify);
-	if (run_admin(c, &cmd, what, NULL))
-		return -1;
+	err = run_admin(c, &cmd, what, NULL);
+	if (err)
+		return err;
 	verdict = nvme_parse_ns_info(c->identify, &ns->info, &why);
 	if (verdict == NVME_NS_INACTIVE)
-		return 0;
+		return HV_OK;
 	if (verdict == NVME_NS_UNUSABLE) {
 		hv_info("%s: namespace %u not used: %s", c->name, nsid, why);
-		return 0;
+		return HV_OK;
 	}
 	ns->ctrl = c;
 	ns->nsid = nsid;
 	fmt_snprintf(ns->name, sizeof(ns->name), "%s ns%u", c->name, nsid);
-	if (create_io_queues(c, ns, (uint16_t)(c->nns + 1)))
-		return -1;
+	err = create_io_queues(c, ns, (uint16_t)(c->nns + 1));
+	if (err)
+		return err;
 	nvme_namespace_init(ns);
 	hv_info("%s: %s, %llu MiB in %u-byte LBAs, %u commands in flight",
 		ns->name, c->info.model,
 		(unsigned long long)(ns->bdev.size >> 20),
 		1u << ns->info.lba_shift, ns->bdev.queue_depth);
 	c->nns++;
-	return 0;
+	return HV_OK;
 }
 
 /* 7.6.1 steps 5-8. */
-static int find_namespaces(struct nvme_ctrl *c)
+static enum hv_err find_namespaces(struct nvme_ctrl *c)
 {
 	unsigned pairs = 0, last;
 	struct nvme_sqe cmd;
 	uint32_t result;
+	enum hv_err err;
 
 	nvme_cmd_identify(&cmd, NVME_CNS_CONTROLLER, 0,
 			  (uint64_t)(uintptr_t)c->identify);
-	if (run_admin(c, &cmd, "Identify Controller", NULL))
-		return -1;
+	err = run_admin(c, &cmd, "Identify Controller", NULL);
+	if (err)
+		return err;
 	nvme_parse_ctrl_info(c->identify, &c->info);
 	nvme_cmd_set_queue_count(&cmd, NVME_MAX_NAMESPACES);
-	if (run_admin(c, &cmd, "Set Features (Number of Queues)", &result))
-		return -1;
+	err = run_admin(c, &cmd, "Set Features (Number of Queues)", &result);
+	if (err)
+		return err;
 	pairs = MIN(nvme_granted_queue_pairs(result), NVME_MAX_NAMESPACES);
 	last = MIN(c->info.namespaces, NVME_SCAN_NSIDS);
-	for (uint32_t nsid = 1; nsid <= last && c->nns < pairs; nsid++)
-		if (add_namespace(c, nsid))
-			return -1;
+	for (uint32_t nsid = 1; nsid <= last && c->nns < pairs; nsid++) {
+		err = add_namespace(c, nsid);
+		if (err)
+			return err;
+	}
 	if (!c->nns) {
 		hv_error("%s: no usable namespace (%s, %u namespace(s))",
 			 c->name, c->info.model, c->info.namespaces);
-		return -1;
+		return HV_ERR_NOT_FOUND;
 	}
-	return 0;
+	return HV_OK;
 }
 
-int nvme_ctrl_bring_up(struct nvme_ctrl *c)
+enum hv_err nvme_ctrl_bring_up(struct nvme_ctrl *c)
 {
+	enum hv_err err;
+
 	c->nns = 0;
 	c->stopped = c->disabled = false;
-	if (check_cap(c) || enable(c))
-		return -1;
+	err = check_cap(c);
+	if (!err)
+		err = enable(c);
+	if (err)
+		return err;
 	c->identify = c->alloc_pages(1);
-	if (find_namespaces(c)) {
-		/* A broken admin queue has disabled it already. */
+	err = find_namespaces(c);
+	/* A broken admin queue has disabled it already. */
+	if (err)
 		controller_disabled(c);
-		return -1;
-	}
-	return 0;
+	return err;
 }

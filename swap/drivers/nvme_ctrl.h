@@ -50,15 +50,20 @@ struct nvme_ctrl {
 /*
  * Everything from the reset to the namespaces' queues. regs (but its
  * doorbell stride, read from CAP here), regs_size, name and alloc_pages
- * are set by the caller. 0, or -1 after one "apfvisor: error: <name>: ..." line.
- * A controller with no usable namespace is an error too.
+ * are set by the caller. HV_OK, or after one "apfvisor: error: <name>: ..."
+ * line: HV_ERR_DEVICE (it does not answer, reports a fatal status, or broke
+ * its admin queue), HV_ERR_TIMEOUT (CSTS.RDY did not follow CC.EN),
+ * HV_ERR_UNSUPPORTED (CAP asks for what apfvisor cannot do), HV_ERR_BUSY
+ * (the admin queue was full), HV_ERR_IO (an admin command failed), or
+ * HV_ERR_NOT_FOUND (no usable namespace).
  */
-int nvme_ctrl_bring_up(struct nvme_ctrl *c);
+enum hv_err nvme_ctrl_bring_up(struct nvme_ctrl *c);
 
 /*
  * 3.1.5, 7.3.1: CC.EN = 0 and wait for CSTS.RDY = 0, at most CAP.TO.
- * 0, or -1 after an error line naming the timeout.
+ * HV_OK, or after an error line: HV_ERR_TIMEOUT (CSTS.RDY stayed set), or
+ * HV_ERR_DEVICE (CSTS reads all ones).
  */
-int nvme_ctrl_disable(struct nvme_ctrl *c);
+enum hv_err nvme_ctrl_disable(struct nvme_ctrl *c);
 
 #endif

@@ -16,11 +16,12 @@ static bool in_range(const struct nvme_namespace *ns,
 	       ns->bdev.size - req->offset >= PAGE_SIZE;
 }
 
-static int nvme_ns_submit(struct blockdev *dev, const struct blk_request *req)
+static enum hv_err nvme_ns_submit(struct blockdev *dev,
+				  const struct blk_request *req)
 {
 	struct nvme_namespace *ns = dev->driver;
 	struct nvme_sqe cmd;
-	int ret;
+	enum hv_err err;
 
 	if (!in_range(ns, req))
 		return nvme_queue_complete_locally(&ns->queue, req->cookie,
@@ -32,15 +33,15 @@ static int nvme_ns_submit(struct blockdev *dev, const struct blk_request *req)
 		read_poison_fill(req->buffer_pa,
 				 read_poison_word(ns->poison_seed,
 						  req->buffer_pa));
-	ret = nvme_queue_submit(&ns->queue, &cmd,
+	err = nvme_queue_submit(&ns->queue, &cmd,
 				req->offset >> ns->info.lba_shift, req->cookie);
-	if (ret)
-		return ret;
+	if (err)
+		return err;
 	if (req->op == BLK_WRITE)
 		dev->writes++;
 	else
 		dev->reads++;
-	return 0;
+	return HV_OK;
 }
 
 /*

@@ -127,32 +127,32 @@ static int take_slot(struct nvme_queue *q, void *cookie)
 	return (int)slot;
 }
 
-int nvme_queue_complete_locally(struct nvme_queue *q, void *cookie,
-				enum blk_status blk)
+enum hv_err nvme_queue_complete_locally(struct nvme_queue *q, void *cookie,
+					enum blk_status blk)
 {
 	int slot = take_slot(q, cookie);
 
 	if (slot < 0)
-		return -1;
+		return HV_ERR_BUSY;
 	complete_locally(q, (unsigned)slot, blk);
-	return 0;
+	return HV_OK;
 }
 
 /*
  * 4.1: write the entry, then the new tail to the doorbell; the release
  * fence orders the entry's bytes before the doorbell write.
  */
-int nvme_queue_submit(struct nvme_queue *q, const struct nvme_sqe *cmd,
-		      uint64_t lba, void *cookie)
+enum hv_err nvme_queue_submit(struct nvme_queue *q, const struct nvme_sqe *cmd,
+			      uint64_t lba, void *cookie)
 {
 	int slot = take_slot(q, cookie);
 	struct nvme_sqe entry = *cmd;
 
 	if (slot < 0)
-		return -1;
+		return HV_ERR_BUSY;
 	if (q->broken) {
 		complete_locally(q, (unsigned)slot, BLK_IO_ERROR);
-		return 0;
+		return HV_OK;
 	}
 	entry.cid = (uint16_t)slot;
 	q->slot[slot].busy = true;
@@ -166,7 +166,7 @@ int nvme_queue_submit(struct nvme_queue *q, const struct nvme_sqe *cmd,
 	q->sq_tail = (uint16_t)((q->sq_tail + 1) % q->entries);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	nvme_write32(q->regs, nvme_sq_doorbell(q->regs, q->qid), q->sq_tail);
-	return 0;
+	return HV_OK;
 }
 
 /* "Read of LBA 8" / "Identify": the command in slot s, for messages. */

@@ -102,18 +102,19 @@ unsigned nvme_queue_depth(const struct nvme_queue *q);
 
 /*
  * Copies cmd into the next SQ entry with its command identifier set and
- * rings the doorbell. 0, or -1 when every slot is taken. On a broken
- * queue the command completes at once with BLK_IO_ERROR.
+ * rings the doorbell. HV_OK, or HV_ERR_BUSY when every slot is taken. On a
+ * broken queue the command completes at once with BLK_IO_ERROR.
  */
-int nvme_queue_submit(struct nvme_queue *q, const struct nvme_sqe *cmd,
-		      uint64_t lba, void *cookie);
+enum hv_err nvme_queue_submit(struct nvme_queue *q, const struct nvme_sqe *cmd,
+			      uint64_t lba, void *cookie);
 
 /*
  * Completes a request without the controller (past the end of the
- * namespace, say) through the same poll path. -1 when no slot is free.
+ * namespace, say) through the same poll path. HV_ERR_BUSY when no slot is
+ * free.
  */
-int nvme_queue_complete_locally(struct nvme_queue *q, void *cookie,
-				enum blk_status blk);
+enum hv_err nvme_queue_complete_locally(struct nvme_queue *q, void *cookie,
+					enum blk_status blk);
 
 /* Up to max completions; never blocks. */
 unsigned nvme_queue_poll(struct nvme_queue *q, struct nvme_done *out,

@@ -44,23 +44,23 @@ struct vblk {
 /* ----------------------------------------------------- initialization */
 
 /* 3.1.1 steps 4-6: VERSION_1 is all we take; a read-only disk is no use. */
-static int negotiate(struct vblk *vb, const char **why)
+static enum hv_err negotiate(struct vblk *vb, const char **why)
 {
 	uint64_t offered = virtio_pci_device_features(&vb->vp);
+	enum hv_err err;
 
 	if (!(offered & BIT(VIRTIO_F_VERSION_1))) {
 		*why = "the device does not offer VIRTIO_F_VERSION_1";
-		return -1;
+		return HV_ERR_UNSUPPORTED;
 	}
 	if (offered & BIT(VIRTIO_BLK_F_RO)) {
 		*why = "the device is read-only (VIRTIO_BLK_F_RO)";
-		return -1;
+		return HV_ERR_UNSUPPORTED;
 	}
-	if (virtio_pci_features_ok(&vb->vp, BIT(VIRTIO_F_VERSION_1))) {
+	err = virtio_pci_features_ok(&vb->vp, BIT(VIRTIO_F_VERSION_1));
+	if (err)
 		*why = "the device refused our features (FEATURES_OK cleared)";
-		return -1;
-	}
-	return 0;
+	return err;
 }
 
 /*
@@ -93,7 +93,7 @@ static bool stop_device(void *ctx)
 	return true;
 }
 
-static int setup_queue(struct vblk *vb, const char **why)
+static enum hv_err setup_queue(struct vblk *vb, const char **why)
 {
 	uint16_t max = virtio_pci_queue_max(&vb->vp, 0);
 	struct vblk_queue *q = &vb->queue;
@@ -108,7 +108,7 @@ static int setup_queue(struct vblk *vb, const char **why)
 		qsize >>= 1;
 	if (qsize < VBLK_DESC_PER_REQ) {
 		*why = "queue 0 is missing or too small";
-		return -1;
+		return HV_ERR_UNSUPPORTED;
 	}
 	q->name = vb->name;
 	q->stop_device = stop_device;
@@ -122,50 +122,57 @@ static int setup_queue(struct vblk *vb, const char **why)
 					     (uintptr_t)q->used };
 	vb->notify = virtio_pci_queue_enable(&vb->vp, 0, q->qsize, &addrs,
 					     why);
-	return vb->notify ? 0 : -1;
+	return vb->notify ? HV_OK : HV_ERR_DEVICE;
 }
 
 /* 3.1.1: reset, ACKNOWLEDGE, DRIVER, features, queue, DRIVER_OK. */
-static int bring_up(struct vblk *vb, const char **why)
+static enum hv_err bring_up(struct vblk *vb, const char **why)
 {
 	uint64_t sectors;
+	enum hv_err err = virtio_pci_reset(&vb->vp);
 
-	if (virtio_pci_reset(&vb->vp)) {
+	if (err) {
 		*why = "the device did not finish its reset";
-		return -1;
+		return err;
 	}
 	virtio_pci_add_status(&vb->vp, VIRTIO_STATUS_ACKNOWLEDGE);
 	virtio_pci_add_status(&vb->vp, VIRTIO_STATUS_DRIVER);
-	if (negotiate(vb, why) || setup_queue(vb, why))
-		return -1;
-	if (virtio_pci_config64(&vb->vp, BLK_CFG_CAPACITY, &sectors)) {
+	err = negotiate(vb, why);
+	if (!err)
+		err = setup_queue(vb, why);
+	if (err)
+		return err;
+	err = virtio_pci_config64(&vb->vp, BLK_CFG_CAPACITY, &sectors);
+	if (err) {
 		*why = "the capacity could not be read consistently";
-		return -1;
+		return err;
 	}
 	vb->bdev.size = sectors << VBLK_SECTOR_SHIFT;
 	vb->queue.device_size = vb->bdev.size;
 	virtio_pci_add_status(&vb->vp, VIRTIO_STATUS_DRIVER_OK);
 	if (virtio_pci_status(&vb->vp) & VIRTIO_STATUS_NEEDS_RESET) {
 		*why = "the device needs a reset right after DRIVER_OK";
-		return -1;
+		return HV_ERR_DEVICE;
 	}
-	return 0;
+	return HV_OK;
 }
 
 /* -------------------------------------------------------------- I/O */
 
-static int vblk_submit(struct blockdev *dev, const struct blk_request *req)
+static enum hv_err vblk_submit(struct blockdev *dev,
+			       const struct blk_request *req)
 {
 	struct vblk *vb = dev->driver;
 	bool notify;
+	enum hv_err err = vblk_queue_submit(&vb->queue, req, rdtsc(), &notify);
 
-	if (vblk_queue_submit(&vb->queue, req, rdtsc(), &notify))
-		return -1;
+	if (err)
+		return err;
 	blk_count_submitted(dev, req);
 	/* The notify write carries the queue index (4.1.5.2). */
 	if (notify)
 		virtio_pci_notify(vb->notify, 0);
-	return 0;
+	return HV_OK;
 }
 
 static unsigned vblk_poll(struct blockdev *dev, struct blk_completion *out,

@@ -158,26 +158,27 @@ static bool publish(struct vblk_queue *q, unsigned slot)
 		 VIRTQ_USED_F_NO_NOTIFY);
 }
 
-int vblk_queue_submit(struct vblk_queue *q, const struct blk_request *req,
-		      uint64_t now, bool *notify)
+enum hv_err vblk_queue_submit(struct vblk_queue *q,
+			      const struct blk_request *req, uint64_t now,
+			      bool *notify)
 {
 	unsigned slot;
 
 	*notify = false;
 	if (!q->nfree)
-		return -1;
+		return HV_ERR_BUSY;
 	slot = q->free_slot[--q->nfree];
 	q->slot[slot].cookie = req->cookie;
 	q->slot[slot].op = req->op;
 	if (q->broken) {
 		complete_locally(q, slot, BLK_IO_ERROR);
-		return 0;
+		return HV_OK;
 	}
 	if (!IS_ALIGNED(req->offset, PAGE_SIZE) ||
 	    req->offset >= q->device_size ||
 	    q->device_size - req->offset < PAGE_SIZE) {
 		complete_locally(q, slot, BLK_OUT_OF_RANGE);
-		return 0;
+		return HV_OK;
 	}
 	fill_descriptors(q, slot, req);
 	q->slot[slot].published = true;
@@ -185,7 +186,7 @@ int vblk_queue_submit(struct vblk_queue *q, const struct blk_request *req,
 	q->slot[slot].deadline = now + q->timeout_ticks;
 	q->on_device++;
 	*notify = publish(q, slot);
-	return 0;
+	return HV_OK;
 }
 
 static void complete(struct vblk_queue *q, unsigned slot, enum blk_status st,

@@ -141,12 +141,14 @@ void vblk_queue_init(struct vblk_queue *q, void *rings, uint16_t qsize,
 		     uint64_t device_size, uint64_t timeout_ticks);
 
 /*
- * Queues one request at time `now`. 0, or -1 when every slot is taken.
+ * Queues one request at time `now`. HV_OK, or HV_ERR_BUSY when every slot
+ * is taken.
  * *notify is set when the device asked to be told (the caller writes the
  * queue's notify register).
  */
-int vblk_queue_submit(struct vblk_queue *q, const struct blk_request *req,
-		      uint64_t now, bool *notify);
+enum hv_err vblk_queue_submit(struct vblk_queue *q,
+			      const struct blk_request *req, uint64_t now,
+			      bool *notify);
 
 /* Up to max completions at time `now`; never blocks. */
 unsigned vblk_queue_poll(struct vblk_queue *q, struct blk_completion *out,

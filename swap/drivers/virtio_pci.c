@@ -137,8 +137,8 @@ static void take_cap(struct virtio_pci *vp, uint8_t cap, const char **why)
  * 4.1.4: "the driver SHOULD use the first instance of each type". A list
  * that loops is walked no further than a list can be long.
  */
-int virtio_pci_init(struct virtio_pci *vp, const struct pci_device *d,
-		    const char **why)
+enum hv_err virtio_pci_init(struct virtio_pci *vp, const struct pci_device *d,
+			    const char **why)
 {
 	unsigned n = 0;
 
@@ -149,24 +149,24 @@ int virtio_pci_init(struct virtio_pci *vp, const struct pci_device *d,
 	     cap = pci_next_cap(d, PCI_CAP_ID_VENDOR, cap))
 		take_cap(vp, cap, why);
 	if (*why)
-		return -1;
+		return HV_ERR_DEVICE;
 	if (!vp->common || !vp->notify_base || !vp->devcfg) {
 		*why = "no virtio 1.0 PCI capabilities (a legacy-only device; "
 		       "QEMU: virtio-blk-pci,disable-legacy=on)";
-		return -1;
+		return HV_ERR_UNSUPPORTED;
 	}
 	pci_enable(d, PCI_COMMAND_MEMORY | PCI_COMMAND_BUS_MASTER);
-	return 0;
+	return HV_OK;
 }
 
 /* 4.1.4.3.2: after writing 0 the driver waits until it reads back 0. */
-int virtio_pci_reset(struct virtio_pci *vp)
+enum hv_err virtio_pci_reset(struct virtio_pci *vp)
 {
 	wr8(vp->common, COMMON_DEVICE_STATUS, 0);
 	for (unsigned i = 0; i < RESET_SPINS; i++)
 		if (rd8(vp->common, COMMON_DEVICE_STATUS) == 0)
-			return 0;
-	return -1;
+			return HV_OK;
+	return HV_ERR_TIMEOUT;
 }
 
 uint8_t virtio_pci_status(struct virtio_pci *vp)
@@ -190,14 +190,15 @@ uint64_t virtio_pci_device_features(struct virtio_pci *vp)
 }
 
 /* 3.1.1 steps 5-6: the device clears FEATURES_OK if it rejects them. */
-int virtio_pci_features_ok(struct virtio_pci *vp, uint64_t features)
+enum hv_err virtio_pci_features_ok(struct virtio_pci *vp, uint64_t features)
 {
 	wr32(vp->common, COMMON_DRIVER_FEATURE_SELECT, 0);
 	wr32(vp->common, COMMON_DRIVER_FEATURE, (uint32_t)features);
 	wr32(vp->common, COMMON_DRIVER_FEATURE_SELECT, 1);
 	wr32(vp->common, COMMON_DRIVER_FEATURE, (uint32_t)(features >> 32));
 	virtio_pci_add_status(vp, VIRTIO_STATUS_FEATURES_OK);
-	return virtio_pci_status(vp) & VIRTIO_STATUS_FEATURES_OK ? 0 : -1;
+	return virtio_pci_status(vp) & VIRTIO_STATUS_FEATURES_OK ?
+		       HV_OK : HV_ERR_UNSUPPORTED;
 }
 
 uint32_t virtio_pci_config32(struct virtio_pci *vp, unsigned off)
@@ -209,10 +210,11 @@ uint32_t virtio_pci_config32(struct virtio_pci *vp, unsigned off)
  * 2.3.1: a field wider than 32 bits is only consistent if
  * config_generation did not change while it was read.
  */
-int virtio_pci_config64(struct virtio_pci *vp, unsigned off, uint64_t *v)
+enum hv_err virtio_pci_config64(struct virtio_pci *vp, unsigned off,
+				uint64_t *v)
 {
 	if ((uint64_t)off + 8 > vp->devcfg_len)
-		return -1;
+		return HV_ERR_INVALID;
 	for (unsigned i = 0; i < GENERATION_TRIES; i++) {
 		uint8_t gen = rd8(vp->common, COMMON_CONFIG_GENERATION);
 		uint64_t lo = rd32(vp->devcfg, off);
@@ -220,10 +222,10 @@ int virtio_pci_config64(struct virtio_pci *vp, unsigned off, uint64_t *v)
 
 		if (rd8(vp->common, COMMON_CONFIG_GENERATION) == gen) {
 			*v = lo | hi << 32;
-			return 0;
+			return HV_OK;
 		}
 	}
-	return -1;
+	return HV_ERR_DEVICE;
 }
 
 uint16_t virtio_pci_queue_max(struct virtio_pci *vp, uint16_t q)

@@ -10,6 +10,7 @@
 #define SWAP_VIRTIO_PCI_H
 
 #include "arch/x86/pci.h"
+#include "lib/errors.h"
 
 #define VIRTIO_PCI_VENDOR 0x1af4
 
@@ -42,27 +43,37 @@ struct virtio_queue_addrs {
 /*
  * Finds the first capability of each type (4.1.4), checks each structure
  * lies inside its memory BAR, maps it and enables memory decoding and bus
- * mastering. Returns 0, or -1 with *why set (a legacy-only device has no
- * such capabilities).
+ * mastering. Returns HV_OK, or with *why set: HV_ERR_DEVICE when a
+ * capability cannot be used, HV_ERR_UNSUPPORTED when there are none (a
+ * legacy-only device).
  */
-int virtio_pci_init(struct virtio_pci *vp, const struct pci_device *d,
-		    const char **why);
+enum hv_err virtio_pci_init(struct virtio_pci *vp, const struct pci_device *d,
+			    const char **why);
 
-/* Writes 0 and waits (bounded) until the status reads back 0. */
-int virtio_pci_reset(struct virtio_pci *vp);
+/*
+ * Writes 0 and waits (bounded) until the status reads back 0: HV_OK, or
+ * HV_ERR_TIMEOUT.
+ */
+enum hv_err virtio_pci_reset(struct virtio_pci *vp);
 uint8_t virtio_pci_status(struct virtio_pci *vp);
 void virtio_pci_add_status(struct virtio_pci *vp, uint8_t bits);
 
 uint64_t virtio_pci_device_features(struct virtio_pci *vp);
-/* Writes the driver features and sets FEATURES_OK; -1 if it did not stick. */
-int virtio_pci_features_ok(struct virtio_pci *vp, uint64_t features);
+/*
+ * Writes the driver features and sets FEATURES_OK; HV_ERR_UNSUPPORTED if it
+ * did not stick (the device refused them).
+ */
+enum hv_err virtio_pci_features_ok(struct virtio_pci *vp, uint64_t features);
 
 /*
  * A 32-bit little-endian field at offset off of the device-specific
- * configuration, and a 64-bit one read consistently (config_generation).
+ * configuration, and a 64-bit one read consistently (config_generation):
+ * HV_ERR_INVALID past the end of the window, HV_ERR_DEVICE when it changed
+ * on every try.
  */
 uint32_t virtio_pci_config32(struct virtio_pci *vp, unsigned off);
-int virtio_pci_config64(struct virtio_pci *vp, unsigned off, uint64_t *v);
+enum hv_err virtio_pci_config64(struct virtio_pci *vp, unsigned off,
+				uint64_t *v);
 
 /* Selects queue q; returns its maximum size, 0 when it does not exist. */
 uint16_t virtio_pci_queue_max(struct virtio_pci *vp, uint16_t q);

@@ -450,7 +450,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c->regs_size = dev.bar_size;
 	c->alloc_pages = alloc_pages;
 
-	if (nvme_ctrl_bring_up(c) == 0) {
+	if (nvme_ctrl_bring_up(c) == HV_OK) {
 		CHECK(c->nns >= 1 && c->nns <= NVME_MAX_NAMESPACES);
 		for (unsigned i = 0; i < c->nns; i++)
 			CHECK(c->ns[i].bdev.size >= PAGE_SIZE &&

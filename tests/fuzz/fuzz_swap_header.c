@@ -15,9 +15,10 @@
 #include "swap/swap_format.h"
 #include "tests/fuzz/fuzz_check.h"
 
-typedef int (*blockdev_parse_fn)(const void *page, uint64_t device_size,
-				 struct swap_header_info *out, char *err,
-				 size_t err_len);
+typedef enum hv_err (*blockdev_parse_fn)(const void *page,
+					 uint64_t device_size,
+					 struct swap_header_info *out,
+					 char *err, size_t err_len);
 
 static void check(blockdev_parse_fn parse, const uint8_t *page,
 		  uint64_t device_size, uint64_t min_pages)
@@ -26,7 +27,7 @@ static void check(blockdev_parse_fn parse, const uint8_t *page,
 	char err[256];
 
 	memset(err, 0x55, sizeof(err));
-	if (parse(page, device_size, &info, err, sizeof(err))) {
+	if (parse(page, device_size, &info, err, sizeof(err)) != HV_OK) {
 		CHECK(memchr(err, 0, sizeof(err)) != NULL);
 		CHECK(err[0] != 0 && !strchr(err, '\n'));
 		return;

@@ -74,7 +74,7 @@ int ept_fixture_setup(void **state)
 	memset(f->fm.arena, 0xa5, FAKE_PAGES * PAGE_SIZE);
 	f->fm.fail_at = NO_FAIL;
 	mem.ctx = &f->fm;
-	return ept_init(&f->ept, &mem);
+	return ept_init(&f->ept, &mem) == HV_OK ? 0 : -1;
 }
 
 int ept_fixture_teardown(void **state)

@@ -150,7 +150,7 @@ int swap_fake_find(const struct swap_fake *sf, uint64_t gfn)
 	return -1;
 }
 
-int swap_fake_complete(struct swap_fake *sf, unsigned i, bool ok)
+enum hv_err swap_fake_complete(struct swap_fake *sf, unsigned i, bool ok)
 {
 	struct swap_io io;
 	uint8_t *frame, *slot;

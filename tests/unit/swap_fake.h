@@ -58,7 +58,7 @@ int swap_fake_find(const struct swap_fake *sf, uint64_t gfn);
  * whose value it returns. ok: the data is copied (frame to slot or slot to
  * frame); !ok: the destination gets garbage, as from a transfer cut short.
  */
-int swap_fake_complete(struct swap_fake *sf, unsigned i, bool ok);
+enum hv_err swap_fake_complete(struct swap_fake *sf, unsigned i, bool ok);
 
 /* Completes everything queued, oldest first, well; returns how many. */
 unsigned swap_fake_complete_all(struct swap_fake *sf);

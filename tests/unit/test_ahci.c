@@ -231,10 +231,11 @@ static void write_then_read(bool ncq)
 	for (unsigned i = 0; i < 4; i++) {
 		memset(pages[i], 0x10 + i, PAGE_SIZE);
 		r = req(BLK_WRITE, (i + 1) * PAGE_SIZE, i);
-		assert_int_equal(ahci_port_submit(&port, &r), 0);
+		assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	}
 	r = req(BLK_WRITE, 0, 4);
-	assert_int_equal(ahci_port_submit(&port, &r), -1);  /* all taken */
+	/* All taken. */
+	assert_int_equal(ahci_port_submit(&port, &r), HV_ERR_BUSY);
 	assert_int_equal(count_bits_in(f->ci), 4);
 	assert_int_equal(poll_n(c, 4), 4);
 	for (unsigned i = 0; i < 4; i++) {
@@ -247,7 +248,7 @@ static void write_then_read(bool ncq)
 	for (unsigned i = 0; i < 4; i++) {
 		memset(pages[8 + i], 0, PAGE_SIZE);
 		r = req(BLK_READ, (4 - i) * PAGE_SIZE, 8 + i);
-		assert_int_equal(ahci_port_submit(&port, &r), 0);
+		assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	}
 	assert_int_equal(poll_n(c, 4), 4);
 	for (unsigned i = 0; i < 4; i++) {
@@ -280,11 +281,11 @@ static void test_out_of_range(void **state)
 
 	(void)state;
 	ready_port(4, false);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_OUT_OF_RANGE);
 	r.offset = 100;                 /* not page-aligned */
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_OUT_OF_RANGE);
 	assert_int_equal(fake_ahci[PORT].commands, 1);  /* IDENTIFY only */
@@ -301,7 +302,7 @@ static void test_task_file_error_then_recovery(void **state)
 	f->fail_set = true;
 	f->fail_lba = 17;               /* in page 2 (sectors 16-23) */
 	f->fail_error = 0x40;           /* UNC */
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_IO_ERROR);
 	expect_line(0, "apfvisor: error: ahci 00:1f.2 port1: 1 command "
@@ -312,7 +313,7 @@ static void test_task_file_error_then_recovery(void **state)
 	assert_int_equal(f->is, 0);
 	assert_true(f->cmd & PX_CMD_ST);
 	r = req(BLK_READ, 3 * PAGE_SIZE, 1);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_OK);
 	assert_int_equal(pages[1][0], f->data[3 * PAGE_SIZE]);
@@ -334,7 +335,7 @@ static void failed_ncq_read(bool link_lost_on_reset)
 	f->fail_set = true;
 	f->fail_lba = 17;
 	f->link_lost_on_reset = link_lost_on_reset;
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_IO_ERROR);
 	assert_int_equal(f->comresets, 1);
@@ -353,7 +354,7 @@ static void test_ncq_error_then_comreset(void **state)
 	assert_true(f->cmd & PX_CMD_ST);
 	for (unsigned i = 0; i < 3; i++) {
 		r = req(BLK_READ, (3 + i) * PAGE_SIZE, 1);
-		assert_int_equal(ahci_port_submit(&port, &r), 0);
+		assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 		assert_int_equal(poll_n(&c, 1), 1);
 		assert_int_equal(c.status, BLK_OK);
 		assert_memory_equal(pages[1], f->data + (3 + i) * PAGE_SIZE,
@@ -380,7 +381,7 @@ static void test_link_lost_in_comreset_fails_the_port(void **state)
 	/* Later requests fail at once, without a command. */
 	assert_false(f->cmd & PX_CMD_ST);
 	r = req(BLK_READ, 3 * PAGE_SIZE, 1);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(ahci_port_poll(&port, &c, 1), 1);
 	assert_int_equal(c.status, BLK_IO_ERROR);
 	assert_int_equal(f->ci, 0);
@@ -403,7 +404,7 @@ static void test_error_fails_what_is_in_flight(void **state)
 	f->fail_lba = 8 * 6;            /* page 6 */
 	for (unsigned i = 0; i < 3; i++) {
 		r = req(BLK_READ, (5 + i) * PAGE_SIZE, i);
-		assert_int_equal(ahci_port_submit(&port, &r), 0);
+		assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	}
 	assert_int_equal(poll_n(c, 3), 3);
 	for (unsigned i = 0; i < 3; i++) {
@@ -428,7 +429,7 @@ static void test_buffer_out_of_reach(void **state)
 	fake_hba.cap &= ~(uint32_t)AHCI_CAP_S64A;
 	ready_port(4, false);
 	r.buffer_pa = 0x100000000ull;
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(ahci_port_poll(&port, &c, 1), 1);
 	assert_int_equal(c.status, BLK_IO_ERROR);
 	assert_int_equal(fake_ahci[PORT].ci, 0);
@@ -479,9 +480,9 @@ static void test_command_timeout_fails_the_disk(void **state)
 	ready_port(4, true);
 	f->hang = true;
 	r = req(BLK_WRITE, 0, 0);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	r = req(BLK_READ, 5 * PAGE_SIZE, 1);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(poll_n(c, 2), 2);
 	assert_int_equal(c[0].status, BLK_IO_ERROR);
 	assert_int_equal(c[1].status, BLK_IO_ERROR);
@@ -495,7 +496,7 @@ static void test_command_timeout_fails_the_disk(void **state)
 	/* Later requests fail at once, without a command. */
 	f->hang = false;
 	r = req(BLK_READ, 0, 2);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(ahci_port_poll(&port, c, 2), 1);
 	assert_int_equal(c[0].status, BLK_IO_ERROR);
 	assert_int_equal(f->ci, 0);
@@ -534,13 +535,13 @@ static void test_short_dma_transfer_fails(void **state)
 		memset(pages[i], 0xee, PAGE_SIZE);      /* stale */
 		f->short_transfer = moved[i];
 		r = req(BLK_READ, 2 * PAGE_SIZE, i);
-		assert_int_equal(ahci_port_submit(&port, &r), 0);
+		assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 		assert_int_equal(poll_n(&c, 1), 1);
 		assert_int_equal(c.status, BLK_IO_ERROR);
 	}
 	f->short_transfer = 100;
 	r = req(BLK_WRITE, 3 * PAGE_SIZE, 3);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_IO_ERROR);
 	assert_int_equal(port.short_transfers, ARRAY_SIZE(moved) + 1);
@@ -554,7 +555,7 @@ static void test_short_dma_transfer_fails(void **state)
 	/* No error to recover from: the port was never stopped. */
 	writes = f->ncmd_writes;
 	r = req(BLK_READ, 2 * PAGE_SIZE, 4);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_OK);
 	assert_memory_equal(pages[4], f->data + 2 * PAGE_SIZE, PAGE_SIZE);
@@ -581,7 +582,7 @@ static void test_short_ncq_read_fails(void **state)
 		memset(pages[i], 0xee, PAGE_SIZE);      /* stale */
 		f->short_transfer = moved[i];
 		r = req(BLK_READ, 2 * PAGE_SIZE, i);
-		assert_int_equal(ahci_port_submit(&port, &r), 0);
+		assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 		assert_int_equal(poll_n(&c, 1), 1);
 		assert_int_equal(c.status, BLK_IO_ERROR);
 		assert_true(no_word_of(pages[i], 0xee));
@@ -593,7 +594,7 @@ static void test_short_ncq_read_fails(void **state)
 		    "written; it fails");
 	/* An honest NCQ read (PRDBC left at 0) is fine. */
 	r = req(BLK_READ, 2 * PAGE_SIZE, 4);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_OK);
 	assert_memory_equal(pages[4], f->data + 2 * PAGE_SIZE, PAGE_SIZE);
@@ -616,9 +617,9 @@ static void test_timed_out_read_held_until_port_stops(void **state)
 	f->hang = true;
 	f->cr_stuck = true;
 	r = req(BLK_READ, 0, 0);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	r = req(BLK_WRITE, 5 * PAGE_SIZE, 1);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(poll_n(c, 1), 1);
 	assert_int_equal(ahci_port_poll(&port, c + 1, 2), 0);
 	assert_ptr_equal(c[0].cookie, (void *)2);
@@ -633,7 +634,7 @@ static void test_timed_out_read_held_until_port_stops(void **state)
 		assert_int_equal(ahci_port_poll(&port, c, 3), 0);
 	/* Later requests fail at once, without a command. */
 	r = req(BLK_READ, 0, 2);
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	assert_int_equal(ahci_port_poll(&port, c, 3), 1);
 	assert_ptr_equal(c[0].cookie, (void *)3);
 	assert_int_equal(c[0].status, BLK_IO_ERROR);
@@ -658,7 +659,7 @@ static void test_error_with_port_that_never_stops_holds_reads(void **state)
 	f->fail_set = true;
 	f->fail_lba = 17;
 	f->cr_stuck = true;
-	assert_int_equal(ahci_port_submit(&port, &r), 0);
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
 	for (int i = 0; i < 100; i++)
 		assert_int_equal(ahci_port_poll(&port, c, 2), 0);
 	assert_true(port.failed);

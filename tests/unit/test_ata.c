@@ -66,8 +66,8 @@ static struct blockdev *slave_disk(uint64_t sectors, bool lba48)
 	return dev;
 }
 
-static int submit(struct blockdev *dev, enum blk_op op, uint64_t offset,
-		  void *buf, uintptr_t cookie)
+static enum hv_err submit(struct blockdev *dev, enum blk_op op,
+			  uint64_t offset, void *buf, uintptr_t cookie)
 {
 	struct blk_request r = {
 		.op = op,
@@ -97,7 +97,7 @@ static enum blk_status wait_one(struct blockdev *dev, uintptr_t cookie)
 static enum blk_status run(struct blockdev *dev, enum blk_op op,
 			   uint64_t offset, void *buf)
 {
-	assert_int_equal(submit(dev, op, offset, buf, 7), 0);
+	assert_int_equal(submit(dev, op, offset, buf, 7), HV_OK);
 	return wait_one(dev, 7);
 }
 
@@ -469,8 +469,8 @@ static void test_timeout_retires_disk(void **state)
 	(void)state;
 	dev = slave_disk(4096, true);
 	disk->stuck = true;
-	assert_int_equal(submit(dev, BLK_WRITE, 4096, buf, 1), 0);
-	assert_int_equal(submit(dev, BLK_READ, 8192, buf, 2), 0);
+	assert_int_equal(submit(dev, BLK_WRITE, 4096, buf, 1), HV_OK);
+	assert_int_equal(submit(dev, BLK_READ, 8192, buf, 2), HV_OK);
 	assert_int_equal(wait_one(dev, 1), BLK_IO_ERROR);
 	assert_int_equal(console_nlines, 1);
 	expect_line(0, "apfvisor: error: ata0-slave: write of sectors 8-15 "
@@ -494,8 +494,8 @@ static void test_queue_and_order(void **state)
 	dev = slave_disk(4096, true);
 	for (uintptr_t i = 0; i < 32; i++)
 		assert_int_equal(submit(dev, BLK_READ, i * 4096, buf[i], i),
-				 0);
-	assert_int_equal(submit(dev, BLK_READ, 0, buf[32], 32), -1);
+				 HV_OK);
+	assert_int_equal(submit(dev, BLK_READ, 0, buf[32], 32), HV_ERR_BUSY);
 	assert_int_equal(blk_poll(dev, c, 0), 0);
 	/* One page per call, in submission order. */
 	for (uintptr_t i = 0; i < 32; i++) {
@@ -505,7 +505,7 @@ static void test_queue_and_order(void **state)
 		assert_int_equal(c[0].status, BLK_OK);
 	}
 	assert_int_equal(blk_poll(dev, c, 40), 0);
-	assert_int_equal(submit(dev, BLK_READ, 0, buf[32], 32), 0);
+	assert_int_equal(submit(dev, BLK_READ, 0, buf[32], 32), HV_OK);
 }
 
 static void test_busy_device_polls_pending(void **state)
@@ -519,8 +519,8 @@ static void test_busy_device_polls_pending(void **state)
 	dev = slave_disk(4096, true);
 	fake_ata[0].dev[1].latency = 30;
 	/* Out of range first: completes without I/O, with the next one. */
-	assert_int_equal(submit(dev, BLK_READ, 1ull << 30, buf, 1), 0);
-	assert_int_equal(submit(dev, BLK_READ, 4096, buf, 2), 0);
+	assert_int_equal(submit(dev, BLK_READ, 1ull << 30, buf, 1), HV_OK);
+	assert_int_equal(submit(dev, BLK_READ, 4096, buf, 2), HV_OK);
 	assert_int_equal(blk_poll(dev, c, 4), 1);
 	assert_ptr_equal(c[0].cookie, (void *)1);
 	assert_int_equal(c[0].status, BLK_OUT_OF_RANGE);

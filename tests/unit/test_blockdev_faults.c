@@ -24,19 +24,20 @@ struct fake {
 	enum blk_status status;         /* what its completions report */
 };
 
-static int fake_submit(struct blockdev *dev, const struct blk_request *req)
+static enum hv_err fake_submit(struct blockdev *dev,
+			       const struct blk_request *req)
 {
 	struct fake *f = dev->driver;
 
 	if (f->count == f->depth)
-		return -1;
+		return HV_ERR_BUSY;
 	f->q[(f->head + f->count++) % FAKE_MAX] = *req;
 	f->seen++;
 	if (req->op == BLK_WRITE)
 		dev->writes++;
 	else
 		dev->reads++;
-	return 0;
+	return HV_OK;
 }
 
 static unsigned fake_poll(struct blockdev *dev, struct blk_completion *out,
@@ -81,7 +82,7 @@ void hv_info(const char *fmt, ...)
 }
 
 /* Cookies are request numbers + 1 (never NULL). */
-static int submit(struct blockdev *dev, enum blk_op op, uintptr_t n)
+static enum hv_err submit(struct blockdev *dev, enum blk_op op, uintptr_t n)
 {
 	struct blk_request r = { .op = op, .offset = n * 4096,
 				 .buffer_pa = 0x100000, .cookie = (void *)n };
@@ -144,9 +145,9 @@ static void test_every_third_read(void **state)
 	assert_int_equal(f.dev.size, 1 << 20);
 	assert_int_equal(f.dev.queue_depth, 64);
 	for (uintptr_t n = 1; n <= 9; n++)
-		assert_int_equal(submit(&f.dev, BLK_READ, n), 0);
+		assert_int_equal(submit(&f.dev, BLK_READ, n), HV_OK);
 	for (uintptr_t n = 10; n <= 14; n++)
-		assert_int_equal(submit(&f.dev, BLK_WRITE, n), 0);
+		assert_int_equal(submit(&f.dev, BLK_WRITE, n), HV_OK);
 	/* Requests 3, 6 and 9 never reached the driver. */
 	assert_int_equal(fk.seen, 11);
 	assert_int_equal(drain(&f.dev, status, 4), 14);
@@ -171,7 +172,7 @@ static void test_reads_and_writes_counted_apart(void **state)
 	/* R W R W R W R W R W R W: reads 2, 4, 6 and writes 3, 6 fail. */
 	for (uintptr_t n = 1; n <= 12; n++)
 		assert_int_equal(submit(&f.dev, n % 2 ? BLK_READ : BLK_WRITE,
-					n), 0);
+					n), HV_OK);
 	assert_int_equal(drain(&f.dev, status, 64), 12);
 	for (int n = 1; n <= 12; n++) {
 		int k = (n + 1) / 2;    /* n-th request is the k-th of its op */
@@ -194,7 +195,7 @@ static void test_every_request(void **state)
 	setup(&f, &fk, 8, 1, 1, status);
 	for (uintptr_t n = 1; n <= 20; n++)
 		assert_int_equal(submit(&f.dev, n % 3 ? BLK_READ : BLK_WRITE,
-					n), 0);
+					n), HV_OK);
 	assert_int_equal(fk.seen, 0);
 	assert_int_equal(drain(&f.dev, status, 7), 20);
 	for (int n = 1; n <= 20; n++)
@@ -214,14 +215,14 @@ static void test_queue_full_is_not_counted(void **state)
 
 	(void)state;
 	setup(&f, &fk, 1, 0, 2, status);
-	assert_int_equal(submit(&f.dev, BLK_WRITE, 1), 0);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 1), HV_OK);
 	/* Write 2 fails: injected, the driver's full queue does not matter. */
-	assert_int_equal(submit(&f.dev, BLK_WRITE, 2), 0);
-	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), -1);
-	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), -1);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 2), HV_OK);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), HV_ERR_BUSY);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), HV_ERR_BUSY);
 	assert_int_equal(drain(&f.dev, status, 8), 2);
-	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), 0);
-	assert_int_equal(submit(&f.dev, BLK_WRITE, 4), 0);   /* injected */
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), HV_OK);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 4), HV_OK);   /* injected */
 	assert_int_equal(drain(&f.dev, status, 8), 2);
 	assert_int_equal(status[1], BLK_OK);
 	assert_int_equal(status[2], BLK_IO_ERROR);
@@ -241,12 +242,12 @@ static void test_pending_limit(void **state)
 	(void)state;
 	setup(&f, &fk, 8, 1, 0, status);
 	for (uintptr_t n = 1; n <= BLOCKDEV_FAULTS_PENDING; n++)
-		assert_int_equal(submit(&f.dev, BLK_READ, n), 0);
-	assert_int_equal(submit(&f.dev, BLK_READ, 100), -1);
+		assert_int_equal(submit(&f.dev, BLK_READ, n), HV_OK);
+	assert_int_equal(submit(&f.dev, BLK_READ, 100), HV_ERR_BUSY);
 	assert_int_equal(f.injected.injected_read_failures,
 			 BLOCKDEV_FAULTS_PENDING);
 	assert_int_equal(drain(&f.dev, status, 5), BLOCKDEV_FAULTS_PENDING);
-	assert_int_equal(submit(&f.dev, BLK_READ, 100), 0);
+	assert_int_equal(submit(&f.dev, BLK_READ, 100), HV_OK);
 	assert_int_equal(drain(&f.dev, status, 5), 1);
 	assert_int_equal(status[100], BLK_IO_ERROR);
 }
@@ -262,7 +263,7 @@ static void test_driver_errors_pass_through(void **state)
 	setup(&f, &fk, 8, 0, 4, status);
 	fk.status = BLK_OUT_OF_RANGE;
 	for (uintptr_t n = 1; n <= 4; n++)
-		assert_int_equal(submit(&f.dev, BLK_WRITE, n), 0);
+		assert_int_equal(submit(&f.dev, BLK_WRITE, n), HV_OK);
 	assert_int_equal(drain(&f.dev, status, 8), 4);
 	assert_int_equal(status[1], BLK_OUT_OF_RANGE);
 	assert_int_equal(status[4], BLK_IO_ERROR);
@@ -294,7 +295,7 @@ static void test_torn_write(void **state)
 	setup(&f, &fk, 8, 0, 2, status);
 	f.torn_pa = (uintptr_t)torn_page;
 	for (uintptr_t n = 1; n <= 4; n++)
-		assert_int_equal(submit(&f.dev, BLK_WRITE, n), 0);
+		assert_int_equal(submit(&f.dev, BLK_WRITE, n), HV_OK);
 	assert_int_equal(fk.seen, 4);
 	for (unsigned k = 0; k < 4; k++) {
 		const struct blk_request *r = held(&fk, k);
@@ -331,16 +332,16 @@ static void test_torn_write_queue_full(void **state)
 	(void)state;
 	setup(&f, &fk, 1, 0, 2, status);
 	f.torn_pa = (uintptr_t)torn_page;
-	assert_int_equal(submit(&f.dev, BLK_WRITE, 1), 0);
-	assert_int_equal(submit(&f.dev, BLK_WRITE, 2), -1);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 1), HV_OK);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 2), HV_ERR_BUSY);
 	assert_int_equal(f.injected.injected_write_failures, 0);
 	assert_int_equal(drain(&f.dev, status, 8), 1);
-	assert_int_equal(submit(&f.dev, BLK_WRITE, 2), 0);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 2), HV_OK);
 	assert_int_equal(held(&fk, 0)->buffer_pa, (uintptr_t)torn_page);
-	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), -1);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), HV_ERR_BUSY);
 	assert_int_equal(drain(&f.dev, status, 8), 1);
 	assert_int_equal(status[2], BLK_IO_ERROR);
-	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), 0);
+	assert_int_equal(submit(&f.dev, BLK_WRITE, 3), HV_OK);
 	assert_int_equal(held(&fk, 0)->buffer_pa, 0x100000);
 	assert_int_equal(drain(&f.dev, status, 8), 1);
 	assert_int_equal(status[3], BLK_OK);
@@ -368,7 +369,7 @@ static void test_torn_read(void **state)
 					 .buffer_pa = (uintptr_t)buf[n - 1],
 					 .cookie = (void *)n };
 
-		assert_int_equal(blk_submit(&f.dev, &r), 0);
+		assert_int_equal(blk_submit(&f.dev, &r), HV_OK);
 	}
 	assert_int_equal(fk.seen, 1);
 	assert_int_equal(buf[0][0], 0x11);      /* the fake moves no data */
@@ -427,7 +428,8 @@ static void test_wrap_prints_and_counts(void **state)
 	/* The last wrapper fails every 102nd write. */
 	memset(status, -1, sizeof(status));
 	for (int round = 0; round < 102; round++) {
-		assert_int_equal(submit(dev, BLK_WRITE, 1 + (round % 2)), 0);
+		assert_int_equal(submit(dev, BLK_WRITE, 1 + (round % 2)),
+				 HV_OK);
 		drain(dev, status, 8);
 		status[1] = status[2] = -1;
 	}

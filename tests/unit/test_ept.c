@@ -37,7 +37,7 @@ static void test_init_failure(void **state)
 	struct ept ept;
 
 	(void)state;
-	assert_int_equal(ept_init(&ept, &mem), -1);
+	assert_int_equal(ept_init(&ept, &mem), HV_ERR_NOMEM);
 }
 
 static void test_map_4k(void **state)
@@ -104,27 +104,28 @@ static void test_bad_arguments(void **state)
 	struct ept *ept = &f->ept;
 
 	assert_int_equal(ept_map(ept, 0x1001, 0x2000, EPT_PAGE_4K, EPT_RWX),
-			 -1);
+			 HV_ERR_INVALID);
 	assert_int_equal(ept_map(ept, 0x1000, 0x2001, EPT_PAGE_4K, EPT_RWX),
-			 -1);
+			 HV_ERR_INVALID);
 	assert_int_equal(ept_map(ept, 0x1000, 0x200000, EPT_PAGE_2M, EPT_RWX),
-			 -1);
+			 HV_ERR_INVALID);
 	assert_int_equal(ept_map(ept, 0x200000, 0x1000, EPT_PAGE_2M, EPT_RWX),
-			 -1);
+			 HV_ERR_INVALID);
 	assert_int_equal(ept_map(ept, BIT(48), 0x1000, EPT_PAGE_4K, EPT_RWX),
-			 -1);
+			 HV_ERR_INVALID);
 	assert_int_equal(ept_map(ept, 0x1000, BIT(52), EPT_PAGE_4K, EPT_RWX),
-			 -1);
+			 HV_ERR_INVALID);
 	assert_int_equal(ept_map(ept, 0x1000, 0x1000, (enum ept_page_size)2,
-				 EPT_RWX), -1);
+				 EPT_RWX), HV_ERR_INVALID);
 	/* No access at all, write without read, or stray bits. */
-	assert_int_equal(ept_map(ept, 0x1000, 0x1000, EPT_PAGE_4K, 0), -1);
+	assert_int_equal(ept_map(ept, 0x1000, 0x1000, EPT_PAGE_4K, 0),
+			 HV_ERR_INVALID);
 	assert_int_equal(ept_map(ept, 0x1000, 0x1000, EPT_PAGE_4K, EPT_WRITE),
-			 -1);
+			 HV_ERR_INVALID);
 	assert_int_equal(ept_map(ept, 0x1000, 0x1000, EPT_PAGE_4K,
-				 EPT_WRITE | EPT_EXEC), -1);
+				 EPT_WRITE | EPT_EXEC), HV_ERR_INVALID);
 	assert_int_equal(ept_map(ept, 0x1000, 0x1000, EPT_PAGE_4K,
-				 EPT_RWX | EPT_LARGE_PAGE), -1);
+				 EPT_RWX | EPT_LARGE_PAGE), HV_ERR_INVALID);
 	/* Nothing was built for any of these. */
 	assert_int_equal(ept->tables, 1);
 	assert_false(ept_lookup(ept, 0x1000, NULL));
@@ -146,13 +147,14 @@ static void test_double_map(void **state)
 	assert_int_equal(ept_map(ept, 0x5000, 0xa000, EPT_PAGE_4K, EPT_READ),
 			 0);
 	assert_int_equal(ept_map(ept, 0x5000, 0xb000, EPT_PAGE_4K, EPT_RWX),
-			 -2);
+			 HV_ERR_EXISTS);
 	assert_true(ept_lookup(ept, 0x5000, &m));
 	assert_int_equal(m.hpa, 0xa000);
 	assert_int_equal(m.perms, EPT_READ);
 
 	/* A 2 MiB map over a table that still has a mapping. */
-	assert_int_equal(ept_map(ept, 0, 0x200000, EPT_PAGE_2M, EPT_RWX), -2);
+	assert_int_equal(ept_map(ept, 0, 0x200000, EPT_PAGE_2M, EPT_RWX),
+			 HV_ERR_EXISTS);
 	assert_true(ept_lookup(ept, 0x5000, &m));
 	assert_int_equal(m.size, EPT_PAGE_4K);
 
@@ -160,11 +162,11 @@ static void test_double_map(void **state)
 	assert_int_equal(ept_map(ept, 0x400000, 0x600000, EPT_PAGE_2M,
 				 EPT_RWX), 0);
 	assert_int_equal(ept_map(ept, 0x400000, 0x800000, EPT_PAGE_2M,
-				 EPT_RWX), -2);
+				 EPT_RWX), HV_ERR_EXISTS);
 	assert_int_equal(ept_map(ept, 0x401000, 0x1000, EPT_PAGE_4K, EPT_RWX),
-			 -2);
+			 HV_ERR_EXISTS);
 	assert_int_equal(ept_map(ept, 0x400000, 0x1000, EPT_PAGE_4K, EPT_RWX),
-			 -2);
+			 HV_ERR_EXISTS);
 	assert_true(ept_lookup(ept, 0x401000, &m));
 	assert_int_equal(m.hpa, 0x600000);
 	assert_int_equal(m.size, EPT_PAGE_2M);
@@ -203,12 +205,14 @@ static void test_unmap(void **state)
 	uint64_t *e;
 	int level;
 
-	assert_int_equal(ept_unmap(ept, 0x3000, EPT_PAGE_4K, &old), -1);
+	assert_int_equal(ept_unmap(ept, 0x3000, EPT_PAGE_4K, &old),
+			 HV_ERR_NOT_FOUND);
 	assert_int_equal(ept_map(ept, 0x3000, 0x9000, EPT_PAGE_4K, EPT_RWX), 0);
 	e = cpu_walk(f, 0x3000, &level);
 	*e |= EPT_ACCESSED | EPT_DIRTY;
 	/* Only from the page's first byte. */
-	assert_int_equal(ept_unmap(ept, 0x3010, EPT_PAGE_4K, &old), -1);
+	assert_int_equal(ept_unmap(ept, 0x3010, EPT_PAGE_4K, &old),
+			 HV_ERR_INVALID);
 	memset(&old, 0, sizeof(old));
 	assert_int_equal(ept_unmap(ept, 0x3000, EPT_PAGE_4K, &old), 0);
 	assert_int_equal(old.hpa, 0x9000);
@@ -218,13 +222,16 @@ static void test_unmap(void **state)
 	assert_true(old.dirty);
 	assert_false(ept_lookup(ept, 0x3000, NULL));
 	assert_int_equal(*e, 0);
-	assert_int_equal(ept_unmap(ept, 0x3000, EPT_PAGE_4K, &old), -1);
+	assert_int_equal(ept_unmap(ept, 0x3000, EPT_PAGE_4K, &old),
+			 HV_ERR_NOT_FOUND);
 
 	/* 2 MiB: a 4 KiB page inside it cannot be unmapped on its own. */
 	assert_int_equal(ept_map(ept, 0x600000, 0xa00000, EPT_PAGE_2M,
 				 EPT_READ), 0);
-	assert_int_equal(ept_unmap(ept, 0x601000, EPT_PAGE_4K, &old), -2);
-	assert_int_equal(ept_unmap(ept, 0x601000, EPT_PAGE_2M, &old), -1);
+	assert_int_equal(ept_unmap(ept, 0x601000, EPT_PAGE_4K, &old),
+			 HV_ERR_CONFLICT);
+	assert_int_equal(ept_unmap(ept, 0x601000, EPT_PAGE_2M, &old),
+			 HV_ERR_INVALID);
 	assert_true(ept_lookup(ept, 0x601000, NULL));
 	assert_int_equal(ept_unmap(ept, 0x600000, EPT_PAGE_2M, NULL), 0);
 	assert_false(ept_lookup(ept, 0x601000, NULL));
@@ -289,7 +296,7 @@ static void test_protect(void **state)
 	uint64_t *e;
 	int level;
 
-	assert_int_equal(ept_protect(ept, 0x2000, EPT_READ), -1);
+	assert_int_equal(ept_protect(ept, 0x2000, EPT_READ), HV_ERR_NOT_FOUND);
 	assert_int_equal(ept_map(ept, 0x2000, 0x3000, EPT_PAGE_4K, EPT_RWX), 0);
 	e = cpu_walk(f, 0x2000, &level);
 	*e |= EPT_ACCESSED | EPT_DIRTY;
@@ -301,16 +308,17 @@ static void test_protect(void **state)
 	assert_true(m.dirty);
 	assert_int_equal(*e, 0x3000 | (6 << 3) | EPT_READ | EPT_ACCESSED |
 				     EPT_DIRTY);
-	assert_int_equal(ept_protect(ept, 0x2000, 0), -1);
-	assert_int_equal(ept_protect(ept, 0x2000, EPT_WRITE), -1);
-	assert_int_equal(ept_protect(ept, 0x2000, BIT(3)), -1);
+	assert_int_equal(ept_protect(ept, 0x2000, 0), HV_ERR_INVALID);
+	assert_int_equal(ept_protect(ept, 0x2000, EPT_WRITE), HV_ERR_INVALID);
+	assert_int_equal(ept_protect(ept, 0x2000, BIT(3)), HV_ERR_INVALID);
 	assert_true(ept_lookup(ept, 0x2000, &m));
 	assert_int_equal(m.perms, EPT_READ);
 }
 
 /*
- * A 4 KiB unmap at the first byte of a 2 MiB page is refused (-2) and the
- * 2 MiB stay mapped; so is a 2 MiB unmap of a 4 KiB page.
+ * A 4 KiB unmap at the first byte of a 2 MiB page is refused
+ * (HV_ERR_CONFLICT) and the 2 MiB stay mapped; so is a 2 MiB unmap of a
+ * 4 KiB page.
  */
 static void test_unmap_wrong_size(void **state)
 {
@@ -320,16 +328,18 @@ static void test_unmap_wrong_size(void **state)
 
 	assert_int_equal(ept_map(ept, 0x400000, 0x800000, EPT_PAGE_2M,
 				 EPT_RWX), 0);
-	assert_int_equal(ept_unmap(ept, 0x400000, EPT_PAGE_4K, &m), -2);
+	assert_int_equal(ept_unmap(ept, 0x400000, EPT_PAGE_4K, &m),
+			 HV_ERR_CONFLICT);
 	assert_true(ept_lookup(ept, 0x400000, &m));
 	assert_int_equal(m.size, EPT_PAGE_2M);
 	assert_true(ept_lookup(ept, 0x5ff000, NULL));
 
 	assert_int_equal(ept_map(ept, 0x200000, 0x1000, EPT_PAGE_4K, EPT_RWX),
 			 0);
-	assert_int_equal(ept_unmap(ept, 0x200000, EPT_PAGE_2M, &m), -2);
+	assert_int_equal(ept_unmap(ept, 0x200000, EPT_PAGE_2M, &m),
+			 HV_ERR_CONFLICT);
 	assert_true(ept_lookup(ept, 0x200000, NULL));
-	assert_int_equal(ept_unmap(ept, 0x200000, 3, &m), -1);
+	assert_int_equal(ept_unmap(ept, 0x200000, 3, &m), HV_ERR_INVALID);
 }
 
 /* EPT_ACCESSED in perms presets A (SDM 29.3.5); D stays clear. */
@@ -360,11 +370,11 @@ static void test_map_accessed(void **state)
 
 	/* Only A may be preset; A alone grants nothing. */
 	assert_int_equal(ept_map(ept, 0x8000, 0x9000, EPT_PAGE_4K,
-				 EPT_RWX | EPT_DIRTY), -1);
+				 EPT_RWX | EPT_DIRTY), HV_ERR_INVALID);
 	assert_int_equal(ept_map(ept, 0x8000, 0x9000, EPT_PAGE_4K,
-				 EPT_ACCESSED), -1);
+				 EPT_ACCESSED), HV_ERR_INVALID);
 	assert_int_equal(ept_protect(ept, 0x7000, EPT_READ | EPT_ACCESSED),
-			 -1);
+			 HV_ERR_INVALID);
 }
 
 static void test_alloc_failure(void **state)
@@ -377,7 +387,7 @@ static void test_alloc_failure(void **state)
 	for (unsigned extra = 0; extra < 3; extra++) {
 		f->fm.fail_at = f->fm.used + (extra ? 1 : 0);
 		assert_int_equal(ept_map(ept, gpa, 0x1000, EPT_PAGE_4K,
-					 EPT_RWX), -1);
+					 EPT_RWX), HV_ERR_NOMEM);
 		assert_false(ept_lookup(ept, gpa, NULL));
 		assert_int_equal(ept->tables, f->fm.used);
 	}
@@ -390,9 +400,9 @@ static void test_alloc_failure(void **state)
 	/* Running out of memory altogether. */
 	f->fm.fail_at = f->fm.used;
 	assert_int_equal(ept_map(ept, 0x200000, 0x200000, EPT_PAGE_4K,
-				 EPT_RWX), -1);
+				 EPT_RWX), HV_ERR_NOMEM);
 	assert_int_equal(ept_map(ept, 0x200000, 0x200000, EPT_PAGE_2M,
-				 EPT_RWX), -1);
+				 EPT_RWX), HV_ERR_NOMEM);
 	/* A map that needs no new table still works. */
 	assert_int_equal(ept_map(ept, gpa + PAGE_SIZE, 0x2000, EPT_PAGE_4K,
 				 EPT_RWX), 0);

@@ -97,8 +97,9 @@ static void model_map(struct fixture *f, struct model_region *m,
 	uint64_t perms = random_perms();
 	uint64_t hpa = (rng() & 0xffffffffff000ull) &
 		       ~(large ? LARGE_PAGE_SIZE - 1 : 0);
-	int want = m->large || (large ? region_has_4k(m) : m->mapped[s]) ?
-		   -2 : 0;
+	enum hv_err want =
+		m->large || (large ? region_has_4k(m) : m->mapped[s]) ?
+		HV_ERR_EXISTS : HV_OK;
 
 	assert_int_equal(ept_map(&f->ept, gpa, hpa,
 				 large ? EPT_PAGE_2M : EPT_PAGE_4K, perms),
@@ -116,18 +117,18 @@ static void model_map(struct fixture *f, struct model_region *m,
 	}
 }
 
-/* An unmap of the wrong size fails with -2 and changes nothing. */
+/* An unmap of the wrong size fails (HV_ERR_CONFLICT), changing nothing. */
 static void model_unmap(struct fixture *f, struct model_region *m,
 			uint64_t gpa, unsigned s, bool large)
 {
 	struct ept_mapping old;
-	int ret = ept_unmap(&f->ept, gpa, large ? EPT_PAGE_2M : EPT_PAGE_4K,
-			    &old);
+	enum hv_err ret = ept_unmap(&f->ept, gpa,
+				    large ? EPT_PAGE_2M : EPT_PAGE_4K, &old);
 
 	if (large && s != 0) {
-		assert_int_equal(ret, -1);
+		assert_int_equal(ret, HV_ERR_INVALID);
 	} else if (m->large) {
-		assert_int_equal(ret, large ? 0 : -2);
+		assert_int_equal(ret, large ? HV_OK : HV_ERR_CONFLICT);
 		if (ret)
 			return;
 		assert_int_equal(old.size, EPT_PAGE_2M);
@@ -135,7 +136,8 @@ static void model_unmap(struct fixture *f, struct model_region *m,
 		m->large = false;
 	} else if (large) {
 		/* Only a 4 KiB leaf at the first page is found. */
-		assert_int_equal(ret, m->mapped[0] ? -2 : -1);
+		assert_int_equal(ret, m->mapped[0] ? HV_ERR_CONFLICT :
+						     HV_ERR_NOT_FOUND);
 	} else if (m->mapped[s]) {
 		assert_int_equal(ret, 0);
 		assert_int_equal(old.size, EPT_PAGE_4K);
@@ -143,7 +145,7 @@ static void model_unmap(struct fixture *f, struct model_region *m,
 		assert_int_equal(old.perms, m->slot_perms[s]);
 		m->mapped[s] = false;
 	} else {
-		assert_int_equal(ret, -1);
+		assert_int_equal(ret, HV_ERR_NOT_FOUND);
 	}
 }
 
@@ -151,7 +153,7 @@ static void model_protect(struct fixture *f, struct model_region *m,
 			  uint64_t gpa, unsigned s)
 {
 	uint64_t perms = random_perms();
-	int ret = ept_protect(&f->ept, gpa + rng() % PAGE_SIZE, perms);
+	enum hv_err ret = ept_protect(&f->ept, gpa + rng() % PAGE_SIZE, perms);
 
 	if (m->large) {
 		assert_int_equal(ret, 0);
@@ -160,7 +162,7 @@ static void model_protect(struct fixture *f, struct model_region *m,
 		assert_int_equal(ret, 0);
 		m->slot_perms[s] = perms;
 	} else {
-		assert_int_equal(ret, -1);
+		assert_int_equal(ret, HV_ERR_NOT_FOUND);
 	}
 }
 

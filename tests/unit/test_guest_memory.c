@@ -537,7 +537,8 @@ static void test_no_swap(void **state)
 	assert_int_equal(res.victims, 0);
 	assert_int_equal(guest_memory_page_state(&g->gm, 0), PAGE_RESIDENT);
 	assert_false(guest_memory_io_busy(&g->gm, 0));
-	assert_int_equal(guest_memory_io_done(&g->gm, 0, true), -1);
+	assert_int_equal(guest_memory_io_done(&g->gm, 0, true),
+			 HV_ERR_NOT_FOUND);
 	assert_int_equal(g->gm.stats.stale_completions, 1);
 
 	mapped_frame(g, 0x1000, &hpa);

@@ -314,7 +314,8 @@ static void stale_completion(struct sim *s)
 	for (unsigned i = 0; i < s->sf->queued; i++)
 		if (s->sf->queue[i].id == id)
 			return;
-	if (guest_memory_io_done(&s->sf->gm, id, below(s, 2)) != -1)
+	if (guest_memory_io_done(&s->sf->gm, id, below(s, 2)) !=
+	    HV_ERR_NOT_FOUND)
 		FAIL(s, "stale completion accepted");
 	s->n.stale++;
 }

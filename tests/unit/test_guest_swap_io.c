@@ -51,7 +51,8 @@ static void test_write_retried(void **state)
 	assert_int_equal(sf->gm.stats.io_retries, 1);
 	assert_int_equal(sf->gm.stats.writes_started, 1);
 	/* The first attempt's completion, reported late, is ignored. */
-	assert_int_equal(guest_memory_io_done(&sf->gm, first.id, true), -1);
+	assert_int_equal(guest_memory_io_done(&sf->gm, first.id, true),
+			 HV_ERR_NOT_FOUND);
 	assert_int_equal(sf->gm.stats.stale_completions, 1);
 	assert_state(sf, 0, PAGE_WRITEBACK);
 	assert_true(guest_memory_io_busy(&sf->gm, 0));
@@ -173,19 +174,49 @@ static void test_stale_ids(void **state)
 	struct swap_fake *sf = new_guest(state);
 	struct swap_io io = start_write0(sf);
 
-	assert_int_equal(guest_memory_io_done(&sf->gm, 16ull << 16, true), -1);
-	assert_int_equal(guest_memory_io_done(&sf->gm, UINT64_MAX, true), -1);
-	assert_int_equal(guest_memory_io_done(&sf->gm, 1ull << 16, true), -1);
-	assert_int_equal(guest_memory_io_done(&sf->gm, io.id + 1, true), -1);
+	assert_int_equal(guest_memory_io_done(&sf->gm, 16ull << 16, true),
+			 HV_ERR_NOT_FOUND);
+	assert_int_equal(guest_memory_io_done(&sf->gm, UINT64_MAX, true),
+			 HV_ERR_NOT_FOUND);
+	assert_int_equal(guest_memory_io_done(&sf->gm, 1ull << 16, true),
+			 HV_ERR_NOT_FOUND);
+	assert_int_equal(guest_memory_io_done(&sf->gm, io.id + 1, true),
+			 HV_ERR_NOT_FOUND);
 	assert_int_equal(sf->gm.stats.stale_completions, 4);
 	assert_state(sf, 0, PAGE_WRITEBACK);
 	assert_int_equal(sf->gm.io_in_flight, 1);
 	assert_int_equal(swap_fake_complete(sf, 0, true), 0);
 	/* Twice: the second is stale. */
-	assert_int_equal(guest_memory_io_done(&sf->gm, io.id, true), -1);
+	assert_int_equal(guest_memory_io_done(&sf->gm, io.id, true),
+			 HV_ERR_NOT_FOUND);
 	assert_state(sf, 0, PAGE_SWAPPED);
 	assert_int_equal(sf->gm.io_in_flight, 0);
 	assert_int_equal(sf->gm.stats.swap_outs, 1);
+}
+
+/*
+ * A page that cannot be mapped again after its read (something else got
+ * mapped at its address) is reported with ept_map's error, which the
+ * daemon turns into a stop (it tells it from a stale id by name); the
+ * page stays unmapped.
+ */
+static void test_map_again_fails(void **state)
+{
+	struct swap_fake *sf = new_guest(state);
+	enum guest_fault_result r;
+	struct swap_io io;
+
+	start_write0(sf);
+	assert_int_equal(swap_fake_complete(sf, 0, true), HV_OK);
+	assert_state(sf, 0, PAGE_SWAPPED);
+	assert_null(swap_fake_access(sf, 0, false, &r));
+	assert_int_equal(r, GUEST_FAULT_SWAPIN_STARTED);
+	io = sf->queue[0];
+	assert_int_equal(ept_map(&sf->ef->ept, 0, io.frame_pa, EPT_PAGE_4K,
+				 EPT_RWX), HV_OK);
+	assert_int_equal(swap_fake_complete(sf, 0, true), HV_ERR_EXISTS);
+	assert_state(sf, 0, PAGE_SWAPIN);
+	assert_false(guest_memory_io_busy(&sf->gm, 0));
 }
 
 /* One slot: the second dirty victim finds the area full. */
@@ -436,6 +467,7 @@ int main(void)
 		swap_test(test_read_error_never_maps),
 		swap_test(test_read_retried),
 		swap_test(test_stale_ids),
+		swap_test(test_map_again_fails),
 		swap_test(test_swap_full_reported_once),
 		swap_test(test_transition_counts),
 		swap_test(test_freed_frames_filled),

@@ -78,7 +78,7 @@ static struct blockdev *bring_up_one(unsigned lba_shift)
 {
 	fake_nvme_add_ns(&fake, 1, FAKE_NVME_DISK_BYTES >> lba_shift,
 			 lba_shift);
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), 0);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_OK);
 	assert_int_equal(console_nlines, 1);
 	assert_int_equal(ctrl.nns, 1);
 	console_forget();
@@ -101,7 +101,7 @@ static void submit(struct blockdev *dev, enum blk_op op, unsigned page,
 	struct blk_request r = { op, (uint64_t)page * 4096,
 				 (uint64_t)(uintptr_t)buf, (void *)cookie };
 
-	assert_int_equal(blk_submit(dev, &r), 0);
+	assert_int_equal(blk_submit(dev, &r), HV_OK);
 }
 
 /* Polls until n completions came back; they go into out. */
@@ -155,7 +155,7 @@ static void test_never_ready(void **state)
 	(void)state;
 	fake.never_ready = true;
 	fake_nvme_add_ns(&fake, 1, 64, 12);
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), -1);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_ERR_TIMEOUT);
 	expect_one_error("apfvisor: error: " NAME ": CSTS.RDY did not become "
 			 "1 within CAP.TO (500 ms) after CC.EN = 1");
 	/* Bounded by CAP.TO on the clock, not by a spin count. */
@@ -168,7 +168,7 @@ static void test_reset_never_finishes(void **state)
 	fake.csts = NVME_CSTS_RDY;
 	fake.cc = NVME_CC_EN;
 	fake.stuck_ready = true;
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), -1);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_ERR_TIMEOUT);
 	expect_one_error("apfvisor: error: " NAME ": CSTS.RDY did not become "
 			 "0 within CAP.TO (500 ms) after CC.EN = 0");
 	assert_int_equal(fake.disables, 1);
@@ -179,7 +179,7 @@ static void test_fatal_while_enabling(void **state)
 	(void)state;
 	fake.never_ready = true;
 	fake.csts = NVME_CSTS_CFS;
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), -1);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_ERR_DEVICE);
 	expect_one_error("apfvisor: error: " NAME ": the controller reports a "
 			 "fatal status while being enabled (CSTS.CFS set, "
 			 "CSTS 0x00000002)");
@@ -189,7 +189,7 @@ static void test_cap_refused(void **state)
 {
 	(void)state;
 	fake.cap |= 1ull << 48;                         /* MPSMIN 8 KiB */
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), -1);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_ERR_UNSUPPORTED);
 	expect_one_error("apfvisor: error: " NAME ": the controller's smallest "
 			 "memory page is 8 KiB, apfvisor uses 4 KiB "
 			 "(CAP.MPSMIN)");
@@ -206,7 +206,7 @@ static void test_one_entry_queues_refused(void **state)
 	(void)state;
 	fake.cap &= ~0xffffull;
 	fake_nvme_add_ns(&fake, 1, 64, 12);
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), -1);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_ERR_UNSUPPORTED);
 	expect_one_error("apfvisor: error: " NAME ": the controller's queues "
 			 "hold one entry (CAP.MQES 0); a queue needs two");
 	assert_int_equal(fake.cc, 0);
@@ -216,7 +216,7 @@ static void test_doorbells_outside_bar(void **state)
 {
 	(void)state;
 	ctrl.regs_size = 0x1000;
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), -1);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_ERR_UNSUPPORTED);
 	expect_one_error("apfvisor: error: " NAME ": BAR0 has 4096 bytes, the "
 			 "doorbells need 4172 (CAP.DSTRD 1)");
 }
@@ -226,7 +226,7 @@ static void test_admin_error_status(void **state)
 	(void)state;
 	fake_nvme_add_ns(&fake, 1, 64, 12);
 	fake.fail_admin_opcode = NVME_ADMIN_IDENTIFY;
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), -1);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_ERR_IO);
 	expect_one_error("apfvisor: error: " NAME ": Identify Controller "
 			 "failed: status 0x002 (SCT 0, SC 0x02: Invalid Field "
 			 "in Command)");
@@ -239,7 +239,7 @@ static void test_admin_timeout(void **state)
 	(void)state;
 	fake_nvme_add_ns(&fake, 1, 64, 12);
 	fake.hold = true;
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), -1);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_ERR_DEVICE);
 	expect_one_error("apfvisor: error: " NAME ": a command did not "
 			 "complete in time (Identify, command id 0, 10000 ms); "
 			 "the controller is disabled, its 1 command(s) in "
@@ -254,7 +254,7 @@ static void test_namespaces(void **state)
 	fake.ns[0].metadata = 8;
 	fake.nns = 3;                   /* NSID 2: inactive */
 	fake_nvme_add_ns(&fake, 3, 512, 9);
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), 0);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_OK);
 	assert_int_equal(console_nlines, 2);
 	assert_string_equal(console_lines[0], "apfvisor: " NAME ": namespace "
 			    "1 not used: its LBA format carries metadata");
@@ -268,7 +268,7 @@ static void test_no_usable_namespace(void **state)
 {
 	(void)state;
 	fake.nns = 2;
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), -1);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_ERR_NOT_FOUND);
 	expect_one_error("apfvisor: error: " NAME ": no usable namespace "
 			 "(fake NVMe, 2 namespace(s))");
 	assert_false(fake.cc & NVME_CC_EN);
@@ -280,7 +280,7 @@ static void test_queue_pairs_granted(void **state)
 	fake.queues_granted = 0;        /* one pair */
 	fake_nvme_add_ns(&fake, 1, 64, 12);
 	fake_nvme_add_ns(&fake, 2, 64, 12);
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), 0);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_OK);
 	assert_int_equal(ctrl.nns, 1);
 	assert_false(fake.sq[2].exists);
 }
@@ -328,7 +328,7 @@ static void test_many_in_flight(void **state)
 	for (unsigned i = 0; i < dev->queue_depth; i++)
 		submit(dev, BLK_READ, i % 64, buf, i);
 	/* Every slot taken: the caller polls and retries. */
-	assert_int_equal(blk_submit(dev, &r), -1);
+	assert_int_equal(blk_submit(dev, &r), HV_ERR_BUSY);
 	assert_int_equal(fake.io_commands, 0);
 	fake_nvme_run(&fake, 1);
 	assert_int_equal(fake.io_commands, dev->queue_depth);
@@ -598,7 +598,7 @@ static void test_sibling_queues_fail(void **state)
 	(void)state;
 	fake_nvme_add_ns(&fake, 1, 64, 12);
 	fake_nvme_add_ns(&fake, 2, 64, 12);
-	assert_int_equal(nvme_ctrl_bring_up(&ctrl), 0);
+	assert_int_equal(nvme_ctrl_bring_up(&ctrl), HV_OK);
 	assert_int_equal(ctrl.nns, 2);
 	console_forget();
 	fake.hold = true;

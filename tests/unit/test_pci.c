@@ -215,13 +215,13 @@ static void looping_capability_list(void **state)
 	/* common -> notify -> common -> ...: no device structure ever. */
 	virtio_cap(0x40, 1, 0x0000, 0x38, 0x58);
 	virtio_cap(0x58, 2, 0x1000, 0x1000, 0x40);
-	assert_int_equal(virtio_pci_init(&vp, &dev, &why), -1);
+	assert_int_equal(virtio_pci_init(&vp, &dev, &why), HV_ERR_UNSUPPORTED);
 	assert_non_null(strstr(why, "no virtio 1.0 PCI capabilities"));
 	/* A loop through all three structures is still a device. */
 	virtio_cap(0x58, 2, 0x1000, 0x1000, 0x70);
 	virtio_cap(0x70, 4, 0x2000, 0x1000, 0x40);
 	accesses = 0;
-	assert_int_equal(virtio_pci_init(&vp, &dev, &why), 0);
+	assert_int_equal(virtio_pci_init(&vp, &dev, &why), HV_OK);
 	assert_true((uintptr_t)vp.devcfg == 0xfe002000);
 }
 
@@ -241,7 +241,7 @@ static void short_common_structure(void **state)
 	cfg[PCI_STATUS] = PCI_STATUS_CAP_LIST;
 	cfg[PCI_CAP_PTR] = 0x40;
 	virtio_cap(0x40, 1, 0x3ff0, 0x10, 0);
-	assert_int_equal(virtio_pci_init(&vp, &dev, &why), -1);
+	assert_int_equal(virtio_pci_init(&vp, &dev, &why), HV_ERR_DEVICE);
 	assert_string_equal(why, "the common configuration is too short");
 	assert_null(vp.common);
 }
@@ -269,7 +269,7 @@ static void device_window_too_large(void **state)
 	cfg[PCI_STATUS] = PCI_STATUS_CAP_LIST;
 	cfg[PCI_CAP_PTR] = 0x40;
 	virtio_cap(0x40, 1, 0, 0x20000000, 0);
-	assert_int_equal(virtio_pci_init(&vp, &dev, &why), -1);
+	assert_int_equal(virtio_pci_init(&vp, &dev, &why), HV_ERR_DEVICE);
 	assert_non_null(strstr(why, "cannot be mapped"));
 }
 

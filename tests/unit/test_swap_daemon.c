@@ -60,18 +60,19 @@ struct fake_disk {
 
 static struct fake_disk disk;
 
-static int fake_submit(struct blockdev *dev, const struct blk_request *r)
+static enum hv_err fake_submit(struct blockdev *dev,
+			       const struct blk_request *r)
 {
 	(void)dev;
 	if (disk.nreq == MAX_REQ)
-		return -1;
+		return HV_ERR_BUSY;
 	disk.req[disk.nreq++] = *r;
 	if (disk.nsubmitted < 256)
 		disk.order[disk.nsubmitted] = r->op;
 	disk.nsubmitted++;
 	if (!pthread_equal(pthread_self(), disk.service_thread))
 		disk.foreign_submits++;
-	return 0;
+	return HV_OK;
 }
 
 static unsigned fake_poll(struct blockdev *dev, struct blk_completion *out,
@@ -450,16 +451,47 @@ static void reads_made_to_fail_lose_the_page(void **state)
 			 GUEST_FAULT_RESOLVED);
 }
 
-static void stuck_request_is_reported_then_fatal(void **state)
+/*
+ * A daemon with a CPU of its own whose page 0 was swapped out and whose
+ * swap-in of it is now at the device, held there (disk.hold).
+ */
+static struct env *held_swapin(void)
 {
 	struct env *e = make_env(64, 16, 64, true);
 
-	(void)state;
 	fill_and_evict(e, 16);
 	disk.hold = true;
 	assert_int_equal(swap_fault_begin(e->d, 0, 0),
 			 GUEST_FAULT_SWAPIN_STARTED);
 	swap_daemon_work(e->d);
+	return e;
+}
+
+/*
+ * A page that cannot be mapped again after its swap-in (guest memory
+ * answers with ept_map's error, not with the stale-id one) stops the
+ * guest with one fatal line naming it.
+ */
+static void page_not_mapped_again_is_fatal(void **state)
+{
+	struct env *e = held_swapin();
+
+	(void)state;
+	/* Something else got mapped at the page's address meanwhile. */
+	assert_int_equal(ept_map(&e->ef->ept, 0, FAKE_FRAME_BASE, EPT_PAGE_4K,
+				 EPT_RWX), HV_OK);
+	disk.hold = false;
+	swap_daemon_work(e->d);
+	assert_int_equal(e->fatals, 1);
+	assert_string_equal(e->last_fatal, "swap: the page at gpa 0x0 could "
+			    "not be mapped again after its I/O");
+}
+
+static void stuck_request_is_reported_then_fatal(void **state)
+{
+	struct env *e = held_swapin();
+
+	(void)state;
 	fake_now += (SWAP_IO_DEADLINE_S + 1) * tsc_hz;
 	swap_daemon_work(e->d);
 	assert_int_equal(e->fatals, 0);         /* reported only */
@@ -479,16 +511,11 @@ static void stuck_request_is_reported_then_fatal(void **state)
  */
 static void given_up_read_keeps_its_frame(void **state)
 {
-	struct env *e = make_env(64, 16, 64, true);
+	struct env *e = held_swapin();
 	struct guest_page_info info;
 	uint64_t free_before;
 
 	(void)state;
-	fill_and_evict(e, 16);
-	disk.hold = true;
-	assert_int_equal(swap_fault_begin(e->d, 0, 0),
-			 GUEST_FAULT_SWAPIN_STARTED);
-	swap_daemon_work(e->d);
 	assert_int_equal(disk.nreq, 1);
 	free_before = e->pool.nfree;
 	fake_now += 5 * SWAP_IO_DEADLINE_S * tsc_hz;
@@ -602,6 +629,8 @@ int main(void)
 		cmocka_unit_test_teardown(reads_made_to_fail_lose_the_page,
 					  free_env),
 		cmocka_unit_test_teardown(read_latency_holds_completions,
+					  free_env),
+		cmocka_unit_test_teardown(page_not_mapped_again_is_fatal,
 					  free_env),
 		cmocka_unit_test_teardown(stuck_request_is_reported_then_fatal, free_env),
 		cmocka_unit_test_teardown(given_up_read_keeps_its_frame,

@@ -35,7 +35,7 @@ static uint8_t *built(uint64_t size)
 	char err[160];
 
 	assert_int_equal(swap_header_build(p, size, test_uuid, err,
-					   sizeof(err)), 0);
+					   sizeof(err)), HV_OK);
 	return p;
 }
 
@@ -70,7 +70,7 @@ static void expect_error(const uint8_t *p, uint64_t device_size,
 	memset(&info, 0x5a, sizeof(info));
 	memset(err, 0, sizeof(err));
 	assert_int_equal(swap_header_parse(p, device_size, &info, err,
-					   sizeof(err)), -1);
+					   sizeof(err)), HV_ERR_BAD_FORMAT);
 	assert_string_equal(err, message);
 }
 
@@ -112,7 +112,7 @@ static void test_round_trip(void **state)
 
 	(void)state;
 	assert_int_equal(swap_header_parse(p, MiB64, &info, err, sizeof(err)),
-			 0);
+			 HV_OK);
 	assert_int_equal(info.version, 1);
 	assert_int_equal(info.device_size, MiB64);
 	assert_int_equal(info.page_count, 16383);
@@ -132,10 +132,11 @@ static void test_minimum_size(void **state)
 
 	(void)state;
 	assert_int_equal(swap_header_parse(p, SWAP_MIN_DEVICE_SIZE, &info, err,
-					   sizeof(err)), 0);
+					   sizeof(err)), HV_OK);
 	assert_int_equal(info.page_count, SWAP_MIN_PAGES);
 	assert_int_equal(swap_header_build(p, SWAP_MIN_DEVICE_SIZE - 4096,
-					   test_uuid, err, sizeof(err)), -1);
+					   test_uuid, err, sizeof(err)),
+			 HV_ERR_INVALID);
 	assert_string_equal(err, "size 1048576 bytes is too small: a swap "
 			    "area needs at least 1052672 bytes (256 pages and "
 			    "the header page)");
@@ -149,7 +150,7 @@ static void test_build_refuses_unaligned(void **state)
 
 	(void)state;
 	assert_int_equal(swap_header_build(p, MiB64 + 512, test_uuid, err,
-					   sizeof(err)), -1);
+					   sizeof(err)), HV_ERR_INVALID);
 	assert_string_equal(err, "size 67109376 is not a multiple of 4096 "
 			    "bytes");
 	/* Nothing was written. */
@@ -167,7 +168,7 @@ static void test_larger_device(void **state)
 
 	(void)state;
 	assert_int_equal(swap_header_parse(p, 2 * MiB64, &info, err,
-					   sizeof(err)), 0);
+					   sizeof(err)), HV_OK);
 	assert_int_equal(info.device_size, MiB64);
 	free(p);
 }
@@ -303,7 +304,8 @@ static void test_short_error_buffer(void **state)
 
 	(void)state;
 	assert_non_null(err);
-	assert_int_equal(swap_header_parse(p, MiB64, &info, err, 8), -1);
+	assert_int_equal(swap_header_parse(p, MiB64, &info, err, 8),
+			 HV_ERR_BAD_FORMAT);
 	assert_string_equal(err, "no apfv");
 	free(err);
 	free(p);
@@ -333,23 +335,24 @@ static void test_trace_disk_header(void **state)
 
 	(void)state;
 	assert_int_equal(trace_disk_header_build(p, 64ull << 20, test_uuid, err,
-						 sizeof(err)), 0);
+						 sizeof(err)), HV_OK);
 	assert_memory_equal(p, "APFVTRCD", 8);
 	assert_int_equal(trace_disk_header_parse(p, 64ull << 20, &info, err,
-						 sizeof(err)), 0);
+						 sizeof(err)), HV_OK);
 	assert_int_equal(info.page_count, (64ull << 20) / 4096 - 1);
 	expect_error(p, 64ull << 20, "no apfvisor swap header (magic missing): "
 		     "format it with tools/apfswap-format");
 	free(p);
 	p = built(64ull << 20);
 	assert_int_equal(trace_disk_header_parse(p, 64ull << 20, &info, err,
-						 sizeof(err)), -1);
+						 sizeof(err)),
+			 HV_ERR_BAD_FORMAT);
 	assert_string_equal(err, "no apfvisor trace header (magic missing): "
 			    "format it with tools/apfswap-format --trace");
 	free(p);
 	p = new_page();
 	assert_int_equal(trace_disk_header_build(p, 16 * 4096, test_uuid, err,
-						 sizeof(err)), -1);
+						 sizeof(err)), HV_ERR_INVALID);
 	assert_string_equal(err, "size 65536 bytes is too small: a trace area "
 			    "needs at least 69632 bytes (16 pages and the "
 			    "header page)");

@@ -80,7 +80,7 @@ static void test_fill_and_full(void **state)
 	assert_int_equal(s->in_use, 130);
 	assert_int_equal(s->allocs, 130);
 	/* One freed: exactly that one comes back. */
-	assert_int_equal(swap_slots_free(s, 77), 0);
+	assert_int_equal(swap_slots_free(s, 77), HV_OK);
 	assert_true(swap_slots_alloc(s, &slot));
 	assert_int_equal(slot, 77);
 }
@@ -92,14 +92,14 @@ static void test_bad_frees(void **state)
 
 	assert_true(swap_slots_alloc(s, &a));
 	assert_true(swap_slots_alloc(s, &b));
-	assert_int_equal(swap_slots_free(s, a), 0);
+	assert_int_equal(swap_slots_free(s, a), HV_OK);
 	assert_int_equal(s->in_use, 1);
 	/* Double free, never allocated, past the end, in the tail bits. */
-	assert_int_equal(swap_slots_free(s, a), -1);
-	assert_int_equal(swap_slots_free(s, 50), -1);
-	assert_int_equal(swap_slots_free(s, 100), -1);
-	assert_int_equal(swap_slots_free(s, 127), -1);
-	assert_int_equal(swap_slots_free(s, UINT32_MAX), -1);
+	assert_int_equal(swap_slots_free(s, a), HV_ERR_NOT_FOUND);
+	assert_int_equal(swap_slots_free(s, 50), HV_ERR_NOT_FOUND);
+	assert_int_equal(swap_slots_free(s, 100), HV_ERR_NOT_FOUND);
+	assert_int_equal(swap_slots_free(s, 127), HV_ERR_NOT_FOUND);
+	assert_int_equal(swap_slots_free(s, UINT32_MAX), HV_ERR_NOT_FOUND);
 	assert_int_equal(s->bad_frees, 5);
 	assert_int_equal(s->frees, 1);
 	assert_int_equal(s->in_use, 1);
@@ -121,7 +121,7 @@ static void test_next_fit(void **state)
 		assert_true(swap_slots_alloc(s, &slot));
 		assert_int_equal(slot, i);
 	}
-	assert_int_equal(swap_slots_free(s, 3), 0);
+	assert_int_equal(swap_slots_free(s, 3), HV_OK);
 	for (unsigned i = 70; i < 130; i++) {
 		assert_true(swap_slots_alloc(s, &slot));
 		assert_int_equal(slot, i);
@@ -142,21 +142,21 @@ static void test_retire(void **state)
 
 	for (unsigned i = 0; i < 70; i++)
 		assert_true(swap_slots_alloc(s, &slot));
-	assert_int_equal(swap_slots_retire(s, 65), 0);
-	assert_int_equal(swap_slots_retire(s, 3), 0);
+	assert_int_equal(swap_slots_retire(s, 65), HV_OK);
+	assert_int_equal(swap_slots_retire(s, 3), HV_OK);
 	assert_int_equal(s->retired, 2);
 	assert_int_equal(s->in_use, 68);
 	assert_int_equal(swap_slots_free_count(s), 0);
 	assert_false(swap_slots_is_used(s, 3));
-	assert_int_equal(swap_slots_free(s, 3), -1);
-	assert_int_equal(swap_slots_retire(s, 3), -1);
-	assert_int_equal(swap_slots_retire(s, 70), -1);
+	assert_int_equal(swap_slots_free(s, 3), HV_ERR_NOT_FOUND);
+	assert_int_equal(swap_slots_retire(s, 3), HV_ERR_NOT_FOUND);
+	assert_int_equal(swap_slots_retire(s, 70), HV_ERR_NOT_FOUND);
 	assert_int_equal(s->bad_frees, 3);
 	assert_int_equal(s->retired, 2);
 	/* Everything else freed: all of it comes back, the retired never. */
 	for (unsigned i = 0; i < 70; i++)
 		if (i != 3 && i != 65)
-			assert_int_equal(swap_slots_free(s, i), 0);
+			assert_int_equal(swap_slots_free(s, i), HV_OK);
 	assert_int_equal(s->in_use, 0);
 	assert_int_equal(swap_slots_free_count(s), 68);
 	for (unsigned i = 0; i < 68; i++) {
@@ -175,7 +175,7 @@ static void test_tiny_sizes(void **state)
 	assert_true(swap_slots_alloc(s, &slot));
 	assert_int_equal(slot, 0);
 	assert_false(swap_slots_alloc(s, &slot));
-	assert_int_equal(swap_slots_free(s, 0), 0);
+	assert_int_equal(swap_slots_free(s, 0), HV_OK);
 	assert_int_equal(s->in_use, 0);
 	assert_int_equal(s->peak, 1);
 	teardown(state);
@@ -183,7 +183,7 @@ static void test_tiny_sizes(void **state)
 	s = make(state, 0);
 	assert_false(swap_slots_alloc(s, &slot));
 	assert_false(swap_slots_is_used(s, 0));
-	assert_int_equal(swap_slots_free(s, 0), -1);
+	assert_int_equal(swap_slots_free(s, 0), HV_ERR_NOT_FOUND);
 	teardown(state);
 
 	s = make(state, 64);
@@ -223,7 +223,7 @@ static void test_random_against_model(void **state)
 			}
 		} else {
 			assert_int_equal(swap_slots_free(s, r),
-					 used[r] ? 0 : -1);
+					 used[r] ? HV_OK : HV_ERR_NOT_FOUND);
 			in_use -= used[r];
 			used[r] = false;
 		}

@@ -45,30 +45,31 @@ unsigned blockdev_find_all(enum swap_device_kind kind, struct blockdev **out,
 	return n;
 }
 
-int blk_run_sync(struct blockdev *dev, enum blk_op op, uint64_t offset,
-		 uint64_t buffer_pa, unsigned timeout_ms)
+enum hv_err blk_run_sync(struct blockdev *dev, enum blk_op op,
+			 uint64_t offset, uint64_t buffer_pa,
+			 unsigned timeout_ms)
 {
 	struct fake_disk *d = dev->driver;
 	void *buf = (void *)(uintptr_t)buffer_pa;
 
 	(void)timeout_ms;
 	if (offset + PAGE_SIZE > dev->size)
-		return BLK_OUT_OF_RANGE;
+		return HV_ERR_IO;       /* BLK_OUT_OF_RANGE */
 	if (op == BLK_READ) {
 		memcpy(buf, d->data + offset, PAGE_SIZE);
-		return BLK_OK;
+		return HV_OK;
 	}
 	if (d->fail_writes)
-		return BLK_IO_ERROR;
+		return HV_ERR_IO;
 	memcpy(d->data + offset, buf, PAGE_SIZE);
 	d->writes[d->nwrites++] = offset;
-	return BLK_OK;
+	return HV_OK;
 }
 
-int blockdev_check_header(struct blockdev *dev, uint8_t *page,
-			  blockdev_header_parser parse,
-			  struct swap_header_info *hdr, char *err,
-			  size_t err_len)
+enum hv_err blockdev_check_header(struct blockdev *dev, uint8_t *page,
+				  blockdev_header_parser parse,
+				  struct swap_header_info *hdr, char *err,
+				  size_t err_len)
 {
 	blk_run_sync(dev, BLK_READ, 0, (uint64_t)(uintptr_t)page, 0);
 	return parse(page, dev->size, hdr, err, err_len);
@@ -100,10 +101,10 @@ static struct fake_disk *add_disk(const char *name, unsigned bus,
 	if (trace_header)
 		assert_int_equal(trace_disk_header_build(d->data, DISK_BYTES,
 							 uuid, err,
-							 sizeof(err)), 0);
+							 sizeof(err)), HV_OK);
 	else
 		assert_int_equal(swap_header_build(d->data, DISK_BYTES, uuid,
-						   err, sizeof(err)), 0);
+						   err, sizeof(err)), HV_OK);
 	return d;
 }
 

@@ -133,8 +133,8 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int submit_at(enum blk_op op, unsigned page, void *buf,
-		     uintptr_t cookie, uint64_t now, bool *notify)
+static enum hv_err submit_at(enum blk_op op, unsigned page, void *buf,
+			     uintptr_t cookie, uint64_t now, bool *notify)
 {
 	struct blk_request r = {
 		.op = op,
@@ -146,7 +146,8 @@ static int submit_at(enum blk_op op, unsigned page, void *buf,
 	return vblk_queue_submit(&q, &r, now, notify);
 }
 
-static int submit(enum blk_op op, unsigned page, void *buf, uintptr_t cookie)
+static enum hv_err submit(enum blk_op op, unsigned page, void *buf,
+			  uintptr_t cookie)
 {
 	bool notify;
 
@@ -194,14 +195,14 @@ static void test_write_then_read_back(void **state)
 	(void)state;
 	for (unsigned i = 0; i < PAGE_SIZE; i++)
 		out[i] = (uint8_t)(i * 7 + 3);
-	assert_int_equal(submit_at(BLK_WRITE, 5, out, 11, 0, &notify), 0);
+	assert_int_equal(submit_at(BLK_WRITE, 5, out, 11, 0, &notify), HV_OK);
 	assert_true(notify);
 	assert_int_equal(vblk_queue_poll(&q, NULL, 0, 0), 0);
 	device_run();
 	assert_int_equal(q.used->ring[0].len, 1);
 	assert_int_equal(poll_one(11), BLK_OK);
 	assert_memory_equal(disk[5], out, PAGE_SIZE);
-	assert_int_equal(submit(BLK_READ, 5, in, 12), 0);
+	assert_int_equal(submit(BLK_READ, 5, in, 12), HV_OK);
 	device_run();
 	assert_int_equal(poll_one(12), BLK_OK);
 	assert_memory_equal(in, out, PAGE_SIZE);
@@ -216,7 +217,7 @@ static void test_no_notify_when_device_says_so(void **state)
 
 	(void)state;
 	q.used->flags = VIRTQ_USED_F_NO_NOTIFY;
-	assert_int_equal(submit_at(BLK_READ, 0, buf, 1, 0, &notify), 0);
+	assert_int_equal(submit_at(BLK_READ, 0, buf, 1, 0, &notify), HV_OK);
 	assert_false(notify);
 }
 
@@ -227,9 +228,9 @@ static void test_out_of_range_never_reaches_device(void **state)
 	bool notify;
 
 	(void)state;
-	assert_int_equal(submit(BLK_READ, DISK_PAGES, buf, 2), 0);
+	assert_int_equal(submit(BLK_READ, DISK_PAGES, buf, 2), HV_OK);
 	assert_int_equal(poll_one(2), BLK_OUT_OF_RANGE);
-	assert_int_equal(vblk_queue_submit(&q, &r, 0, &notify), 0);
+	assert_int_equal(vblk_queue_submit(&q, &r, 0, &notify), HV_OK);
 	assert_int_equal(poll_one(3), BLK_OUT_OF_RANGE);
 	assert_int_equal(q.avail->idx, 0);
 	assert_int_equal(console_nlines, 0);
@@ -241,16 +242,16 @@ static void test_device_error_status_is_an_io_error(void **state)
 
 	(void)state;
 	next_status = VIRTIO_BLK_S_IOERR;
-	assert_int_equal(submit(BLK_READ, 1, buf, 4), 0);
+	assert_int_equal(submit(BLK_READ, 1, buf, 4), HV_OK);
 	device_run();
 	assert_int_equal(poll_one(4), BLK_IO_ERROR);
 	next_status = 0x7e;                     /* no such status: an error */
-	assert_int_equal(submit(BLK_WRITE, 1, buf, 5), 0);
+	assert_int_equal(submit(BLK_WRITE, 1, buf, 5), HV_OK);
 	device_run();
 	assert_int_equal(poll_one(5), BLK_IO_ERROR);
 	/* The device said so honestly: the queue still works. */
 	next_status = VIRTIO_BLK_S_OK;
-	assert_int_equal(submit(BLK_READ, 1, buf, 6), 0);
+	assert_int_equal(submit(BLK_READ, 1, buf, 6), HV_OK);
 	device_run();
 	assert_int_equal(poll_one(6), BLK_OK);
 	assert_null(q.broken);
@@ -266,8 +267,8 @@ static void test_full_queue_and_out_of_order_answers(void **state)
 	(void)state;
 	for (unsigned i = 0; i < q.nslots; i++)
 		assert_int_equal(submit(BLK_READ, i % DISK_PAGES, buf[i],
-					100 + i), 0);
-	assert_int_equal(submit(BLK_READ, 0, buf[0], 999), -1);
+					100 + i), HV_OK);
+	assert_int_equal(submit(BLK_READ, 0, buf[0], 999), HV_ERR_BUSY);
 	device_take();
 	/* Answered last to first. */
 	for (unsigned i = ntaken; i-- > 0;)
@@ -299,7 +300,7 @@ static void test_indices_wrap_around(void **state)
 	/* Past 65535 on both 16-bit indices, a few requests at a time. */
 	for (unsigned i = 0; i < 70000 / 3; i++) {
 		for (unsigned k = 0; k < 3; k++)
-			assert_int_equal(submit(BLK_WRITE, k, buf, k), 0);
+			assert_int_equal(submit(BLK_WRITE, k, buf, k), HV_OK);
 		device_run();
 		for (unsigned k = 0; k < 3; k++) {
 			struct blk_completion c;
@@ -331,7 +332,7 @@ static void expect_broken(const char *why_part, unsigned in_flight_cookies)
 	for (unsigned i = 0; i < n; i++)
 		assert_int_equal(c[i].status, BLK_IO_ERROR);
 	/* Later requests fail at once, without the device. */
-	assert_int_equal(submit(BLK_READ, 0, buf, 77), 0);
+	assert_int_equal(submit(BLK_READ, 0, buf, 77), HV_OK);
 	assert_int_equal(poll_one(77), BLK_IO_ERROR);
 	assert_int_equal(q.nfree, q.nslots);
 	assert_int_equal(stops, 1);
@@ -344,7 +345,7 @@ static void test_id_that_is_not_a_request_head(void **state)
 	static uint8_t buf[PAGE_SIZE];
 
 	(void)state;
-	assert_int_equal(submit(BLK_READ, 0, buf, 1), 0);
+	assert_int_equal(submit(BLK_READ, 0, buf, 1), HV_OK);
 	device_take();
 	device_push_used(taken_heads[0] + 1, 1);        /* the data desc */
 	poll_failed(1);
@@ -356,7 +357,7 @@ static void test_id_beyond_the_queue(void **state)
 	static uint8_t buf[PAGE_SIZE];
 
 	(void)state;
-	assert_int_equal(submit(BLK_WRITE, 0, buf, 1), 0);
+	assert_int_equal(submit(BLK_WRITE, 0, buf, 1), HV_OK);
 	device_take();
 	device_push_used(0xfffffffd, 1);                /* 3 * a huge slot */
 	poll_failed(1);
@@ -369,8 +370,8 @@ static void test_id_returned_twice(void **state)
 	struct blk_completion c[2];
 
 	(void)state;
-	assert_int_equal(submit(BLK_READ, 0, buf[0], 1), 0);
-	assert_int_equal(submit(BLK_READ, 1, buf[1], 2), 0);
+	assert_int_equal(submit(BLK_READ, 0, buf[0], 1), HV_OK);
+	assert_int_equal(submit(BLK_READ, 1, buf[1], 2), HV_OK);
 	device_take();
 	device_serve(taken_heads[0]);
 	device_push_used(taken_heads[0], 1);            /* again */
@@ -388,7 +389,7 @@ static void test_id_never_submitted(void **state)
 	static uint8_t buf[PAGE_SIZE];
 
 	(void)state;
-	assert_int_equal(submit(BLK_READ, 0, buf, 1), 0);
+	assert_int_equal(submit(BLK_READ, 0, buf, 1), HV_OK);
 	device_take();
 	/* Slot 5 is free: the device makes up an answer for it. */
 	device_push_used(5 * VBLK_DESC_PER_REQ, 1);
@@ -406,7 +407,7 @@ static void test_used_index_runs_ahead(void **state)
 	struct blk_completion c[4];
 
 	(void)state;
-	assert_int_equal(submit(BLK_READ, 0, buf, 1), 0);
+	assert_int_equal(submit(BLK_READ, 0, buf, 1), HV_OK);
 	device_run();
 	/* One answer, but the index says three. */
 	__atomic_store_n(&q.used->idx, (uint16_t)(dev_used_idx + 2),
@@ -423,7 +424,7 @@ static void test_length_larger_than_buffers(void **state)
 
 	(void)state;
 	/* A write gives the device one byte (status); a read 4097. */
-	assert_int_equal(submit(BLK_WRITE, 0, buf[0], 1), 0);
+	assert_int_equal(submit(BLK_WRITE, 0, buf[0], 1), HV_OK);
 	device_take();
 	device_push_used(taken_heads[0], 2);    /* a well-formed status... */
 	q.dma->status[0] = VIRTIO_BLK_S_OK;
@@ -436,12 +437,12 @@ static void test_read_length_limit(void **state)
 	static uint8_t buf[PAGE_SIZE];
 
 	(void)state;
-	assert_int_equal(submit(BLK_READ, 0, buf, 1), 0);
+	assert_int_equal(submit(BLK_READ, 0, buf, 1), HV_OK);
 	device_take();
 	device_serve(taken_heads[0]);           /* length 4097: fine */
 	assert_int_equal(q.used->ring[0].len, PAGE_SIZE + 1);
 	assert_int_equal(poll_one(1), BLK_OK);
-	assert_int_equal(submit(BLK_READ, 0, buf, 2), 0);
+	assert_int_equal(submit(BLK_READ, 0, buf, 2), HV_OK);
 	device_take();
 	device_push_used(taken_heads[1], PAGE_SIZE + 2);
 	poll_failed(1);
@@ -455,8 +456,9 @@ static void test_no_answer_times_out(void **state)
 	bool notify;
 
 	(void)state;
-	assert_int_equal(submit_at(BLK_READ, 3, buf[0], 1, 50, &notify), 0);
-	assert_int_equal(submit_at(BLK_WRITE, 4, buf[1], 2, 60, &notify), 0);
+	assert_int_equal(submit_at(BLK_READ, 3, buf[0], 1, 50, &notify), HV_OK);
+	assert_int_equal(submit_at(BLK_WRITE, 4, buf[1], 2, 60, &notify),
+			 HV_OK);
 	device_take();
 	assert_int_equal(vblk_queue_poll(&q, c, 2, 50 + TIMEOUT), 0);
 	assert_null(q.broken);
@@ -488,7 +490,7 @@ static void test_short_read_fails(void **state)
 	memset(disk[2], 0x77, PAGE_SIZE);
 	for (unsigned i = 0; i < ARRAY_SIZE(lens); i++) {
 		memset(buf, 0xee, PAGE_SIZE);   /* what the frame held */
-		assert_int_equal(submit(BLK_READ, 2, buf, 10 + i), 0);
+		assert_int_equal(submit(BLK_READ, 2, buf, 10 + i), HV_OK);
 		device_take();
 		q.dma->status[taken_heads[0] / VBLK_DESC_PER_REQ] =
 			VIRTIO_BLK_S_OK;
@@ -505,7 +507,7 @@ static void test_short_read_fails(void **state)
 			    "answered OK with a used length of 0, not 4097; it "
 			    "fails (later ones are only counted)");
 	/* An honest answer still brings the page. */
-	assert_int_equal(submit(BLK_READ, 2, buf, 20), 0);
+	assert_int_equal(submit(BLK_READ, 2, buf, 20), HV_OK);
 	device_run();
 	assert_int_equal(poll_one(20), BLK_OK);
 	assert_memory_equal(buf, disk[2], PAGE_SIZE);
@@ -525,8 +527,8 @@ static void test_timed_out_read_held_until_reset_finishes(void **state)
 
 	(void)state;
 	reset_finishes = false;
-	assert_int_equal(submit_at(BLK_READ, 3, buf[0], 1, 0, &notify), 0);
-	assert_int_equal(submit_at(BLK_WRITE, 4, buf[1], 2, 0, &notify), 0);
+	assert_int_equal(submit_at(BLK_READ, 3, buf[0], 1, 0, &notify), HV_OK);
+	assert_int_equal(submit_at(BLK_WRITE, 4, buf[1], 2, 0, &notify), HV_OK);
 	device_take();
 	assert_int_equal(vblk_queue_poll(&q, c, VBLK_MAX_SLOTS, TIMEOUT + 1),
 			 1);
@@ -540,7 +542,7 @@ static void test_timed_out_read_held_until_reset_finishes(void **state)
 						 2 * TIMEOUT), 0);
 	assert_true(stops >= 2);
 	/* Requests after the break fail at once, held or not. */
-	assert_int_equal(submit(BLK_READ, 5, buf[2], 3), 0);
+	assert_int_equal(submit(BLK_READ, 5, buf[2], 3), HV_OK);
 	assert_int_equal(poll_one(3), BLK_IO_ERROR);
 	/* The late transfer lands in the page still held, nowhere else. */
 	device_serve(taken_heads[0]);
@@ -559,8 +561,8 @@ static void test_answers_waiting_in_ring_are_not_late(void **state)
 	bool notify;
 
 	(void)state;
-	assert_int_equal(submit_at(BLK_READ, 3, buf[0], 1, 0, &notify), 0);
-	assert_int_equal(submit_at(BLK_READ, 4, buf[1], 2, 0, &notify), 0);
+	assert_int_equal(submit_at(BLK_READ, 3, buf[0], 1, 0, &notify), HV_OK);
+	assert_int_equal(submit_at(BLK_READ, 4, buf[1], 2, 0, &notify), HV_OK);
 	device_run();
 	/* Polled long after, one at a time: both answered, nothing late. */
 	assert_int_equal(vblk_queue_poll(&q, c, 1, 10 * TIMEOUT), 1);
