@@ -168,7 +168,7 @@ struct guest_memory_stats {
 	uint64_t swap_full_events;      /* eviction stopped: no free slot */
 	uint64_t wait_io;               /* faults answered WAIT_IO */
 	uint64_t no_frame;              /* faults answered NO_FRAME */
-	uint64_t clock_scanned;         /* resident pages the policy looked at */
+	uint64_t clock_scanned;         /* resident pages the policy saw */
 	/* ... whose accessed bit it cleared (CLOCK: spared this round) */
 	uint64_t clock_referenced;
 	uint64_t flushes;

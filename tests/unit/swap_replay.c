@@ -41,8 +41,9 @@ static void complete_oldest(struct replay *r, unsigned n)
 	struct swap_fake *sf = r->sf;
 
 	while (n-- && sf->queued) {
-		mix(r, (uint64_t)sf->queue[0].op << 62 ^ sf->queue[0].gfn << 32 ^
-			       sf->queue[0].slot);
+		const struct swap_io *io = &sf->queue[0];
+
+		mix(r, (uint64_t)io->op << 62 ^ io->gfn << 32 ^ io->slot);
 		assert_int_equal(swap_fake_complete(sf, 0, true), 0);
 	}
 }

@@ -90,7 +90,8 @@ static void test_transitions(void **state)
 			bool ok = guest_page_transition_ok(from, to);
 
 			if (ok != listed(from, to))
-				fail_msg("%s -> %s: %s", guest_page_state_name(from),
+				fail_msg("%s -> %s: %s",
+					 guest_page_state_name(from),
 					 guest_page_state_name(to),
 					 ok ? "allowed" : "refused");
 			allowed += ok;
