@@ -15,8 +15,8 @@
  *   pick_victim   once per victim it wants, during an evict step
  *   on_fault      after each guest fault on a RAM page
  *   on_map        a page became resident without a read: its first touch,
- *                 or an eviction cancelled by a fault or put back for want
- *                 of a swap slot
+ *                 or an eviction undone (cancelled by a fault, or the page
+ *                 put back: no free slot, or its write failed)
  *   on_evict      a page the policy picked left the guest's reach
  *                 (unmapped; it may still come back through on_map)
  *   on_swap_in    a page was read back from swap and mapped
