@@ -24,6 +24,8 @@ void guest_memory_init(struct guest_memory *gm,
 	gm->pool = pool;
 	memset(gm->state, PAGE_UNTOUCHED, gm->npages);
 	gm->count[PAGE_UNTOUCHED] = gm->npages;
+	gm->evict = clock_policy(&gm->clock);
+	gm->prefetch = prefetch_none();
 }
 
 static bool watermarks_valid(const struct guest_memory *gm, uint64_t low,
@@ -110,6 +112,10 @@ int guest_memory_enable_swap(struct guest_memory *gm,
 	gm->io = cfg->io;
 	gm->low_free = low;
 	gm->high_free = high;
+	if (cfg->evict.ops)
+		gm->evict = cfg->evict;
+	if (cfg->prefetch.ops)
+		gm->prefetch = cfg->prefetch;
 	return 0;
 }
 
@@ -163,9 +169,7 @@ static enum guest_fault_result fault_writeback(struct guest_memory *gm,
 	return GUEST_FAULT_WAIT_IO;
 }
 
-/* SWAPPED -> SWAPIN: a frame for the page and a read into it. */
-static enum guest_fault_result start_swapin(struct guest_memory *gm,
-					    uint64_t gfn)
+enum guest_fault_result start_swapin(struct guest_memory *gm, uint64_t gfn)
 {
 	struct guest_page_meta *m = page_meta(gm, gfn);
 	uint64_t hpa;
@@ -285,6 +289,7 @@ enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
 	if (!guest_ram_contains(&gm->ram, gpa))
 		return GUEST_FAULT_OUTSIDE_RAM;
 	r = fault_page(gm, gpa >> PAGE_SHIFT);
+	policies_see_fault(gm, gpa >> PAGE_SHIFT, r);
 	if (r == GUEST_FAULT_WAIT_IO)
 		gm->stats.wait_io++;
 	else if (r == GUEST_FAULT_NO_FRAME)
@@ -447,11 +452,6 @@ enum guest_page_state guest_memory_page_state(const struct guest_memory *gm,
 	return (enum guest_page_state)page_state(gm, gpa >> PAGE_SHIFT);
 }
 
-static bool has_frame(enum guest_page_state s)
-{
-	return s == PAGE_RESIDENT || s == PAGE_WRITEBACK || s == PAGE_SWAPIN;
-}
-
 bool guest_memory_page_info(const struct guest_memory *gm, uint64_t gfn,
 			    struct guest_page_info *out)
 {
@@ -466,7 +466,7 @@ bool guest_memory_page_info(const struct guest_memory *gm, uint64_t gfn,
 
 		out->flags = m->flags;
 		out->slot = m->slot;
-		if (has_frame(out->state))
+		if (guest_page_state_has_frame(out->state))
 			out->frame_pa = meta_frame_pa(m);
 	} else if (ept_lookup(gm->ept, gfn_gpa(gfn), &map)) {
 		out->frame_pa = map.hpa;
@@ -527,10 +527,6 @@ void guest_memory_each_stat(const struct guest_memory *gm,
 				       uint64_t value),
 			    void *ctx)
 {
-	static const char *const pages[GUEST_PAGE_STATES] = {
-		"pages.untouched", "pages.resident", "pages.writeback",
-		"pages.swapped", "pages.swapin",
-	};
 	char name[64];
 
 	/* pc-testdev's page flushes (swap off: guest.testdev guests). */
@@ -548,13 +544,20 @@ void guest_memory_each_stat(const struct guest_memory *gm,
 	fn(ctx, "swap.slots_in_use", gm->slots->in_use);
 	fn(ctx, "swap.slots_peak", gm->slots->peak);
 	fn(ctx, "swap.slots_total", gm->slots->nslots);
+	/* Only once they happen: a prefetch policy was installed, or a bug. */
+	if (gm->stats.prefetch_reads)
+		fn(ctx, "swap.prefetch_reads", gm->stats.prefetch_reads);
+	if (gm->stats.illegal_transitions)
+		fn(ctx, "pages.illegal_transitions",
+		   gm->stats.illegal_transitions);
 	for (unsigned i = 0; i < GUEST_PAGE_STATES; i++)
-		fn(ctx, pages[i], gm->count[i]);
+		fn(ctx, guest_page_state_counter(i), gm->count[i]);
 	for (unsigned from = 0; from < GUEST_PAGE_STATES; from++) {
 		for (unsigned to = 0; to < GUEST_PAGE_STATES; to++) {
 			if (!gm->stats.transitions[from][to])
 				continue;
-			str_copy(name, pages[from], sizeof(name));
+			str_copy(name, guest_page_state_counter(from),
+				 sizeof(name));
 			str_copy(name + strlen(name), "_to_",
 				 sizeof(name) - strlen(name));
 			str_copy(name + strlen(name),
@@ -563,17 +566,4 @@ void guest_memory_each_stat(const struct guest_memory *gm,
 			fn(ctx, name, gm->stats.transitions[from][to]);
 		}
 	}
-}
-
-const char *guest_page_state_name(enum guest_page_state s)
-{
-	static const char *const names[GUEST_PAGE_STATES] = {
-		[PAGE_UNTOUCHED] = "untouched",
-		[PAGE_RESIDENT] = "resident",
-		[PAGE_WRITEBACK] = "writeback",
-		[PAGE_SWAPPED] = "swapped",
-		[PAGE_SWAPIN] = "swapin",
-	};
-
-	return (unsigned)s < GUEST_PAGE_STATES ? names[s] : "invalid";
 }

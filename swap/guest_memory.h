@@ -9,17 +9,11 @@
  * through the caller's swap_io_ops and comes back via guest_memory_io_done.
  * The caller holds the guest lock around every call.
  *
- * Transitions (each counted in stats.transitions[from][to]):
- *   UNTOUCHED -> RESIDENT    first touch: zero-filled frame
- *   RESIDENT  -> WRITEBACK   chosen by CLOCK: unmapped, frame kept
- *   WRITEBACK -> RESIDENT    eviction cancelled by a fault before the write
- *                            started; or, after the write: it had been
- *                            cancelled, it failed, or the swap area is full
- *   WRITEBACK -> SWAPPED     write done (or clean: valid copy, no write)
- *   WRITEBACK -> UNTOUCHED   all-zero page: frame freed, nothing written
- *   SWAPPED   -> SWAPIN      fault: read started into a fresh frame
- *   SWAPIN    -> RESIDENT    read done: mapped, swap copy still valid
- *   SWAPIN    -> SWAPPED     read failed for good: the page is lost
+ * The states and the transitions between them are listed once, in
+ * swap/page_state.h (each transition made is counted in
+ * stats.transitions[from][to]). Which page is evicted is up to an eviction
+ * policy (CLOCK unless the caller installs another), what is read ahead of
+ * a fault up to a prefetch policy (none by default): swap/policy/.
  *
  * Every mapping starts with the EPT accessed bit set and the dirty bit
  * clear (see map_frame in swap/guest_memory_internal.h).
@@ -30,16 +24,10 @@
 #include "ept/ept.h"
 #include "lib/guest_ram.h"
 #include "swap/frame_pool.h"
+#include "swap/page_state.h"
+#include "swap/policy/clock_policy.h"
+#include "swap/policy/prefetch_policy.h"
 #include "swap/swap_slots.h"
-
-enum guest_page_state {
-	PAGE_UNTOUCHED = 0,     /* never accessed: zero-fill on first touch */
-	PAGE_RESIDENT,          /* backed by a frame, mapped in EPT */
-	PAGE_WRITEBACK,         /* chosen for eviction: unmapped, frame kept */
-	PAGE_SWAPPED,           /* only on the swap device */
-	PAGE_SWAPIN,            /* read from swap in flight */
-};
-#define GUEST_PAGE_STATES 5
 
 enum guest_fault_result {
 	GUEST_FAULT_RESOLVED,           /* mapped: resume the guest */
@@ -147,10 +135,10 @@ struct guest_page_meta {
 /* Victims unmapped per flush. */
 #define GUEST_EVICT_BATCH 32
 /*
- * Pages the CLOCK hand passes per evict step at most (2 * npages in a
- * smaller guest): it bounds the time a step holds the guest lock, since a
- * page may cost a 4 KiB zero check while the swap area is full. The hand
- * keeps its place for the next step.
+ * Pages the eviction policy looks at per evict step at most (2 * npages
+ * in a smaller guest): it bounds the time a step holds the guest lock,
+ * since a page may cost a 4 KiB zero check while the swap area is full.
+ * CLOCK's hand keeps its place for the next step.
  */
 #define GUEST_SCAN_BUDGET 1024
 /* ... and while the swap area is full and nothing changed (swap_stalled). */
@@ -180,8 +168,9 @@ struct guest_memory_stats {
 	uint64_t swap_full_events;      /* eviction stopped: no free slot */
 	uint64_t wait_io;               /* faults answered WAIT_IO */
 	uint64_t no_frame;              /* faults answered NO_FRAME */
-	uint64_t clock_scanned;         /* resident pages the hand passed */
-	uint64_t clock_referenced;      /* ... spared: accessed bit was set */
+	uint64_t clock_scanned;         /* resident pages the policy saw */
+	/* ... whose accessed bit it cleared (CLOCK: spared this round) */
+	uint64_t clock_referenced;
 	uint64_t flushes;
 	uint64_t evict_steps_stalled;   /* swap full, nothing changed: probe */
 	uint64_t frame_free_errors;     /* a frame freed twice (a bug) */
@@ -190,6 +179,8 @@ struct guest_memory_stats {
 	uint64_t pins_not_resident;     /* ... that found the page away */
 	uint64_t translations_dropped;  /* guest_memory_drop_translation */
 	uint64_t dropped_refaults;      /* ... and mapped again by a fault */
+	uint64_t prefetch_reads;        /* swap-ins the prefetch policy asked */
+	uint64_t illegal_transitions;   /* not in page_state.h's list: a bug */
 	uint64_t transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
 };
 
@@ -228,12 +219,15 @@ struct guest_memory {
 	struct swap_slots *slots;
 	struct swap_io_ops io;
 	uint64_t low_free, high_free;   /* watermarks, in frames */
-	uint64_t hand;                  /* CLOCK: next page index to look at */
+	struct eviction_policy evict;   /* who picks the victims */
+	struct clock_policy clock;      /* the default policy's state */
+	struct prefetch_policy prefetch;        /* what to read ahead */
 	/*
-	 * While the swap area is full: gfns the hand passed that had nothing
-	 * to evict, since the last change that could make a page evictable
-	 * (a page made resident, a slot freed). After a whole turn of them a
-	 * step only probes a few pages until such a change (swap_stalled).
+	 * While the swap area is full: pages the policy looked at that had
+	 * nothing to evict, since the last change that could make a page
+	 * evictable (a page made resident, a slot freed). After npages of
+	 * them a step only probes a few pages until such a change
+	 * (swap_stalled).
 	 */
 	uint64_t idle_scan;
 	uint64_t cancelled;             /* WRITEBACK pages with GPM_CANCEL */
@@ -268,10 +262,13 @@ struct guest_swap_config {
 	 * free (frames under writeback count as free). Both 0: defaults.
 	 */
 	uint64_t low_free, high_free;
+	/* The policies (swap/policy/); ops NULL: CLOCK, and no prefetch. */
+	struct eviction_policy evict;
+	struct prefetch_policy prefetch;
 };
 
 struct guest_evict_result {
-	unsigned scanned;               /* pages the hand passed */
+	unsigned scanned;               /* pages the policy looked at */
 	unsigned victims;               /* pages unmapped for eviction */
 	unsigned writes;                /* writes started */
 	unsigned clean_drops;
@@ -344,8 +341,8 @@ int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 		       uint64_t len);
 
 /*
- * True when the swap area is full and a whole turn of the CLOCK hand found
- * only pages that need a write: no eviction can free a frame until a page
+ * True when the swap area is full and the policy looked at npages pages in
+ * a row that all need a write: no eviction can free a frame until a page
  * becomes resident or a slot is freed.
  */
 bool guest_memory_swap_stalled(const struct guest_memory *gm);
@@ -356,12 +353,13 @@ bool guest_memory_needs_eviction(const struct guest_memory *gm);
 /*
  * The paging daemon's step: evicts until free frames (counting writes in
  * flight) reach the high watermark, at most max_pages victims, in batches
- * of GUEST_EVICT_BATCH (one flush each), the hand passing at most
- * GUEST_SCAN_BUDGET pages. Returns the frames freed or being freed: 0 means
- * no progress this step (nothing evictable in the pages scanned, swap full,
- * or another step is under way); a later step goes on from where the hand
- * stopped. While the swap area is full and a whole turn of the hand found
- * nothing, a step passes only GUEST_STALL_SCAN pages until a page becomes
+ * of GUEST_EVICT_BATCH (one flush each), the eviction policy looking at
+ * most at GUEST_SCAN_BUDGET pages. Returns the frames freed or being freed:
+ * 0 means no progress this step (nothing evictable in the pages scanned,
+ * swap full, or another step is under way); a later step goes on from
+ * where the policy stopped (CLOCK's hand). While the swap area is full and
+ * npages pages in a row had nothing, a step looks at only GUEST_STALL_SCAN
+ * pages until a page becomes
  * resident or a slot is freed. res may be NULL.
  */
 unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
@@ -422,7 +420,6 @@ bool guest_memory_page_info(const struct guest_memory *gm, uint64_t gfn,
 int guest_memory_drop_translation(struct guest_memory *gm, uint64_t gpa);
 
 const char *guest_fault_result_name(enum guest_fault_result r);
-const char *guest_page_state_name(enum guest_page_state s);
 
 /*
  * Calls fn with every swap counter under its stat name ("swap.outs", ...),

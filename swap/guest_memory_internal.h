@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Helpers shared by swap/guest_memory.c (faults, writes) and
- * swap/guest_swap.c (eviction, I/O completions). Not for other callers:
- * every state change goes through set_state here.
+ * Helpers shared by swap/guest_memory.c (faults, writes),
+ * swap/guest_swap.c (eviction, I/O completions) and swap/guest_policy.c
+ * (the policies' events). Not for other callers: every state change goes
+ * through set_state here.
  */
 #ifndef SWAP_GUEST_MEMORY_INTERNAL_H
 #define SWAP_GUEST_MEMORY_INTERNAL_H
@@ -23,12 +24,37 @@ static inline struct guest_page_meta *page_meta(const struct guest_memory *gm,
 	return &gm->meta[guest_memory_index(gm, gfn)];
 }
 
-/* The one place where a page changes state; counts the transition. */
+/* A move that swap/page_state.h does not list: counted, reported. */
+void illegal_transition(struct guest_memory *gm, uint64_t gfn,
+			enum guest_page_state from, enum guest_page_state to);
+
+/* What the eviction policy hears of a page's move (eviction_policy.h). */
+static inline void tell_eviction_policy(const struct guest_memory *gm,
+					uint64_t gfn,
+					enum guest_page_state from,
+					enum guest_page_state to)
+{
+	uint64_t page = guest_memory_index(gm, gfn);
+
+	if (to == PAGE_RESIDENT && from == PAGE_SWAPIN)
+		eviction_policy_swapped_in(&gm->evict, page);
+	else if (to == PAGE_RESIDENT)
+		eviction_policy_mapped(&gm->evict, page);
+	else if (to == PAGE_WRITEBACK)
+		eviction_policy_evicted(&gm->evict, page);
+}
+
+/*
+ * The one place where a page changes state: checks the move against
+ * swap/page_state.h, counts it and tells the eviction policy.
+ */
 static inline void set_state(struct guest_memory *gm, uint64_t gfn,
 			     enum guest_page_state to)
 {
 	enum guest_page_state from = page_state(gm, gfn);
 
+	if (!guest_page_transition_ok(from, to))
+		illegal_transition(gm, gfn, from, to);
 	gm->stats.transitions[from][to]++;
 	gm->count[from]--;
 	gm->count[to]++;
@@ -36,6 +62,7 @@ static inline void set_state(struct guest_memory *gm, uint64_t gfn,
 	/* A page newly resident may be evictable: end a swap-full stall. */
 	if (to == PAGE_RESIDENT)
 		gm->idle_scan = 0;
+	tell_eviction_policy(gm, gfn, from, to);
 }
 
 static inline uint64_t gfn_gpa(uint64_t gfn)
@@ -89,5 +116,15 @@ void release_slot(struct guest_memory *gm, uint64_t gfn);
 
 /* Hands one I/O of gfn to the caller, with a fresh id. */
 void submit_io(struct guest_memory *gm, uint64_t gfn, enum swap_io_op op);
+
+/* SWAPPED -> SWAPIN: a frame for the page and a read into it. */
+enum guest_fault_result start_swapin(struct guest_memory *gm, uint64_t gfn);
+
+/*
+ * After a fault on RAM page gfn answered r: the eviction policy hears of
+ * it, the prefetch policy may have more pages read (swap/guest_policy.c).
+ */
+void policies_see_fault(struct guest_memory *gm, uint64_t gfn,
+			enum guest_fault_result r);
 
 #endif

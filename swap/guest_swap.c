@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The paging daemon's side of guest pages: choosing victims (CLOCK over the
- * EPT accessed bits), deciding what each needs (nothing, or a write), and
- * finishing I/O. Faults are in swap/guest_memory.c.
+ * The paging daemon's side of guest pages: letting the eviction policy
+ * choose victims (CLOCK unless told otherwise: swap/policy/) from the EPT
+ * accessed and dirty bits, deciding what each needs (nothing, or a write),
+ * and finishing I/O. Faults are in swap/guest_memory.c.
  *
  * An eviction has two halves around one flush per batch. First the victims
  * are unmapped (RESIDENT -> WRITEBACK): the dirty bit read atomically with
@@ -15,12 +16,12 @@
  * The swap copy of a page goes stale when the guest writes the page. A
  * write through a present EPT entry gives no exit, only the dirty bit, so
  * the rule is: the page's slot is freed when the daemon finds the dirty bit
- * set while the copy is valid - as the CLOCK hand passes the page, or when
- * it unmaps it - and a later eviction writes it to a new slot. The bit is
- * never cleared on a mapped page (that would need a flush to be reliable):
- * every mapping of a page with a valid copy starts with the bit clear (a
- * swap-in, or the end of a cancelled write). Writes by the hypervisor do not
- * set the bit; guest_memory_write frees the slot itself.
+ * set while the copy is valid - as the eviction policy looks at the page,
+ * or when it unmaps it - and a later eviction writes it to a new slot. The
+ * bit is never cleared on a mapped page (that would need a flush to be
+ * reliable): every mapping of a page with a valid copy starts with the bit
+ * clear (a swap-in, or the end of a cancelled write). Writes by the
+ * hypervisor do not set the bit; guest_memory_write frees the slot itself.
  */
 #include "lib/checksum.h"
 #include "lib/console.h"
@@ -68,7 +69,7 @@ static bool unevictable_now(const struct guest_memory *gm, uint64_t gfn)
 	       !frame_is_zero(gm, meta_frame_pa(m));
 }
 
-/* The hand passed a page with nothing to evict (counted while full). */
+/* The policy looked at a page with nothing to evict (counted while full). */
 static void note_idle(struct guest_memory *gm)
 {
 	if (gm->swap_full)
@@ -76,50 +77,57 @@ static void note_idle(struct guest_memory *gm)
 }
 
 /*
- * CLOCK: the hand passes the pages in gfn order. A resident page whose
- * accessed bit is set loses it and is spared this time round; one whose
- * bit is clear is the victim. The bits cleared here reach the other CPUs'
- * TLBs with the batch's flush, so the next round sees fresh accesses.
- * While the swap area is full, a page that needs a write is skipped before
- * its accessed bit is looked at: however cold, it cannot go.
+ * The history the eviction policy picks from (swap/policy/eviction_policy.h):
+ * a page is a candidate when it is resident and mapped, not pinned, and,
+ * while the swap area is full, would not need a write (that page is turned
+ * down before its accessed bit is looked at: however cold, it cannot go).
+ * Every resident page looked at counts in clock_scanned, and its dirty bit
+ * is acted on (check_dirty) whatever the policy then does with it.
  */
-static bool clock_victim(struct guest_memory *gm, uint64_t *scan_left,
-			 uint64_t *victim)
+static bool history_inspect(void *ctx, uint64_t page, struct page_history *h)
 {
-	while (*scan_left) {
-		uint64_t gfn = guest_memory_index_gfn(gm, gm->hand);
-		struct ept_mapping map;
+	struct guest_memory *gm = ctx;
+	struct ept_mapping map;
+	uint64_t gfn;
 
-		gm->hand = gm->hand + 1 == gm->npages ? 0 : gm->hand + 1;
-		(*scan_left)--;
-		if (page_state(gm, gfn) != PAGE_RESIDENT ||
-		    !ept_lookup(gm->ept, gfn_gpa(gfn), &map)) {
-			note_idle(gm);
-			continue;
-		}
-		gm->stats.clock_scanned++;
-		check_dirty(gm, gfn, map.dirty);
-		if ((page_meta(gm, gfn)->flags & GPM_PINNED) ||
-		    unevictable_now(gm, gfn)) {
-			note_idle(gm);
-			continue;
-		}
-		/* Spared or taken, the page could go: not a stall. */
-		gm->idle_scan = 0;
-		if (map.accessed &&
-		    ept_test_and_clear_accessed(gm->ept, gfn_gpa(gfn))) {
-			gm->stats.clock_referenced++;
-			continue;
-		}
-		*victim = gfn;
-		return true;
+	if (page >= gm->npages)
+		return false;
+	gfn = guest_memory_index_gfn(gm, page);
+	if (page_state(gm, gfn) != PAGE_RESIDENT ||
+	    !ept_lookup(gm->ept, gfn_gpa(gfn), &map)) {
+		note_idle(gm);
+		return false;
 	}
-	return false;
+	gm->stats.clock_scanned++;
+	check_dirty(gm, gfn, map.dirty);
+	if ((page_meta(gm, gfn)->flags & GPM_PINNED) ||
+	    unevictable_now(gm, gfn)) {
+		note_idle(gm);
+		return false;
+	}
+	/* Spared or taken, the page could go: not a stall. */
+	gm->idle_scan = 0;
+	*h = (struct page_history){ .accessed = map.accessed,
+				    .dirty = map.dirty };
+	return true;
+}
+
+/* The bit cleared reaches the other CPUs' TLBs with the batch's flush. */
+static bool history_clear_accessed(void *ctx, uint64_t page)
+{
+	struct guest_memory *gm = ctx;
+
+	if (page >= gm->npages ||
+	    !ept_test_and_clear_accessed(
+		    gm->ept, gfn_gpa(guest_memory_index_gfn(gm, page))))
+		return false;
+	gm->stats.clock_referenced++;
+	return true;
 }
 
 /*
- * The swap area is full and a whole turn of the hand found only pages that
- * need a write: a full scan cannot find a victim until a page becomes
+ * The swap area is full and the policy looked at npages pages in a row that
+ * all need a write: a full scan cannot find a victim until a page becomes
  * resident (set_state) or a slot is freed (release_slot), which reset
  * idle_scan. Until then a step only probes GUEST_STALL_SCAN pages, for a
  * page the guest may have zeroed in place (no event tells of that).
@@ -129,7 +137,7 @@ bool guest_memory_swap_stalled(const struct guest_memory *gm)
 	return gm->swap_full && gm->idle_scan >= gm->npages;
 }
 
-/* Pages the hand may pass in this step. */
+/* Pages the policy may look at in this step. */
 static uint64_t scan_budget(struct guest_memory *gm)
 {
 	uint64_t budget = GUEST_SCAN_BUDGET;
@@ -154,15 +162,38 @@ static bool unmap_victim(struct guest_memory *gm, uint64_t gfn)
 	return true;
 }
 
+/* A policy's pick must be a page inspect offered; a stray one is ignored. */
+static bool victim_ok(const struct guest_memory *gm, uint64_t page)
+{
+	uint64_t gfn;
+
+	if (page >= gm->npages)
+		return false;
+	gfn = guest_memory_index_gfn(gm, page);
+	return page_state(gm, gfn) == PAGE_RESIDENT &&
+	       !(page_meta(gm, gfn)->flags & GPM_PINNED);
+}
+
 static unsigned select_batch(struct guest_memory *gm, unsigned want,
 			     uint64_t *scan_left)
 {
+	const struct evict_history h = {
+		.npages = gm->npages,
+		.inspect = history_inspect,
+		.clear_accessed = history_clear_accessed,
+		.ctx = gm,
+	};
 	unsigned n = 0;
-	uint64_t gfn;
+	uint64_t page, gfn;
 
-	while (n < want && clock_victim(gm, scan_left, &gfn))
+	while (n < want && eviction_policy_pick(&gm->evict, &h, scan_left,
+						&page)) {
+		if (!victim_ok(gm, page))
+			continue;
+		gfn = guest_memory_index_gfn(gm, page);
 		if (unmap_victim(gm, gfn))
 			gm->batch[n++] = gfn;
+	}
 	return n;
 }
 

@@ -255,6 +255,7 @@ static void check_counters(struct sim *s, const struct tally *t)
 	CHECK(s, 0, s->sf->slots.bad_frees == 0);
 	CHECK(s, 0, s->sf->slots.retired == s->n.retired);
 	CHECK(s, 0, gm->stats.slots_retired == s->n.retired);
+	CHECK(s, 0, gm->stats.illegal_transitions == 0);
 }
 
 void model_check(struct sim *s, bool full)
@@ -397,4 +398,12 @@ void model_check_coverage(const struct sim *s)
 	for (unsigned i = 0; i < ARRAY_SIZE(seen); i++)
 		if (!seen[i])
 			fail_msg("path %u never taken", i);
+	/* ... and so was every move swap/page_state.h allows. */
+	for (unsigned from = 0; from < GUEST_PAGE_STATES; from++)
+		for (unsigned to = 0; to < GUEST_PAGE_STATES; to++)
+			if (guest_page_transition_ok(from, to) &&
+			    !st->transitions[from][to])
+				fail_msg("move %s -> %s never made",
+					 guest_page_state_name(from),
+					 guest_page_state_name(to));
 }

@@ -109,7 +109,7 @@ static inline void evict_one(struct swap_fake *sf, uint64_t gfn)
 {
 	uint64_t high = sf->gm.high_free;
 
-	sf->gm.hand = gfn;
+	sf->gm.clock.hand = guest_memory_index(&sf->gm, gfn);
 	sf->gm.high_free = sf->pool.nfree + sf->gm.count[PAGE_WRITEBACK] -
 			   sf->gm.cancelled + 1;
 	ept_test_and_clear_accessed(&sf->ef->ept, gfn << PAGE_SHIFT);

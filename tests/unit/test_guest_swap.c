@@ -226,7 +226,7 @@ static void test_slot_freed_on_redirty(void **state)
 	/* Still counted until the daemon looks... */
 	assert_int_equal(sf->slots.in_use, 1);
 	/* ...when the hand passes it: referenced, so spared, but stale. */
-	sf->gm.hand = 0;
+	sf->gm.clock.hand = 0;
 	assert_int_equal(guest_memory_evict_step(&sf->gm, 8, NULL), 1);
 	assert_state(sf, 0, PAGE_RESIDENT);
 	assert_state(sf, 1, PAGE_WRITEBACK);

@@ -46,7 +46,7 @@ static void test_fresh_pages_spared(void **state)
 	assert_int_equal(guest_memory_fault(&sf->gm, 3 * PAGE_SIZE),
 			 GUEST_FAULT_RESOLVED);
 	assert_fresh(sf, 3);
-	sf->gm.hand = 3;
+	sf->gm.clock.hand = 3;
 	sf->gm.high_free = 1;
 	assert_int_equal(guest_memory_evict_step(&sf->gm, 1, NULL), 1);
 	assert_state(sf, 3, PAGE_RESIDENT);
@@ -73,7 +73,7 @@ static void test_fresh_pages_spared(void **state)
 	put(sf, 0, 0xb0);
 	ept_test_and_clear_accessed(&sf->ef->ept, 0);
 	sf->on_flush = fault_back_page0;
-	sf->gm.hand = 0;
+	sf->gm.clock.hand = 0;
 	sf->gm.high_free = sf->pool.nfree + 1;
 	assert_int_equal(guest_memory_evict_step(&sf->gm, 1, NULL), 0);
 	assert_int_equal(sf->gm.stats.evictions_cancelled, 2);
@@ -169,7 +169,7 @@ static void test_pinned_page_stays(void **state)
 	assert_int_equal(guest_memory_pin(&sf->gm, 0x10), 0);
 	assert_int_equal(guest_memory_pin(&sf->gm, 0x20), 0);
 	assert_true(page_flags(sf, 0) & GPM_PINNED);
-	sf->gm.hand = 0;
+	sf->gm.clock.hand = 0;
 	sf->gm.high_free = sf->pool.nfree + 1;
 	assert_int_equal(guest_memory_evict_step(&sf->gm, 1, NULL), 1);
 	assert_state(sf, 0, PAGE_RESIDENT);

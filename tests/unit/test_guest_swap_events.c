@@ -39,7 +39,7 @@ static void test_failed_write_no_slot_left(void **state)
 	assert_int_equal(sf->settled, 0);
 	/* The retired slot is not handed out again: dirty pages stay. */
 	clear_accessed(sf);
-	sf->gm.hand = 1;
+	sf->gm.clock.hand = 1;
 	assert_true(sf->gm.swap_full);
 	assert_int_equal(guest_memory_evict_step(&sf->gm, 4, &res), 0);
 	assert_int_equal(res.victims, 0);

@@ -230,7 +230,7 @@ static void test_swap_full_reported_once(void **state)
 	swap_out_page0(sf);
 	put(sf, 4, 0xa4);
 	clear_accessed(sf);
-	sf->gm.hand = 1;
+	sf->gm.clock.hand = 1;
 	assert_int_equal(guest_memory_evict_step(&sf->gm, 8, &res), 0);
 	assert_true(res.swap_full);
 	assert_true(res.report_swap_full);

@@ -9,7 +9,8 @@ unit_srcs_test_guest_memory += swap/guest_swap.c swap/swap_slots.c lib/string.c 
 unit_srcs_test_swap_slots := swap/swap_slots.c
 unit_srcs_test_guest_swap := swap/guest_memory.c swap/guest_swap.c \
 	swap/swap_slots.c swap/frame_pool.c ept/ept.c lib/string.c \
-	tests/unit/ept_fake.c tests/unit/swap_fake.c lib/console.c lib/format.c
+	tests/unit/ept_fake.c tests/unit/swap_fake.c lib/console.c lib/format.c \
+	$(UNIT_SWAP_POLICY_SRCS)
 unit_srcs_test_guest_swap_io := $(unit_srcs_test_guest_swap)
 unit_srcs_test_guest_swap_clock := $(unit_srcs_test_guest_swap)
 unit_srcs_test_guest_swap_events := $(unit_srcs_test_guest_swap)

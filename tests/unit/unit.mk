@@ -34,8 +34,12 @@ unit_srcs_test_ept := ept/ept.c tests/unit/ept_fake.c
 unit_srcs_test_ept_model := ept/ept.c tests/unit/ept_fake.c
 unit_srcs_test_frame_pool := swap/frame_pool.c
 unit_srcs_test_page_alloc := lib/page_alloc.c lib/string.c
+# What every test of swap/guest_memory.c links with it: the page-state
+# machine and the policies behind their seams (swap/policy/).
+UNIT_SWAP_POLICY_SRCS := swap/page_state.c swap/guest_policy.c \
+	swap/policy/clock_policy.c swap/policy/prefetch_policy.c
 unit_srcs_test_guest_memory := swap/guest_memory.c swap/frame_pool.c \
-	ept/ept.c tests/unit/ept_fake.c
+	ept/ept.c tests/unit/ept_fake.c $(UNIT_SWAP_POLICY_SRCS)
 unit_srcs_test_uart := guest/devices/uart.c
 unit_srcs_test_cpuid := guest/cpuid.c
 unit_srcs_test_xsave_probe := arch/x86/xsave_probe.c

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The engine's side of the policy seams (swap/policy/): what the policies
+ * hear of faults, the pages a prefetch policy asks for, and the moves that
+ * the page-state machine (swap/page_state.h) does not allow. Victims are
+ * picked in swap/guest_swap.c, state changes told in set_state.
+ */
+#include "lib/console.h"
+#include "swap/guest_memory_internal.h"
+
+void illegal_transition(struct guest_memory *gm, uint64_t gfn,
+			enum guest_page_state from, enum guest_page_state to)
+{
+	/* The first one says where; the count tells of the rest. */
+	if (gm->stats.illegal_transitions++)
+		return;
+	hv_error("swap: gpa 0x%llx moved from %s to %s, which no rule "
+		 "allows (pages.illegal_transitions counts them)",
+		 (unsigned long long)gfn_gpa(gfn), guest_page_state_name(from),
+		 guest_page_state_name(to));
+}
+
+/*
+ * A read ahead of the guest: only of a page in swap and readable, and only
+ * while the pool keeps more than its low watermark, so that a prefetch
+ * never makes the daemon evict.
+ */
+static void prefetch_page(struct guest_memory *gm, uint64_t page)
+{
+	uint64_t gfn;
+
+	if (page >= gm->npages || gm->pool->nfree <= gm->low_free)
+		return;
+	gfn = guest_memory_index_gfn(gm, page);
+	if (page_state(gm, gfn) != PAGE_SWAPPED ||
+	    (page_meta(gm, gfn)->flags & (GPM_LOST | GPM_IO)))
+		return;
+	if (start_swapin(gm, gfn) == GUEST_FAULT_SWAPIN_STARTED)
+		gm->stats.prefetch_reads++;
+}
+
+void policies_see_fault(struct guest_memory *gm, uint64_t gfn,
+			enum guest_fault_result r)
+{
+	uint64_t page = guest_memory_index(gm, gfn);
+	bool swap_in = r == GUEST_FAULT_SWAPIN_STARTED;
+	uint64_t more[PREFETCH_MAX_PAGES];
+	unsigned n;
+
+	/* Without swap there is nothing to evict or read. */
+	if (!gm->meta)
+		return;
+	eviction_policy_fault(&gm->evict, page, swap_in);
+	n = prefetch_policy_fault(&gm->prefetch, page, swap_in, more,
+				  PREFETCH_MAX_PAGES);
+	for (unsigned i = 0; i < n; i++)
+		prefetch_page(gm, more[i]);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The states of a guest page and the moves between them, declared once
+ * (DESIGN.md, "Guest pages"). Everything else is generated from the two
+ * lists below: the enum and its count, the names, which states hold a host
+ * frame, and which transitions are allowed (guest_page_transition_ok).
+ * A new state (a compressed tier, say) is one line in each list; no array
+ * elsewhere is sized by hand.
+ *
+ * GUEST_PAGE_STATE_LIST(X): X(NAME, label, has_frame, what)
+ *   NAME       the enum is PAGE_<NAME>
+ *   label      the name in counters ("pages.<label>") and messages
+ *   has_frame  a host frame is the page's in this state (meta.frame valid)
+ */
+#ifndef SWAP_PAGE_STATE_H
+#define SWAP_PAGE_STATE_H
+
+#include "lib/types.h"
+
+#define GUEST_PAGE_STATE_LIST(X)                                             \
+	X(UNTOUCHED, untouched, false,                                       \
+	  "never accessed: zero-fill on first touch")                        \
+	X(RESIDENT, resident, true, "backed by a frame, mapped in EPT")      \
+	X(WRITEBACK, writeback, true,                                        \
+	  "chosen for eviction: unmapped, frame kept")                       \
+	X(SWAPPED, swapped, false, "only on the swap device")                \
+	X(SWAPIN, swapin, true, "read from swap in flight")
+
+/*
+ * GUEST_PAGE_TRANSITION_LIST(X): X(FROM, TO, why), the only moves
+ * set_state (swap/guest_memory_internal.h) expects; each one made is
+ * counted in stats.transitions[from][to], any other one is a bug
+ * (counted in stats.illegal_transitions and reported).
+ */
+#define GUEST_PAGE_TRANSITION_LIST(X)                                        \
+	X(UNTOUCHED, RESIDENT, "first touch: zero-filled frame")             \
+	X(RESIDENT, WRITEBACK, "chosen as a victim: unmapped, frame kept")   \
+	X(WRITEBACK, RESIDENT,                                               \
+	  "eviction cancelled by a fault before the write started; or, "     \
+	  "after the write: it had been cancelled, it failed, or the swap "  \
+	  "area is full")                                                    \
+	X(WRITEBACK, SWAPPED, "write done (or clean: valid copy, no write)") \
+	X(WRITEBACK, UNTOUCHED, "all-zero page: frame freed, nothing written") \
+	X(SWAPPED, SWAPIN, "fault: read started into a fresh frame")         \
+	X(SWAPIN, RESIDENT, "read done: mapped, swap copy still valid")      \
+	X(SWAPIN, SWAPPED, "read failed for good: the page is lost")
+
+enum guest_page_state {
+#define GUEST_PAGE_STATE_ENUM(name, label, has_frame, what) PAGE_##name,
+	GUEST_PAGE_STATE_LIST(GUEST_PAGE_STATE_ENUM)
+#undef GUEST_PAGE_STATE_ENUM
+	GUEST_PAGE_STATES       /* how many there are: not a state */
+};
+
+/* The page-state's label ("resident", ...), "invalid" for no state. */
+const char *guest_page_state_name(enum guest_page_state s);
+
+/* "pages.<label>", the name of the count of pages in state s. */
+const char *guest_page_state_counter(enum guest_page_state s);
+
+/* True when a page in state s owns a host frame. */
+bool guest_page_state_has_frame(enum guest_page_state s);
+
+/* True when the lists above allow a page to move from one to the other. */
+bool guest_page_transition_ok(enum guest_page_state from,
+			      enum guest_page_state to);
+
+#endif

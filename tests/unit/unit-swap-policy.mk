@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# The swap engine's seams (tests/unit/unit.mk includes this fragment): the
+# page-state machine (swap/page_state.c) and the policies of swap/policy/
+# on their own, then behind the engine over a fake guest (swap_fake.c).
+UNIT_TESTS += test_page_state test_clock_policy test_prefetch_policy \
+	test_guest_policy
+unit_srcs_test_page_state := swap/page_state.c
+unit_srcs_test_clock_policy := swap/policy/clock_policy.c
+unit_srcs_test_prefetch_policy := swap/policy/prefetch_policy.c
+unit_srcs_test_guest_policy = $(unit_srcs_test_guest_swap) \
+	tests/unit/swap_replay.c
+
+# Seeded whole runs whose victims and counters must match the figures
+# taken before the seams (tests/unit/swap_replay.c).
+UNIT_TESTS += test_swap_replay
+unit_srcs_test_swap_replay = $(unit_srcs_test_guest_swap) \
+	tests/unit/swap_replay.c
