@@ -7,6 +7,7 @@
  */
 #include "boot/config.h"
 #include "lib/format.h"
+#include "lib/limits.h"
 #include "lib/string.h"
 
 #define CONFIG_FILE "apfvisor.cfg"
@@ -22,7 +23,6 @@
  * (48 bits) are far from their limits.
  */
 #define CONFIG_GUEST_MEMORY_MAX GiB(60)
-#define CONFIG_VCPUS_MAX 64
 #define CONFIG_FAIL_EVERY_MAX 1000000
 /* Longest value or key quoted back in an error message. */
 #define CONFIG_ECHO_MAX 40
@@ -327,7 +327,7 @@ static enum set_result set_vcpus(struct hv_config *cfg, struct slice v)
 {
 	uint32_t n;
 
-	if (!parse_count(v, CONFIG_VCPUS_MAX, &n) || n < 1)
+	if (!parse_count(v, MAX_VCPUS, &n) || n < 1)
 		return SET_BAD_VALUE;
 	cfg->guest_vcpus = n;
 	return SET_OK;
@@ -527,7 +527,7 @@ static const struct config_key config_keys[] = {
 	{ "guest.cmdline", set_cmdline, "a command line", true },
 	{ "guest.memory", set_memory,
 	  "a size, a multiple of 4K, 2M..60G", false },
-	{ "guest.vcpus", set_vcpus, "1..64", false },
+	{ "guest.vcpus", set_vcpus, "1.." LIMIT_STR(MAX_VCPUS), false },
 	{ "guest.testdev", set_testdev, "on or off", false },
 	{ "host.guest_frames", set_frames, "a size, a multiple of 4K", false },
 	{ "swap.device", set_swap, "auto, virtio-blk, nvme, ahci, ata or none",

@@ -33,9 +33,6 @@
 #include "lib/counters.h"
 #include "lib/ratelimit.h"
 
-/* The service CPU polls the host console for guest input this often. */
-#define CONSOLE_POLLS_PER_SECOND 1000
-
 static uint32_t cpu_apic_ids[MAX_HOST_CPUS];
 static struct vm *the_vm;
 static struct vcpu *the_vcpus;
@@ -114,7 +111,7 @@ static NORETURN void service_loop(struct vm *vm, const struct boot_info *bi)
 
 		if (now >= next_poll) {
 			vm_poll_console(vm);
-			next_poll = now + tsc_hz / CONSOLE_POLLS_PER_SECOND;
+			next_poll = now + tsc_hz / VM_CONSOLE_POLLS_SERVICE_CPU;
 		}
 		if (!busy)
 			cpu_idle_us(SERVICE_REST_US);

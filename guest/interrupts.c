@@ -11,7 +11,7 @@ static void deliver_ioapic_message(void *ctx, const struct ioapic_message *m);
 
 void guest_interrupts_init(struct vm *g, uint64_t tsc_hz)
 {
-	for (unsigned i = 0; i < VM_MAX_VCPUS; i++)
+	for (unsigned i = 0; i < MAX_VCPUS; i++)
 		vlapic_init(&g->plat[i].lapic, i, i == 0, tsc_hz);
 	/*
 	 * What firmware leaves for an OS in virtual-wire mode (MP spec 3.6.2.2):
@@ -28,7 +28,7 @@ void guest_interrupts_init(struct vm *g, uint64_t tsc_hz)
 
 void guest_lapics_enter_x2apic(struct vm *g)
 {
-	for (unsigned i = 0; i < VM_MAX_VCPUS; i++) {
+	for (unsigned i = 0; i < MAX_VCPUS; i++) {
 		struct vlapic *a = &g->plat[i].lapic;
 
 		vlapic_wrmsr(a, VLAPIC_MSR_APIC_BASE,

@@ -129,7 +129,7 @@ static void host_maxphyaddr_to_lapics(struct vm *vm)
 	if (r.eax < 0x80000008)
 		return;
 	cpuid_count(0x80000008, 0, &r);
-	for (unsigned i = 0; i < VM_MAX_VCPUS; i++)
+	for (unsigned i = 0; i < MAX_VCPUS; i++)
 		vlapic_set_maxphyaddr(&vm->plat[i].lapic, r.eax & 0xff);
 }
 
@@ -230,7 +230,7 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 				    (vm->clock.start_tsc - spec->epoch_tsc) / tsc_hz;
 	vm->clock.scale = pvclock_scale_for(tsc_hz);
 	vm->tsc.hv_start = spec->hv_start_tsc;
-	for (unsigned i = 0; i < VM_MAX_VCPUS; i++) {
+	for (unsigned i = 0; i < MAX_VCPUS; i++) {
 		vcpu_msrs_init(&vm->plat[i].msrs);
 		vm->plat[i].run_state = i ? VCPU_WAIT_FOR_SIPI : VCPU_RUNNABLE;
 		apf_vcpu_init(&vm->plat[i].apf, i);
@@ -419,7 +419,7 @@ static int access_ram(struct vm *vm, uint64_t gpa, void *buf, uint64_t len,
 			return 0;
 		for (uint64_t p = ALIGN_DOWN(gpa, PAGE_SIZE); p < gpa + len;
 		     p += PAGE_SIZE)
-			if (swap_fault_wait(vm->swap, p, SWAP_MAX_WAITERS,
+			if (swap_fault_wait(vm->swap, p, SWAP_NO_VCPU,
 					    &vm->ended) != GUEST_FAULT_RESOLVED)
 				return -1;
 	}
@@ -437,7 +437,7 @@ int vm_pin_ram(struct vm *vm, uint64_t gpa)
 		if (rc == 0)
 			return 0;
 		if (swap_fault_wait(vm->swap, ALIGN_DOWN(gpa, PAGE_SIZE),
-				    SWAP_MAX_WAITERS, &vm->ended) !=
+				    SWAP_NO_VCPU, &vm->ended) !=
 		    GUEST_FAULT_RESOLVED)
 			return -1;
 	}

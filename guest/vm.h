@@ -24,6 +24,7 @@
 
 #include "apf/apf.h"
 #include "lib/counters.h"
+#include "lib/limits.h"
 #include "lib/spinlock.h"
 #include "ept/ept.h"
 #include "ept/ept_shootdown.h"
@@ -45,7 +46,6 @@
 #include "guest/devices/uart.h"
 #include "guest/devices/vlapic.h"
 
-#define VM_MAX_VCPUS 64
 #define VM_END_REASON_MAX 192
 
 /* The bits of a vCPU's request word. */
@@ -165,7 +165,7 @@ struct vm {
 	struct fw_cfg_platform loaded;
 	uint16_t pm1_status, pm1_enable, pm1_control;   /* ACPI PM1a */
 	struct vcpu_entry_state entry;  /* how vCPU 0 starts */
-	struct vcpu_platform plat[VM_MAX_VCPUS];
+	struct vcpu_platform plat[MAX_VCPUS];
 	unsigned nvcpus;
 	bool is_linux;                  /* a bzImage or ELF kernel, not flat */
 	/*
@@ -308,7 +308,14 @@ int vm_read_ram(struct vm *vm, uint64_t gpa, void *dst, uint64_t len);
 /*
  * Polls the host console for input to the guest's COM1 and flushes an
  * idle partial output line; vCPU 0 hears of new input by a request.
+ * Two callers at two rates, per second: the service CPU (boot/hv_main.c,
+ * service_loop), which has nothing else to wait on, and without one
+ * vCPU 0 on its way back into the guest (vmx/vcpu_events.c), where a
+ * poll is time taken from the guest and its preemption timer brings it
+ * out of a busy guest only every 10 ms anyway.
  */
+#define VM_CONSOLE_POLLS_SERVICE_CPU 1000
+#define VM_CONSOLE_POLLS_VCPU0 100
 void vm_poll_console(struct vm *vm);
 
 /* Prints how the guest ended (the "guest halted/powered off" lines). */

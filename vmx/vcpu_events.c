@@ -65,9 +65,6 @@ static bool interrupts_open(void)
 		 (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS));
 }
 
-/* Without a service CPU, vCPU 0 polls the console this often. */
-#define CONSOLE_POLLS_PER_SECOND 100
-
 /*
  * NMIs sent since the last look: two may wait while none is being
  * handled, one while the guest is in its NMI handler (blocked) or one is
@@ -130,7 +127,7 @@ void vcpu_poll_console(struct vcpu *v, uint64_t now)
 {
 	if (!vcpu_console_poll_due(v, now))
 		return;
-	v->next_console_poll = now + tsc_hz / CONSOLE_POLLS_PER_SECOND;
+	v->next_console_poll = now + tsc_hz / VM_CONSOLE_POLLS_VCPU0;
 	vm_poll_console(v->guest);
 }
 
