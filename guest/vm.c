@@ -6,6 +6,8 @@
 #include "guest/loaders/multiboot_loader.h"
 #include "guest/cpuid.h"
 #include "guest/interrupts.h"
+#include "guest/devices/io_mmio.h"
+#include "guest/devices/io_ports.h"
 #include "arch/x86/idle.h"
 #include "arch/x86/serial.h"
 #include "arch/x86/tsc.h"
@@ -304,6 +306,11 @@ struct vm *vm_create(const struct vm_spec *spec)
 		return NULL;
 	}
 	vm->testdev_on = spec->testdev;
+	io_registry_init(&vm->io);
+	if (!guest_io_ports_register(vm) || !guest_io_mmio_register(vm)) {
+		hv_error("the devices' I/O ranges do not fit the registry");
+		return NULL;
+	}
 	if (vm->is_linux)
 		guest_lapics_enter_x2apic(vm);
 	/* The APs wait for the guest's INIT and SIPI, Linux or not. */

@@ -29,6 +29,7 @@
 #include "ept/ept.h"
 #include "ept/ept_shootdown.h"
 #include "guest/loaders/image_format.h"
+#include "guest/devices/io_registry.h"
 #include "guest/devices/pc_testdev.h"
 #include "swap/frame_pool.h"
 #include "swap/guest_memory.h"
@@ -161,6 +162,7 @@ struct vm {
 	struct fw_cfg fw_cfg;            /* under fw_cfg_lock */
 	struct spinlock fw_cfg_lock;
 	struct ioapic ioapic;
+	struct io_registry io;          /* every device's ports and MMIO */
 	/* Where the loader put the command line and the initrd (for fw_cfg). */
 	struct fw_cfg_platform loaded;
 	uint16_t pm1_status, pm1_enable, pm1_control;   /* ACPI PM1a */

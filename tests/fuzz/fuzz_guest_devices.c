@@ -95,6 +95,7 @@ static void platform_reset(void)
 		.cmdline = "console=ttyS0",
 	});
 	pci_host_init(&vm.pci_host);
+	CHECK(guest_io_ports_register(&vm));
 	guest_interrupts_init(&vm, TSC_HZ);
 }
 

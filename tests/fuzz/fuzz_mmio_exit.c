@@ -44,6 +44,7 @@
 #include "guest/guest_pagewalk.h"
 #include "guest/interrupts.h"
 #include "guest/devices/ioapic.h"
+#include "guest/devices/io_mmio.h"
 #include "guest/mmio_decode.h"
 #include "guest/devices/vlapic_mmio.h"
 #include "vmx/ept_qualification.h"
@@ -418,6 +419,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		vlapic_mmio_write(a, 0xf0, 4, 0x1ff, now, &ipi);
 	}
 	ioapic_init(&vm.ioapic, ioapic_deliver, NULL);
+	CHECK(guest_io_mmio_register(&vm));
 
 	how = (unsigned)fuzz_take(&in, 1);      /* the exits */
 	gpa[0] = exit_gpa(&in);

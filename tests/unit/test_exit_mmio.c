@@ -23,6 +23,7 @@
 #include "arch/x86/cpu.h"
 #include "guest/interrupts.h"
 #include "guest/devices/ioapic.h"
+#include "guest/devices/io_mmio.h"
 #include "guest/devices/vlapic_mmio.h"
 #include "vmx/ept_qualification.h"
 #include "vmx/exit_handlers.h"
@@ -108,6 +109,7 @@ static int setup(void **state)
 	vm.nvcpus = 1;
 	vlapic_init(&vm.plat[0].lapic, 0, true, 2500000000ull);
 	ioapic_init(&vm.ioapic, no_delivery, NULL);
+	assert_true(guest_io_mmio_register(&vm));
 	v.guest = &vm;
 	v.plat = &vm.plat[0];
 	fake_vmcs[VMCS_GUEST_CR0] = CR0_PE | CR0_NE;

@@ -126,11 +126,20 @@ static int setup(void **state)
 	pit_init(&vm.pit, 3000000000ull);
 	port61_init(&vm.port61);
 	pci_host_init(&vm.pci_host);
+	assert_true(guest_io_ports_register(&vm));
 	ended[0] = 0;
 	nprinted = irq_updates = 0;
 	line_set = -1;
 	dropped_gpa = ~0ull;
 	return 0;
+}
+
+/* guest.testdev = on: the VM registers pc-testdev's ports too. */
+static void with_testdev(void)
+{
+	vm.testdev_on = true;
+	io_registry_init(&vm.io);
+	assert_true(guest_io_ports_register(&vm));
 }
 
 static uint32_t in(uint16_t port, unsigned size, bool *handled)
@@ -423,7 +432,7 @@ static void testdev_scratch_register(void **state)
 	bool handled;
 
 	(void)state;
-	vm.testdev_on = true;
+	with_testdev();
 	assert_true(out(0xe0, 4, 0x12345678));
 	assert_int_equal(in(0xe1, 1, &handled), 0x56);
 	assert_true(handled);
@@ -442,7 +451,7 @@ static void testdev_irq_lines_and_page_flush(void **state)
 	bool handled;
 
 	(void)state;
-	vm.testdev_on = true;
+	with_testdev();
 	assert_true(out(0x200e, 1, 1));
 	assert_int_equal(line_set, 14);
 	assert_true(line_level);
