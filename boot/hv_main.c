@@ -68,17 +68,17 @@ static void print_stat(void *ctx, const char *name, uint64_t value)
 static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
 {
 	vm_devices_lock(vm);
-	uart_flush(&vm->uart);
+	uart_flush(&vm->dev.uart);
 	vm_devices_unlock(vm, false);
-	guest_console_drain(&vm->console);
+	guest_console_drain(&vm->dev.console);
 	vm_report_end(vm);
 	ratelimit_report_all();
-	if (vm->show_vga_text)
+	if (vm->config.show_vga_text)
 		vga_text_report(vm);
 	counters_each(print_stat, NULL);
 	hv_trace_finish(bi, vm->nvcpus);
 	if (bi->cfg.bench_swap)
-		swap_daemon_report_bench(vm->swap);
+		swap_daemon_report_bench(vm->memory.swap);
 	platform_stop();
 }
 
@@ -105,7 +105,7 @@ static NORETURN void service_loop(struct vm *vm, const struct boot_info *bi)
 
 	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < vm->nvcpus) {
 		uint64_t now = rdtsc();
-		bool busy = swap_daemon_work(vm->swap);
+		bool busy = swap_daemon_work(vm->memory.swap);
 
 		hv_trace_poll(bi, vm->nvcpus);
 
@@ -217,7 +217,7 @@ static NORETURN void run_guest(void *arg)
 	if (bi->cfg.debug_isolation_secret)
 		isolation_secret_plant(vm, bi->cfg.debug_isolation_secret);
 	the_vm = vm;
-	hv_trace_start(bi, vm->nvcpus, swap_daemon_device(vm->swap));
+	hv_trace_start(bi, vm->nvcpus, swap_daemon_device(vm->memory.swap));
 	the_vcpus = vcpus_create(vm);
 	on_boot_cpu = start_vcpu_cpus(bi, vm);
 	if (on_boot_cpu < 0) {

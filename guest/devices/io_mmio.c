@@ -43,10 +43,10 @@ static enum io_claim ioapic_mmio(struct vm *g, void *opaque, unsigned vcpu,
 	(void)opaque;
 	(void)vcpu;
 	if (!write) {
-		*value = ioapic_read(&g->ioapic, offset, size);
+		*value = ioapic_read(&g->dev.ioapic, offset, size);
 		return IO_CLAIMED;
 	}
-	ioapic_write(&g->ioapic, offset, size, (uint32_t)*value);
+	ioapic_write(&g->dev.ioapic, offset, size, (uint32_t)*value);
 	return IO_CLAIMED_IRQ;
 }
 
@@ -60,15 +60,15 @@ bool guest_io_mmio_register(struct vm *g)
 		.base = IOAPIC_BASE, .len = IOAPIC_PAGE_SIZE, .fn = ioapic_mmio,
 	};
 
-	return io_register_mmio(&g->io, &lapic) == IO_REGISTERED &&
-	       io_register_mmio(&g->io, &ioapic) == IO_REGISTERED;
+	return io_register_mmio(&g->dev.io, &lapic) == IO_REGISTERED &&
+	       io_register_mmio(&g->dev.io, &ioapic) == IO_REGISTERED;
 }
 
 void guest_mmio_access(struct vm *g, unsigned vcpu, uint64_t gpa,
 		       unsigned size, bool write, uint64_t *value)
 {
 	uint64_t offset;
-	int i = io_find_mmio(&g->io, g, vcpu, gpa, 0, &offset);
+	int i = io_find_mmio(&g->dev.io, g, vcpu, gpa, 0, &offset);
 	enum io_claim claim = IO_UNCLAIMED;
 
 	if (!write)
@@ -77,12 +77,12 @@ void guest_mmio_access(struct vm *g, unsigned vcpu, uint64_t gpa,
 		return;
 	vm_devices_lock(g);
 	while (i >= 0) {
-		const struct io_mmio_range *m = &g->io.mmio[i];
+		const struct io_mmio_range *m = &g->dev.io.mmio[i];
 
 		claim = m->fn(g, m->opaque, vcpu, offset, size, write, value);
 		if (claim != IO_UNCLAIMED)
 			break;
-		i = io_find_mmio(&g->io, g, vcpu, gpa, (unsigned)i + 1,
+		i = io_find_mmio(&g->dev.io, g, vcpu, gpa, (unsigned)i + 1,
 				 &offset);
 	}
 	vm_devices_unlock(g, claim == IO_CLAIMED_IRQ);

@@ -21,7 +21,7 @@ static inline bool guest_mmio_owns(struct vm *g, unsigned vcpu, uint64_t gpa)
 {
 	uint64_t offset;
 
-	return io_find_mmio(&g->io, g, vcpu, gpa, 0, &offset) >= 0;
+	return io_find_mmio(&g->dev.io, g, vcpu, gpa, 0, &offset) >= 0;
 }
 
 /*

@@ -17,18 +17,18 @@
 static enum io_claim com1_io(struct vm *g, void *opaque, uint16_t port,
 			    unsigned size, bool in, uint32_t *value)
 {
-	bool line = uart_irq_line(&g->uart);
+	bool line = uart_irq_line(&g->dev.uart);
 
 	(void)opaque;
 	(void)size;
 	if (in) {
-		*value = uart_read(&g->uart, port - GUEST_COM1_BASE);
+		*value = uart_read(&g->dev.uart, port - GUEST_COM1_BASE);
 	} else {
-		uart_write(&g->uart, port - GUEST_COM1_BASE, (uint8_t)*value);
-		g->uart.last_out_tsc = rdtsc();
+		uart_write(&g->dev.uart, port - GUEST_COM1_BASE, (uint8_t)*value);
+		g->dev.uart.last_out_tsc = rdtsc();
 	}
 	guest_update_irq_lines(g);
-	return uart_irq_line(&g->uart) != line ? IO_CLAIMED_IRQ : IO_CLAIMED;
+	return uart_irq_line(&g->dev.uart) != line ? IO_CLAIMED_IRQ : IO_CLAIMED;
 }
 
 /* Any 8259 access may change its state (a read in poll mode is an INTA). */
@@ -38,9 +38,9 @@ static enum io_claim pic_io(struct vm *g, void *opaque, uint16_t port,
 	(void)opaque;
 	(void)size;
 	if (in)
-		*value = pic_read(&g->pic, port);
+		*value = pic_read(&g->dev.pic, port);
 	else
-		pic_write(&g->pic, port, (uint8_t)*value);
+		pic_write(&g->dev.pic, port, (uint8_t)*value);
 	return IO_CLAIMED_IRQ;
 }
 
@@ -56,13 +56,13 @@ static enum io_claim pit_io(struct vm *g, void *opaque, uint16_t port,
 	(void)opaque;
 	(void)size;
 	if (port == PORT61 && in)
-		*value = port61_read(&g->port61, &g->pit, now);
+		*value = port61_read(&g->dev.port61, &g->dev.pit, now);
 	else if (port == PORT61)
-		port61_write(&g->port61, &g->pit, (uint8_t)*value, now);
+		port61_write(&g->dev.port61, &g->dev.pit, (uint8_t)*value, now);
 	else if (in)
-		*value = pit_read(&g->pit, port, now);
+		*value = pit_read(&g->dev.pit, port, now);
 	else
-		pit_write(&g->pit, port, (uint8_t)*value, now);
+		pit_write(&g->dev.pit, port, (uint8_t)*value, now);
 	return guest_pit_update(g, now) || !in ? IO_CLAIMED_IRQ : IO_CLAIMED;
 }
 
@@ -77,20 +77,20 @@ static enum io_claim acpi_pm_io(struct vm *g, void *opaque, uint16_t port,
 	(void)size;
 	if (port == ACPI_PM1A_STS_PORT) {
 		if (in)
-			*value = g->pm1_status;
+			*value = g->dev.pm1.status;
 		else
-			g->pm1_status &= (uint16_t)~*value;  /* write 1 to clear */
+			g->dev.pm1.status &= (uint16_t)~*value;  /* write 1 to clear */
 	} else if (port == ACPI_PM1A_EN_PORT) {
 		if (in)
-			*value = g->pm1_enable;
+			*value = g->dev.pm1.enable;
 		else
-			g->pm1_enable = (uint16_t)*value;
+			g->dev.pm1.enable = (uint16_t)*value;
 	} else if (port == ACPI_PM1A_CNT_PORT) {
 		if (in) {
 			/* Always in ACPI mode: the FADT has no SMI_CMD port. */
-			*value = g->pm1_control | ACPI_PM1_CNT_SCI_EN;
+			*value = g->dev.pm1.control | ACPI_PM1_CNT_SCI_EN;
 		} else {
-			g->pm1_control = (uint16_t)*value &
+			g->dev.pm1.control = (uint16_t)*value &
 					 (uint16_t)~ACPI_PM1_CNT_SLP_EN;
 			if (acpi_pm1_cnt_is_poweroff((uint16_t)*value))
 				vm_end_as(g, VM_END_POWER_OFF, true,
@@ -139,7 +139,7 @@ static enum io_claim pci_io(struct vm *g, void *opaque, uint16_t port,
 	(void)opaque;
 	if (!pci_host_owns_port(port, size))
 		return IO_UNCLAIMED;
-	pci_host_io(&g->pci_host, port, size, in, value);
+	pci_host_io(&g->dev.pci_host, port, size, in, value);
 	return IO_CLAIMED;
 }
 
@@ -156,8 +156,8 @@ static int fw_cfg_ram_write(void *ctx, uint64_t gpa, const void *src,
 
 /*
  * QEMU's fw_cfg: the selector (any width), the byte-wide data port and
- * the DMA address halves. Under fw_cfg_lock, not dev_lock: a DMA transfer
- * copies to and from guest RAM (mem_lock, perhaps a swap-in), a page at a
+ * the DMA address halves. Under fw_cfg_lock, not dev.lock: a DMA transfer
+ * copies to and from guest RAM (memory.lock, perhaps a swap-in), a page at a
  * time, and gives up between pages once the VM has ended.
  */
 static enum io_claim fw_cfg_io(struct vm *g, void *opaque, uint16_t port,
@@ -165,29 +165,29 @@ static enum io_claim fw_cfg_io(struct vm *g, void *opaque, uint16_t port,
 {
 	const struct fw_cfg_guest_memory mem = {
 		.read = fw_cfg_ram_read, .write = fw_cfg_ram_write, .ctx = g,
-		.stop = &g->ended,
+		.stop = &g->end.ended,
 	};
 
-	spin_lock(&g->fw_cfg_lock);
+	spin_lock(&g->dev.fw_cfg_lock);
 	if (port == FW_CFG_SELECTOR_PORT && !in)
-		fw_cfg_select(&g->fw_cfg, (uint16_t)*value);
+		fw_cfg_select(&g->dev.fw_cfg, (uint16_t)*value);
 	else if (port == FW_CFG_DATA_PORT && in)
-		*value = fw_cfg_read(&g->fw_cfg);
+		*value = fw_cfg_read(&g->dev.fw_cfg);
 	else if (port != FW_CFG_DATA_PORT && size == 4 && in)
 		*value = fw_cfg_dma_read(port);
 	else if (port != FW_CFG_DATA_PORT && size == 4)
-		fw_cfg_dma_write(&g->fw_cfg, port, *value, &mem);
+		fw_cfg_dma_write(&g->dev.fw_cfg, port, *value, &mem);
 	else if (in)
 		*value = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
-	spin_unlock(&g->fw_cfg_lock);
+	spin_unlock(&g->dev.fw_cfg_lock);
 	(void)opaque;
 	return IO_CLAIMED;
 }
 
 /*
  * guest.testdev = on: QEMU's pc-testdev. A line change goes to the 8259
- * pair and the I/O APIC under dev_lock; a page flush comes after it, for
- * it takes mem_lock and waits for the other vCPUs.
+ * pair and the I/O APIC under dev.lock; a page flush comes after it, for
+ * it takes memory.lock and waits for the other vCPUs.
  */
 static enum io_claim testdev_io(struct vm *g, void *opaque, uint16_t port,
 				unsigned size, bool in, uint32_t *value)
@@ -215,13 +215,13 @@ static enum io_claim test_exit_io(struct vm *g, void *opaque, uint16_t port,
 	(void)opaque;
 	(void)port;
 	(void)size;
-	if (in || g->is_linux)
+	if (in || g->config.is_linux)
 		return IO_UNCLAIMED;
 	vm_devices_lock(g);
-	uart_flush(&g->uart);
+	uart_flush(&g->dev.uart);
 	vm_devices_unlock(g, false);
-	guest_console_drain(&g->console);
-	if (g->isa_debug_exit)
+	guest_console_drain(&g->dev.console);
+	if (g->config.isa_debug_exit)
 		vm_end(g, true, "isa-debug-exit value 0x%x, exit status %u",
 		       *value, isa_debug_exit_status(*value));
 	else
@@ -280,17 +280,17 @@ static bool register_all(struct io_registry *r,
 
 bool guest_io_ports_register(struct vm *g)
 {
-	if (!register_all(&g->io, pc_ports, ARRAY_SIZE(pc_ports), NULL))
+	if (!register_all(&g->dev.io, pc_ports, ARRAY_SIZE(pc_ports), NULL))
 		return false;
-	return !g->testdev_on ||
-	       register_all(&g->io, testdev_ports, ARRAY_SIZE(testdev_ports),
-			    &g->testdev);
+	return !g->config.testdev ||
+	       register_all(&g->dev.io, testdev_ports, ARRAY_SIZE(testdev_ports),
+			    &g->dev.testdev);
 }
 
 bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		   uint32_t *value)
 {
-	const struct io_port_range *r = io_find_port(&g->io, port);
+	const struct io_port_range *r = io_find_port(&g->dev.io, port);
 	enum io_claim claim = IO_UNCLAIMED;
 
 	if (r && r->own_locking) {
@@ -299,7 +299,7 @@ bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		vm_devices_lock(g);
 		claim = r->fn(g, r->opaque, port, size, in, value);
 		vm_devices_unlock(g, claim == IO_CLAIMED_IRQ);
-		guest_console_drain(&g->console);
+		guest_console_drain(&g->dev.console);
 	}
 	if (claim == IO_UNCLAIMED && in)
 		*value = 0xffffffffu;

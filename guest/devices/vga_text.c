@@ -23,7 +23,7 @@ void vga_text_report(struct vm *vm)
 	static uint8_t screen[VGA_TEXT_BYTES];
 	char row[VGA_TEXT_COLS + 1];
 
-	if (vm->mem.ram.low_size < VGA_TEXT_GPA + VGA_TEXT_BYTES ||
+	if (vm->memory.ram.ram.low_size < VGA_TEXT_GPA + VGA_TEXT_BYTES ||
 	    vm_read_ram(vm, VGA_TEXT_GPA, screen, sizeof(screen)))
 		return;
 	for (unsigned r = 0; r < VGA_TEXT_ROWS; r++)
