@@ -32,7 +32,7 @@ struct pending_interrupt {
  */
 struct irq_poll_memo {
 	bool quiet;             /* nothing was pending, no NMI waited */
-	uint64_t irq_gen;       /* vm->dev.irq_gen the poll saw, under dev.lock */
+	uint64_t irq_gen;       /* dev.irq_gen the poll saw, under dev.lock */
 	uint64_t deadline;      /* the vCPU's timer expiry then (TSC) */
 };
 

@@ -56,7 +56,8 @@ static void flush_translations(void *ctx)
 {
 	struct vm *vm = ctx;
 
-	ept_shootdown_wait(&vm->memory.tlb, ept_shootdown_begin(&vm->memory.tlb));
+	ept_shootdown_wait(&vm->memory.tlb,
+			   ept_shootdown_begin(&vm->memory.tlb));
 }
 
 void vm_drop_translation(struct vm *vm, uint64_t gpa)
@@ -103,8 +104,9 @@ static bool setup_memory(struct vm *vm, const struct vm_spec *spec)
 
 	for (unsigned i = 0; i < spec->nframe_ranges; i++)
 		frames += spec->frames[i].frames;
-	frame_pool_init(&vm->memory.pool, hv_alloc(frame_pool_storage_words(frames) *
-					    sizeof(uint64_t)), frames);
+	frame_pool_init(&vm->memory.pool,
+			hv_alloc(frame_pool_storage_words(frames) *
+				 sizeof(uint64_t)), frames);
 	for (unsigned i = 0; i < spec->nframe_ranges; i++)
 		if (frame_pool_add_range(&vm->memory.pool, spec->frames[i].base,
 					 spec->frames[i].frames))
@@ -117,8 +119,8 @@ static bool setup_memory(struct vm *vm, const struct vm_spec *spec)
 			(unsigned long long)(spec->ram.low_size >> 20),
 			(unsigned long long)(spec->ram.high_size >> 20));
 	guest_memory_init(&vm->memory.ram, &spec->ram,
-			  hv_alloc(guest_ram_pages(&spec->ram)), &vm->memory.ept,
-			  &vm->memory.pool);
+			  hv_alloc(guest_ram_pages(&spec->ram)),
+			  &vm->memory.ept, &vm->memory.pool);
 	return true;
 }
 
@@ -142,7 +144,8 @@ static bool map_testdev_iomem(struct vm *vm)
 
 	vm->dev.testdev_iomem_pa = pa;
 	for (unsigned i = 0; i < PC_TESTDEV_IOMEM_PAGES; i++)
-		if (ept_map(&vm->memory.ept, PC_TESTDEV_IOMEM_GPA + i * PAGE_SIZE,
+		if (ept_map(&vm->memory.ept,
+			    PC_TESTDEV_IOMEM_GPA + i * PAGE_SIZE,
 			    pa + i * PAGE_SIZE, EPT_PAGE_4K, EPT_RWX)) {
 			hv_error("guest.testdev: cannot map pc-testdev's "
 				 "memory at 0x%llx",
@@ -200,8 +203,10 @@ static void each_vm_counter(const void *obj, counter_fn fn, void *ctx)
 	fn(ctx, "tsc.hz", tsc_hz);
 	fn(ctx, "tsc.hv_start", vm->stats.tsc.hv_start);
 	fn(ctx, "tsc.kvmclock_zero", vm->clock.start_tsc);
-	fn(ctx, "tsc.start_to_first_entry", vm->stats.tsc.first_entry - vm->stats.tsc.hv_start);
-	fn(ctx, "tsc.first_entry_to_end", vm->stats.tsc.end - vm->stats.tsc.first_entry);
+	fn(ctx, "tsc.start_to_first_entry",
+	   vm->stats.tsc.first_entry - vm->stats.tsc.hv_start);
+	fn(ctx, "tsc.first_entry_to_end",
+	   vm->stats.tsc.end - vm->stats.tsc.first_entry);
 	/* Interrupt wiring at the end, to tell a lost IRQ from a masked one. */
 	fn(ctx, "uart.ier", vm->dev.uart.ier);
 	fn(ctx, "uart.mcr", vm->dev.uart.mcr);
@@ -351,7 +356,8 @@ static void record_end(struct vm *vm, enum vm_end_kind kind, bool clean,
 	vm->stats.tsc.end = rdtsc();
 	vm->end.clean = clean;
 	vm->end.kind = kind;
-	trace_guest_end_at(vm->stats.tsc.end, TRACE_NO_VCPU, (uint8_t)kind, clean);
+	trace_guest_end_at(vm->stats.tsc.end, TRACE_NO_VCPU, (uint8_t)kind,
+			   clean);
 	__atomic_store_n(&vm->end.ended, true, __ATOMIC_RELEASE);
 	for (unsigned n = 0; n < vm->nvcpus; n++)
 		vm_request(vm, n, VCPU_REQ_STOP);
@@ -427,7 +433,8 @@ static int access_ram(struct vm *vm, uint64_t gpa, void *buf, uint64_t len,
 		for (uint64_t p = ALIGN_DOWN(gpa, PAGE_SIZE); p < gpa + len;
 		     p += PAGE_SIZE)
 			if (swap_fault_wait(vm->memory.swap, p, SWAP_NO_VCPU,
-					    &vm->end.ended) != GUEST_FAULT_RESOLVED)
+					    &vm->end.ended) !=
+			    GUEST_FAULT_RESOLVED)
 				return -1;
 	}
 	return -1;
@@ -474,7 +481,8 @@ void vm_poll_console(struct vm *vm)
 	int c;
 
 	vm_devices_lock(vm);
-	uart_flush_idle(&vm->dev.uart, rdtsc(), tsc_hz / PROMPT_FLUSH_PER_SECOND);
+	uart_flush_idle(&vm->dev.uart, rdtsc(),
+			tsc_hz / PROMPT_FLUSH_PER_SECOND);
 	while (vm->dev.uart.rx_count < UART_RX_FIFO &&
 	       (c = serial_read_byte()) >= 0) {
 		uart_receive(&vm->dev.uart, (uint8_t)c);

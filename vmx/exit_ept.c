@@ -110,7 +110,7 @@ static enum exit_action unclaimed_access(struct vcpu *v,
 	    EPT_UNCLAIMED_EMULATE)
 		return not_emulated(v, e, gpa, "outside guest RAM");
 	v->stats.unclaimed_accesses++;
-	return handle_mmio(v, e, gpa);
+	return handle_mmio(v, e, gpa, -1);
 }
 
 enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
@@ -118,14 +118,17 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 	struct vm *g = v->guest;
 	uint64_t gpa = vmcs_read(VMCS_GUEST_PHYSICAL_ADDRESS);
 	enum guest_fault_result r;
+	int range = -1;
 
 	reblock_nmi_if_needed(v, e);
 	/* A device page counts only where guest RAM does not reach. */
-	if (!guest_memory_is_ram(&g->memory.ram, gpa) && vmx_owns_mmio(v, gpa)) {
+	if (!guest_memory_is_ram(&g->memory.ram, gpa))
+		range = vmx_mmio_range(v, gpa);
+	if (range >= 0) {
 		exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MMIO);
 		if (ept_violation_in_page_walk(e->qualification))
 			return not_emulated(v, e, gpa, "a device page");
-		return handle_mmio(v, e, gpa);
+		return handle_mmio(v, e, gpa, range);
 	}
 	exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MEMORY);
 	r = swap_fault_begin(g->memory.swap, gpa, v->id);

@@ -101,14 +101,14 @@ static void write_gpr(struct vcpu *v, enum mmio_gpr r, uint64_t value)
  * (guest/devices/io_mmio.h): any size reaches it (1, 2, 4 or 8 bytes).
  */
 static void device_access(struct vcpu *v, const struct mmio_insn *insn,
-			  uint64_t gpa)
+			  uint64_t gpa, int range)
 {
 	uint64_t value = 0;
 
 	if (insn->write)
 		value = mmio_store_value(insn, read_gpr(v, insn->reg));
-	guest_mmio_access(v->guest, v->id, gpa, insn->size, insn->write,
-			  &value);
+	guest_mmio_access(v->guest, v->id, range, gpa, insn->size,
+			  insn->write, &value);
 	if (!insn->write)
 		write_gpr(v, insn->reg,
 			  mmio_merge_load(insn, read_gpr(v, insn->reg), value));
@@ -130,9 +130,9 @@ static bool code_mode(enum mmio_cpu_mode *mode)
  * rather than sent through the swap layer's "not RAM" path, as KVM keeps
  * the page on its APIC device in every mode.
  */
-bool vmx_owns_mmio(struct vcpu *v, uint64_t gpa)
+int vmx_mmio_range(struct vcpu *v, uint64_t gpa)
 {
-	return guest_mmio_owns(v->guest, v->id, gpa);
+	return guest_mmio_find(v->guest, v->id, gpa);
 }
 
 /* The one line that ends a guest whose MMIO instruction is refused. */
@@ -153,7 +153,7 @@ static enum exit_action refuse(struct vcpu *v, const struct vmx_exit *e,
 }
 
 enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
-			     uint64_t gpa)
+			     uint64_t gpa, int range)
 {
 	uint8_t bytes[MMIO_INSN_MAX];
 	struct mmio_insn insn;
@@ -175,7 +175,7 @@ enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
 	    insn.write != !!(e->qualification & EPT_QUAL_WRITE))
 		return refuse(v, e, gpa, bytes, n, !decodable);
 	v->stats.mmio_emulated++;
-	device_access(v, &insn, gpa);
+	device_access(v, &insn, gpa, range);
 	done.instruction_length = insn.length;
 	vcpu_skip_instruction(&done);
 	return EXIT_RESUME;

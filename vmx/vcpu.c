@@ -180,7 +180,8 @@ static bool flush_ept(void *ctx)
 {
 	struct vcpu *v = ctx;
 
-	return invept(INVEPT_SINGLE_CONTEXT, ept_pointer(&v->guest->memory.ept));
+	return invept(INVEPT_SINGLE_CONTEXT,
+		      ept_pointer(&v->guest->memory.ept));
 }
 
 static bool enter_guest_mode(struct vcpu *v, struct vm *g,

@@ -262,7 +262,8 @@ static bool wait_for_event(struct vcpu *v, bool page_wait, uint64_t gpa)
 		struct pending_interrupt pi;
 		uint64_t now, timer;
 
-		if (page_wait && !swap_fault_pending(g->memory.swap, gpa, v->id))
+		if (page_wait &&
+		    !swap_fault_pending(g->memory.swap, gpa, v->id))
 			return true;
 		if (vm_has_requests(g, v->id)) {
 			if (!vcpu_take_requests(v))
@@ -317,7 +318,8 @@ void vcpu_apf_halt(struct vcpu *v, uint64_t gpa)
 		v->stats.apf_halt_events++;
 	vcpu_poll_again(v);
 	trace_vcpu_wake(v->id, rdtsc() - start);
-	swap_daemon_count_apf_halt(v->guest->memory.swap, v->id, rdtsc() - start);
+	swap_daemon_count_apf_halt(v->guest->memory.swap, v->id,
+				   rdtsc() - start);
 }
 
 static bool all_running_vcpus_parked(struct vm *g)
@@ -334,7 +336,8 @@ void vcpu_park(struct vcpu *v)
 	struct vcpu_platform *p = v->plat;
 
 	p->parked = true;
-	while (!g->end.ended && !v->nmi_pending && p->run_state == VCPU_RUNNABLE) {
+	while (!g->end.ended && !v->nmi_pending &&
+	       p->run_state == VCPU_RUNNABLE) {
 		if (all_running_vcpus_parked(g))
 			vm_end(g, true, "hlt with interrupts disabled");
 		if (vm_has_requests(g, v->id) && !vcpu_take_requests(v))

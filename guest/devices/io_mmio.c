@@ -4,12 +4,6 @@
 #include "guest/interrupts.h"
 #include "arch/x86/cpu.h"
 
-static uint64_t lapic_where(struct vm *g, void *opaque, unsigned vcpu)
-{
-	(void)opaque;
-	return vlapic_mmio_base(&g->plat[vcpu].lapic);
-}
-
 /*
  * The vCPU's own xAPIC page: registers in xAPIC mode, else not taken (a
  * hole, or the device under it). A store may send an IPI or an EOI.
@@ -54,7 +48,11 @@ bool guest_io_mmio_register(struct vm *g)
 {
 	/* The APIC first: KVM too asks it before its MMIO bus. */
 	const struct io_mmio_range lapic = {
-		.len = VLAPIC_MMIO_SIZE, .where = lapic_where, .fn = lapic_mmio,
+		.len = VLAPIC_MMIO_SIZE,
+		.vcpu_base = &g->plat[0].lapic.apic_base,
+		.vcpu_stride = sizeof(g->plat[0]),
+		.vcpu_base_mask = VLAPIC_BASE_ADDR_MASK,
+		.fn = lapic_mmio,
 	};
 	const struct io_mmio_range ioapic = {
 		.base = IOAPIC_BASE, .len = IOAPIC_PAGE_SIZE, .fn = ioapic_mmio,
@@ -64,26 +62,22 @@ bool guest_io_mmio_register(struct vm *g)
 	       io_register_mmio(&g->dev.io, &ioapic) == IO_REGISTERED;
 }
 
-void guest_mmio_access(struct vm *g, unsigned vcpu, uint64_t gpa,
-		       unsigned size, bool write, uint64_t *value)
+/* Under the devices' lock: a range that did not take the access. */
+enum io_claim guest_mmio_pass_on(struct vm *g, unsigned vcpu, uint64_t gpa,
+				 unsigned from, unsigned size, bool write,
+				 uint64_t *value)
 {
 	uint64_t offset;
-	int i = io_find_mmio(&g->dev.io, g, vcpu, gpa, 0, &offset);
-	enum io_claim claim = IO_UNCLAIMED;
+	int i;
 
-	if (!write)
-		*value = ~0ull;         /* nothing there: all ones (a PC's bus) */
-	if (i < 0)
-		return;
-	vm_devices_lock(g);
-	while (i >= 0) {
+	while ((i = io_find_mmio(&g->dev.io, vcpu, gpa, from, &offset)) >= 0) {
 		const struct io_mmio_range *m = &g->dev.io.mmio[i];
+		enum io_claim claim = m->fn(g, m->opaque, vcpu, offset, size,
+					    write, value);
 
-		claim = m->fn(g, m->opaque, vcpu, offset, size, write, value);
 		if (claim != IO_UNCLAIMED)
-			break;
-		i = io_find_mmio(&g->dev.io, g, vcpu, gpa, (unsigned)i + 1,
-				 &offset);
+			return claim;
+		from = (unsigned)i + 1;
 	}
-	vm_devices_unlock(g, claim == IO_CLAIMED_IRQ);
+	return IO_UNCLAIMED;
 }

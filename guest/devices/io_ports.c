@@ -11,24 +11,25 @@
 /*
  * The UART reaches the interrupt poll only through its IRQ line: an access
  * that leaves the line as it was (an LSR poll, most THR writes with the
- * THR-empty interrupt off) changes nothing a poll would find. True if the
- * line moved.
+ * THR-empty interrupt off) changes nothing a poll would find.
+ * IO_CLAIMED_IRQ if the line moved.
  */
 static enum io_claim com1_io(struct vm *g, void *opaque, uint16_t port,
 			    unsigned size, bool in, uint32_t *value)
 {
-	bool line = uart_irq_line(&g->dev.uart);
+	struct uart *u = &g->dev.uart;
+	bool line = uart_irq_line(u);
 
 	(void)opaque;
 	(void)size;
 	if (in) {
-		*value = uart_read(&g->dev.uart, port - GUEST_COM1_BASE);
+		*value = uart_read(u, port - GUEST_COM1_BASE);
 	} else {
-		uart_write(&g->dev.uart, port - GUEST_COM1_BASE, (uint8_t)*value);
-		g->dev.uart.last_out_tsc = rdtsc();
+		uart_write(u, port - GUEST_COM1_BASE, (uint8_t)*value);
+		u->last_out_tsc = rdtsc();
 	}
 	guest_update_irq_lines(g);
-	return uart_irq_line(&g->dev.uart) != line ? IO_CLAIMED_IRQ : IO_CLAIMED;
+	return uart_irq_line(u) != line ? IO_CLAIMED_IRQ : IO_CLAIMED;
 }
 
 /* Any 8259 access may change its state (a read in poll mode is an INTA). */
@@ -79,7 +80,7 @@ static enum io_claim acpi_pm_io(struct vm *g, void *opaque, uint16_t port,
 		if (in)
 			*value = g->dev.pm1.status;
 		else
-			g->dev.pm1.status &= (uint16_t)~*value;  /* write 1 to clear */
+			g->dev.pm1.status &= (uint16_t)~*value; /* W1C */
 	} else if (port == ACPI_PM1A_EN_PORT) {
 		if (in)
 			*value = g->dev.pm1.enable;
@@ -259,7 +260,8 @@ static const struct io_port_range pc_ports[] = {
 /* pc-testdev (guest/devices/pc_testdev.h): scratch, flush, IRQ lines. */
 static const struct io_port_range testdev_ports[] = {
 	OWN_LOCKING_RANGE(PC_TESTDEV_SCRATCH,
-			  PC_TESTDEV_SCRATCH_BYTES + 4 - PC_TESTDEV_SCRATCH, testdev_io),
+			  PC_TESTDEV_SCRATCH_BYTES + 4 - PC_TESTDEV_SCRATCH,
+			  testdev_io),
 	OWN_LOCKING_RANGE(PC_TESTDEV_IRQ_BASE, PC_TESTDEV_IRQ_PORTS,
 			  testdev_io),
 };
@@ -283,8 +285,8 @@ bool guest_io_ports_register(struct vm *g)
 	if (!register_all(&g->dev.io, pc_ports, ARRAY_SIZE(pc_ports), NULL))
 		return false;
 	return !g->config.testdev ||
-	       register_all(&g->dev.io, testdev_ports, ARRAY_SIZE(testdev_ports),
-			    &g->dev.testdev);
+	       register_all(&g->dev.io, testdev_ports,
+			    ARRAY_SIZE(testdev_ports), &g->dev.testdev);
 }
 
 bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
@@ -299,7 +301,9 @@ bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		vm_devices_lock(g);
 		claim = r->fn(g, r->opaque, port, size, in, value);
 		vm_devices_unlock(g, claim == IO_CLAIMED_IRQ);
-		guest_console_drain(&g->dev.console);
+		/* Only a write (COM1's THR) can have queued a line. */
+		if (!in)
+			guest_console_drain(&g->dev.console);
 	}
 	if (claim == IO_UNCLAIMED && in)
 		*value = 0xffffffffu;

@@ -35,12 +35,12 @@ enum io_register_result io_register_mmio(struct io_registry *r,
 					 const struct io_mmio_range *range)
 {
 	if (!range->len || !range->fn ||
-	    (!range->where && range->base + range->len - 1 < range->base))
+	    (!range->vcpu_base && range->base + range->len - 1 < range->base))
 		return IO_REGISTER_BAD_RANGE;
 	if (r->nmmio == IO_MMIO_RANGES_MAX)
 		return IO_REGISTER_FULL;
-	for (unsigned i = 0; i < r->nmmio && !range->where; i++)
-		if (!r->mmio[i].where &&
+	for (unsigned i = 0; i < r->nmmio && !range->vcpu_base; i++)
+		if (!r->mmio[i].vcpu_base &&
 		    ranges_meet(range->base, range->len, r->mmio[i].base,
 				r->mmio[i].len))
 			return IO_REGISTER_OVERLAP;

@@ -13,9 +13,9 @@
  * access wider than a byte belongs to the range of its first port.
  *
  * MMIO: a range lies at a fixed guest-physical address, or at a place of
- * each vCPU's own (the local APIC page, which every vCPU can move: where()
- * says where it is for a vCPU). Fixed ranges never overlap one another;
- * a per-vCPU one may lie over anything. A lookup walks the few ranges in
+ * each vCPU's own (the local APIC page, which every vCPU can move): then
+ * a word in each vCPU's state says where, read at each lookup. Fixed
+ * ranges never overlap one another; a per-vCPU one may lie over anything. A lookup walks the few ranges in
  * the order they were registered; a handler that does not take an access
  * passes it on to the next range holding the address (a disabled xAPIC
  * page moved over the I/O APIC's leaves the access to the I/O APIC).
@@ -69,10 +69,15 @@ typedef enum io_claim (*io_mmio_fn)(struct vm *vm, void *opaque,
 				    unsigned size, bool write, uint64_t *value);
 
 struct io_mmio_range {
-	uint64_t base;          /* unused with where */
+	uint64_t base;          /* fixed ranges */
 	uint64_t len;
-	/* Per-vCPU ranges: the base for vCPU vcpu. NULL: base is fixed. */
-	uint64_t (*where)(struct vm *vm, void *opaque, unsigned vcpu);
+	/*
+	 * Per-vCPU ranges (vcpu_base not NULL): vCPU n's base is the word
+	 * at vcpu_base plus n * vcpu_stride bytes, and vcpu_base_mask.
+	 */
+	const uint64_t *vcpu_base;
+	size_t vcpu_stride;
+	uint64_t vcpu_base_mask;
 	io_mmio_fn fn;
 	void *opaque;
 };
@@ -108,18 +113,29 @@ io_find_port(const struct io_registry *r, uint16_t port)
 	return slot ? &r->ports[slot - 1] : NULL;
 }
 
+/* Where range m lies for vCPU vcpu. */
+static inline uint64_t io_mmio_base(const struct io_mmio_range *m,
+				    unsigned vcpu)
+{
+	const uint64_t *word;
+
+	if (!m->vcpu_base)
+		return m->base;
+	word = (const uint64_t *)((uintptr_t)m->vcpu_base +
+					   vcpu * m->vcpu_stride);
+	return *word & m->vcpu_base_mask;
+}
+
 /*
  * The first MMIO range at index from or later that holds gpa for vCPU
  * vcpu (its index), or -1; *offset is gpa's offset in it.
  */
-static inline int io_find_mmio(const struct io_registry *r, struct vm *vm,
-			       unsigned vcpu, uint64_t gpa, unsigned from,
-			       uint64_t *offset)
+static inline int io_find_mmio(const struct io_registry *r, unsigned vcpu,
+			       uint64_t gpa, unsigned from, uint64_t *offset)
 {
 	for (unsigned i = from; i < r->nmmio; i++) {
 		const struct io_mmio_range *m = &r->mmio[i];
-		uint64_t base = m->where ? m->where(vm, m->opaque, vcpu)
-					 : m->base;
+		uint64_t base = io_mmio_base(m, vcpu);
 
 		if (gpa - base < m->len) {
 			*offset = gpa - base;

@@ -267,7 +267,7 @@ static bool one_exit(uint64_t rip, bool write, uint64_t gpa, uint64_t *next)
 			 &insn) && insn.write == write;
 
 	memset(&seen, 0, sizeof(seen));
-	a = handle_mmio(&v, &ex, gpa);
+	a = handle_mmio(&v, &ex, gpa, vmx_mmio_range(&v, gpa));
 
 	if (!ok) {
 		CHECK(a == EXIT_STOP && seen.ended);
@@ -276,7 +276,8 @@ static bool one_exit(uint64_t rip, bool write, uint64_t gpa, uint64_t *next)
 		for (unsigned r = 0; r < MMIO_GPR_COUNT; r++)
 			CHECK(*gpr(r) == regs_before[r]);
 		CHECK(!memcmp(lapic, &lapic_model, sizeof(*lapic)));
-		CHECK(!memcmp(&vm.dev.ioapic, &ioapic_model, sizeof(vm.dev.ioapic)));
+		CHECK(!memcmp(&vm.dev.ioapic, &ioapic_model,
+			      sizeof(vm.dev.ioapic)));
 		CHECK(!seen.ipis && !seen.eois);
 		return false;
 	}
@@ -314,7 +315,8 @@ static bool one_exit(uint64_t rip, bool write, uint64_t gpa, uint64_t *next)
 				    insn.size);
 	}
 	CHECK(!memcmp(lapic, &lapic_model, sizeof(*lapic)));
-	CHECK(!memcmp(&vm.dev.ioapic, &ioapic_model, sizeof(vm.dev.ioapic)));
+	CHECK(!memcmp(&vm.dev.ioapic, &ioapic_model,
+			      sizeof(vm.dev.ioapic)));
 	CHECK(seen.ipis == (rc != VLAPIC_GP && (rc & VLAPIC_WR_IPI) ? 1u : 0));
 	if (seen.ipis)          /* field by field: the padding is not set */
 		CHECK(seen.ipi.mode == ipi.mode &&

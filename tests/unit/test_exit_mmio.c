@@ -125,7 +125,7 @@ static enum exit_action mmio_exit(uint64_t rip, bool write, uint64_t gpa)
 		.guest_rip = rip,
 	};
 	fake_vmcs[VMCS_GUEST_RIP] = rip;
-	return handle_mmio(&v, &ex, gpa);
+	return handle_mmio(&v, &ex, gpa, vmx_mmio_range(&v, gpa));
 }
 
 /* mov eax, [edi] from the xAPIC version register: zero-extended. */

@@ -82,7 +82,8 @@ static int setup(void **state)
 	pins_fail = false;
 	console_forget();
 	vm.nvcpus = 1;
-	vm.config.kvm_features = KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT;
+	vm.config.kvm_features =
+		KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT;
 	vm.apf.env = (struct apf_msr_env){
 		.kvm_features = vm.config.kvm_features,
 		.guest_ram = { .low_size = RAM_SIZE },

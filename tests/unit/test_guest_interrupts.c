@@ -251,7 +251,7 @@ static void pit_irq0_reaches_the_bsp_at_its_deadline(void **state)
 
 	(void)state;
 	program_pics(0xfe);                     /* IRQ 0 unmasked */
-	pit_write(&vm.dev.pit, 0x43, 0x34, 0);      /* counter 0, word, mode 2 */
+	pit_write(&vm.dev.pit, 0x43, 0x34, 0);  /* counter 0, word, mode 2 */
 	pit_write(&vm.dev.pit, 0x40, 1193 & 0xff, 0);
 	pit_write(&vm.dev.pit, 0x40, 1193 >> 8, 0);
 	deadline = guest_timer_deadline(&vm, 0, 0);
@@ -286,7 +286,7 @@ static void masked_pit_irq0_wakes_nobody(void **state)
 
 	(void)state;
 	program_pics(0xff);                     /* every IRQ masked */
-	pit_write(&vm.dev.pit, 0x43, 0x34, 0);      /* counter 0, word, mode 2 */
+	pit_write(&vm.dev.pit, 0x43, 0x34, 0);  /* counter 0, word, mode 2 */
 	pit_write(&vm.dev.pit, 0x40, 2, 0);         /* 1.7 us periods */
 	pit_write(&vm.dev.pit, 0x40, 0, 0);
 	assert_true(guest_timer_deadline(&vm, 0, 0) == UINT64_MAX);

@@ -65,7 +65,7 @@ static void empty_registry_claims_nothing(void **state)
 	(void)state;
 	for (uint32_t p = 0; p < IO_PORT_SPACE; p++)
 		assert_null(io_find_port(&reg, (uint16_t)p));
-	assert_int_equal(io_find_mmio(&reg, NULL, 0, 0xfec00000, 0, &off), -1);
+	assert_int_equal(io_find_mmio(&reg, 0, 0xfec00000, 0, &off), -1);
 }
 
 static void port_found_at_its_edges_only(void **state)
@@ -142,15 +142,15 @@ static void mmio_found_at_its_edges_only(void **state)
 	(void)state;
 	assert_int_equal(mmio(0xfec00000, 0x1000), IO_REGISTERED);
 	assert_int_equal(mmio(0xfed00000, 0x400), IO_REGISTERED);
-	assert_int_equal(io_find_mmio(&reg, NULL, 0, 0xfec00000, 0, &off), 0);
+	assert_int_equal(io_find_mmio(&reg, 0, 0xfec00000, 0, &off), 0);
 	assert_int_equal(off, 0);
-	assert_int_equal(io_find_mmio(&reg, NULL, 0, 0xfec00fff, 0, &off), 0);
+	assert_int_equal(io_find_mmio(&reg, 0, 0xfec00fff, 0, &off), 0);
 	assert_int_equal(off, 0xfff);
-	assert_int_equal(io_find_mmio(&reg, NULL, 0, 0xfec01000, 0, &off), -1);
-	assert_int_equal(io_find_mmio(&reg, NULL, 0, 0xfebfffff, 0, &off), -1);
-	assert_int_equal(io_find_mmio(&reg, NULL, 0, 0xfed003ff, 0, &off), 1);
-	assert_int_equal(io_find_mmio(&reg, NULL, 0, 0xfed00000, 1, &off), 1);
-	assert_int_equal(io_find_mmio(&reg, NULL, 0, 0xfec00000, 1, &off), -1);
+	assert_int_equal(io_find_mmio(&reg, 0, 0xfec01000, 0, &off), -1);
+	assert_int_equal(io_find_mmio(&reg, 0, 0xfebfffff, 0, &off), -1);
+	assert_int_equal(io_find_mmio(&reg, 0, 0xfed003ff, 0, &off), 1);
+	assert_int_equal(io_find_mmio(&reg, 0, 0xfed00000, 1, &off), 1);
+	assert_int_equal(io_find_mmio(&reg, 0, 0xfec00000, 1, &off), -1);
 }
 
 static void overlapping_mmio_refused(void **state)
@@ -168,18 +168,18 @@ static void overlapping_mmio_refused(void **state)
 	assert_int_equal(reg.nmmio, 4);
 }
 
-/* Each vCPU's page at base 0x1000 * (vcpu + 1). */
-static uint64_t per_vcpu_base(struct vm *vm, void *opaque, unsigned vcpu)
-{
-	(void)vm;
-	(void)opaque;
-	return 0x1000ull * (vcpu + 1);
-}
+/* Each vCPU's page where its word says (low bits are flags). */
+static struct {
+	uint64_t flags_and_base;
+	uint64_t other;
+} vcpus[2] = { { 0x1000 | 0x900, 0 }, { 0x2000 | 0x100, 0 } };
 
 static void per_vcpu_mmio_range(void **state)
 {
 	const struct io_mmio_range own = {
-		.len = 0x1000, .where = per_vcpu_base, .fn = mmio_a,
+		.len = 0x1000, .vcpu_base = &vcpus[0].flags_and_base,
+		.vcpu_stride = sizeof(vcpus[0]), .vcpu_base_mask = ~0xfffull,
+		.fn = mmio_a,
 	};
 	uint64_t off;
 
@@ -187,13 +187,19 @@ static void per_vcpu_mmio_range(void **state)
 	assert_int_equal(io_register_mmio(&reg, &own), IO_REGISTERED);
 	/* It may lie over a fixed range; a lookup finds it first. */
 	assert_int_equal(mmio(0x2000, 0x1000), IO_REGISTERED);
-	assert_int_equal(io_find_mmio(&reg, NULL, 0, 0x1800, 0, &off), 0);
+	assert_int_equal(io_find_mmio(&reg, 0, 0x1800, 0, &off), 0);
 	assert_int_equal(off, 0x800);
-	assert_int_equal(io_find_mmio(&reg, NULL, 1, 0x1800, 0, &off), -1);
-	assert_int_equal(io_find_mmio(&reg, NULL, 1, 0x2004, 0, &off), 0);
+	assert_int_equal(io_find_mmio(&reg, 1, 0x1800, 0, &off), -1);
+	assert_int_equal(io_find_mmio(&reg, 1, 0x2004, 0, &off), 0);
 	assert_int_equal(off, 4);
-	assert_int_equal(io_find_mmio(&reg, NULL, 1, 0x2004, 1, &off), 1);
-	assert_int_equal(io_find_mmio(&reg, NULL, 0, 0x2004, 0, &off), 1);
+	assert_int_equal(io_find_mmio(&reg, 1, 0x2004, 1, &off), 1);
+	assert_int_equal(io_find_mmio(&reg, 0, 0x2004, 0, &off), 1);
+	/* A vCPU that moves its page is found at the new place. */
+	vcpus[1].flags_and_base = 0x5000 | 0x100;
+	assert_int_equal(io_find_mmio(&reg, 1, 0x5ffc, 0, &off), 0);
+	assert_int_equal(off, 0xffc);
+	assert_int_equal(io_find_mmio(&reg, 1, 0x2004, 0, &off), 1);
+	vcpus[1].flags_and_base = 0x2000 | 0x100;
 }
 
 #define T(f) cmocka_unit_test_setup(f, setup)
