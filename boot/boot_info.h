@@ -10,10 +10,10 @@
 #include "boot/config.h"
 #include "arch/x86/host_paging.h"
 #include "swap/frame_pool.h"
+#include "lib/limits.h"
 #include "lib/text_screen.h"
 
 #define BOOT_MAX_RAM_RANGES 128
-#define BOOT_MAX_CPUS 64
 
 /* The AHCI port of the disk apfvisor was loaded from. */
 struct boot_sata_port {
@@ -46,7 +46,7 @@ struct boot_info {
 	uint64_t hv_start_tsc;          /* when hv_main took over */
 
 	/* Host CPUs from the firmware's MP Services (0 = not available). */
-	uint32_t cpu_apic_ids[BOOT_MAX_CPUS];
+	uint32_t cpu_apic_ids[MAX_HOST_CPUS];
 	unsigned n_cpus;
 
 	/* Hypervisor heap: page tables, stacks, VMCSs, EPT tables, ... */

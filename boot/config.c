@@ -7,6 +7,7 @@
  */
 #include "boot/config.h"
 #include "lib/format.h"
+#include "lib/limits.h"
 #include "lib/string.h"
 
 #define CONFIG_FILE "apfvisor.cfg"

@@ -39,7 +39,7 @@ void efi_discover_cpus(struct boot_info *bi)
 		return;
 	if (EFI_ERROR(mp->get_number_of_processors(mp, &count, &enabled)))
 		return;
-	for (UINTN i = 0; i < count && bi->n_cpus < BOOT_MAX_CPUS; i++) {
+	for (UINTN i = 0; i < count && bi->n_cpus < MAX_HOST_CPUS; i++) {
 		struct efi_processor_information info;
 
 		if (EFI_ERROR(mp->get_processor_info(mp, i, &info)) ||

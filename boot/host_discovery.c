@@ -14,7 +14,7 @@
 #define FADT_SIGNATURE "FACP"
 #define MCFG_SIGNATURE "MCFG"
 
-static uint32_t madt_ids[BOOT_MAX_CPUS];
+static uint32_t madt_ids[MAX_HOST_CPUS];
 
 unsigned host_discover_cpus(const struct boot_info *bi, uint32_t bsp_apic_id,
 			    uint32_t *ids, unsigned max)
@@ -27,8 +27,8 @@ unsigned host_discover_cpus(const struct boot_info *bi, uint32_t bsp_apic_id,
 
 	if (madt)
 		lists.n_madt = MIN(acpi_madt_cpus(madt, madt_ids,
-						  BOOT_MAX_CPUS),
-				   BOOT_MAX_CPUS);
+						  MAX_HOST_CPUS),
+				   MAX_HOST_CPUS);
 	return host_cpus_choose(&lists, bsp_apic_id, ids, max);
 }
 

@@ -34,9 +34,6 @@
 #include "lib/counters.h"
 #include "lib/ratelimit.h"
 
-/* The service CPU polls the host console for guest input this often. */
-#define CONSOLE_POLLS_PER_SECOND 1000
-
 static uint32_t cpu_apic_ids[MAX_HOST_CPUS];
 static struct vm *the_vm;
 static struct vcpu *the_vcpus;
@@ -74,7 +71,7 @@ static void show_vga_text(struct vm *vm)
 {
 	static uint8_t screen[VGA_TEXT_BYTES];
 
-	if (vm->mem.ram.low_size >= VGA_TEXT_GPA + VGA_TEXT_BYTES &&
+	if (vm->memory.ram.ram.low_size >= VGA_TEXT_GPA + VGA_TEXT_BYTES &&
 	    !vm_read_ram(vm, VGA_TEXT_GPA, screen, sizeof(screen)))
 		vga_text_report(screen);
 }
@@ -82,17 +79,17 @@ static void show_vga_text(struct vm *vm)
 static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
 {
 	vm_devices_lock(vm);
-	uart_flush(&vm->uart);
+	uart_flush(&vm->dev.uart);
 	vm_devices_unlock(vm, false);
-	guest_console_drain(&vm->console);
+	guest_console_drain(&vm->dev.console);
 	vm_report_end(vm);
 	ratelimit_report_all();
-	if (vm->show_vga_text)
+	if (vm->config.show_vga_text)
 		show_vga_text(vm);
 	counters_each(print_stat, NULL);
 	hv_trace_finish(bi, vm->nvcpus);
 	if (bi->cfg.bench_swap)
-		swap_daemon_report_bench(vm->swap);
+		swap_daemon_report_bench(vm->memory.swap);
 	platform_stop();
 }
 
@@ -119,13 +116,13 @@ static NORETURN void service_loop(struct vm *vm, const struct boot_info *bi)
 
 	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < vm->nvcpus) {
 		uint64_t now = rdtsc();
-		bool busy = swap_daemon_work(vm->swap);
+		bool busy = swap_daemon_work(vm->memory.swap);
 
 		hv_trace_poll(bi, vm->nvcpus);
 
 		if (now >= next_poll) {
 			vm_poll_console(vm);
-			next_poll = now + tsc_hz / CONSOLE_POLLS_PER_SECOND;
+			next_poll = now + tsc_hz / VM_CONSOLE_POLLS_SERVICE_CPU;
 		}
 		if (!busy)
 			cpu_idle_us(SERVICE_REST_US);
@@ -231,7 +228,7 @@ static NORETURN void run_guest(void *arg)
 	if (bi->cfg.debug_isolation_secret)
 		isolation_secret_plant(vm, bi->cfg.debug_isolation_secret);
 	the_vm = vm;
-	hv_trace_start(bi, vm->nvcpus, swap_daemon_device(vm->swap));
+	hv_trace_start(bi, vm->nvcpus, swap_daemon_device(vm->memory.swap));
 	the_vcpus = vcpus_create(vm);
 	on_boot_cpu = start_vcpu_cpus(bi, vm);
 	if (on_boot_cpu < 0) {

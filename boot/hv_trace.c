@@ -62,14 +62,14 @@ static struct trace_enum enum_end_kind = {
 void hv_trace_start(const struct boot_info *bi, unsigned nvcpus,
 		    const struct blockdev *swap_dev)
 {
-	void *bufs[TRACE_MAX_CPUS];
+	void *bufs[MAX_HOST_CPUS];
 	/* The CPUs that run the VM: a vCPU each, and the service CPU. */
 	unsigned ncpus = MIN(host_cpu_count, nvcpus + 1);
 	uint32_t size = (uint32_t)bi->cfg.trace_buffer;
 
 	if (!bi->cfg.trace)
 		return;
-	ncpus = MIN(ncpus, TRACE_MAX_CPUS);
+	ncpus = MIN(ncpus, MAX_HOST_CPUS);
 	if (trace_disk_open(&disk, swap_dev))
 		return;
 	if ((uint64_t)size * ncpus + (4ull << 20) > hv_heap_free_bytes()) {

@@ -50,9 +50,9 @@ static void plant_for_swap(struct vm *vm, uint64_t secret, uint64_t page)
 	unsigned buffers;
 	bool torn;
 
-	if (!vm->swap || !swap_daemon_has_swap(vm->swap))
+	if (!vm->memory.swap || !swap_daemon_has_swap(vm->memory.swap))
 		return;
-	guest_memory_fill_freed_frames(&vm->mem, secret);
+	guest_memory_fill_freed_frames(&vm->memory.ram, secret);
 	buffers = swap_device_fill_buffers(secret);
 	torn = blockdev_faults_set_torn_page(page);
 	hv_info("debug: isolation secret also in every guest frame freed from "
@@ -70,7 +70,7 @@ void isolation_secret_plant(struct vm *vm, uint64_t secret)
 	fill_page(heap_page, secret);
 	for (unsigned i = 0; i < ARRAY_SIZE(on_stack); i++)
 		on_stack[i] = secret;
-	frames = plant_in_free_frames(&vm->pool, secret);
+	frames = plant_in_free_frames(&vm->memory.pool, secret);
 	hv_info("debug: isolation secret planted in a heap page at 0x%llx, "
 		"in %llu free guest frames and on the boot stack at 0x%llx",
 		(unsigned long long)heap_page, (unsigned long long)frames,

@@ -43,17 +43,17 @@ bool vm_apf_not_present(struct vm *vm, unsigned n, struct apf_guest_state *gs,
 static void collect_completions(struct vm *vm, unsigned n,
 				struct apf_vcpu *a)
 {
-	spin_lock(&vm->mem_lock);
+	spin_lock(&vm->memory.lock);
 	for (unsigned i = 0; i < APF_SLOTS; i++) {
 		const struct apf_entry *e = &a->entries[i];
 
 		if (e->state == APF_ENTRY_OUTSTANDING &&
-		    !guest_memory_io_busy(&vm->mem, e->gpa)) {
+		    !guest_memory_io_busy(&vm->memory.ram, e->gpa)) {
 			trace_async_pf_completed(n, e->token, e->gpa);
 			apf_page_completed(a, e->gpa);
 		}
 	}
-	spin_unlock(&vm->mem_lock);
+	spin_unlock(&vm->memory.lock);
 }
 
 /*
@@ -139,7 +139,7 @@ bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
 	struct apf_vcpu *a = &vm->plat[n].apf;
 	struct apf_msr_effect effect;
 
-	if (apf_wrmsr(a, &vm->apf_env, msr, value, &effect) != APF_MSR_OK)
+	if (apf_wrmsr(a, &vm->apf.env, msr, value, &effect) != APF_MSR_OK)
 		return false;
 	repin_area(vm, n);
 	/* If this write fails, so does the read before each page-ready. */
@@ -152,7 +152,7 @@ bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
 
 bool vm_apf_rdmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t *value)
 {
-	return apf_rdmsr(&vm->plat[n].apf, &vm->apf_env, msr, value) ==
+	return apf_rdmsr(&vm->plat[n].apf, &vm->apf.env, msr, value) ==
 	       APF_MSR_OK;
 }
 

@@ -10,7 +10,7 @@ static struct ratelimit hc_lines = RATELIMIT("debug hypercalls", 8);
 
 static int64_t fail_swapin(struct vm *vm, uint64_t gpa)
 {
-	bool ok = swap_daemon_fail_reads_of(vm->swap, gpa);
+	bool ok = swap_daemon_fail_reads_of(vm->memory.swap, gpa);
 
 	if (ratelimit_allow(&hc_lines))
 		hv_info("debug: reads of gpa 0x%llx from swap will fail%s",
@@ -24,11 +24,11 @@ static int64_t page_state(struct vm *vm, uint64_t gpa)
 {
 	int64_t state;
 
-	if (!guest_memory_is_ram(&vm->mem, gpa))
+	if (!guest_memory_is_ram(&vm->memory.ram, gpa))
 		return -KVM_EINVAL;
-	spin_lock(&vm->mem_lock);
-	state = guest_memory_page_state(&vm->mem, gpa);
-	spin_unlock(&vm->mem_lock);
+	spin_lock(&vm->memory.lock);
+	state = guest_memory_page_state(&vm->memory.ram, gpa);
+	spin_unlock(&vm->memory.lock);
 	return state;
 }
 

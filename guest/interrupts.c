@@ -11,7 +11,7 @@ static void deliver_ioapic_message(void *ctx, const struct ioapic_message *m);
 
 void guest_interrupts_init(struct vm *g, uint64_t tsc_hz)
 {
-	for (unsigned i = 0; i < VM_MAX_VCPUS; i++)
+	for (unsigned i = 0; i < MAX_VCPUS; i++)
 		vlapic_init(&g->plat[i].lapic, i, i == 0, tsc_hz);
 	/*
 	 * What firmware leaves for an OS in virtual-wire mode (MP spec 3.6.2.2):
@@ -20,15 +20,15 @@ void guest_interrupts_init(struct vm *g, uint64_t tsc_hz)
 	 */
 	g->plat[0].lapic.lvt[VLAPIC_LVT_LINT0] = LVT_DELIVERY_EXTINT;
 	g->plat[0].lapic.lvt[VLAPIC_LVT_LINT1] = LVT_DELIVERY_NMI;
-	pic_init(&g->pic);
-	pit_init(&g->pit, tsc_hz);
-	port61_init(&g->port61);
-	ioapic_init(&g->ioapic, deliver_ioapic_message, g);
+	pic_init(&g->dev.pic);
+	pit_init(&g->dev.pit, tsc_hz);
+	port61_init(&g->dev.port61);
+	ioapic_init(&g->dev.ioapic, deliver_ioapic_message, g);
 }
 
 void guest_lapics_enter_x2apic(struct vm *g)
 {
-	for (unsigned i = 0; i < VM_MAX_VCPUS; i++) {
+	for (unsigned i = 0; i < MAX_VCPUS; i++) {
 		struct vlapic *a = &g->plat[i].lapic;
 
 		vlapic_wrmsr(a, VLAPIC_MSR_APIC_BASE,
@@ -38,18 +38,18 @@ void guest_lapics_enter_x2apic(struct vm *g)
 
 void guest_isa_irq_set(struct vm *g, unsigned irq, bool level)
 {
-	pic_set_irq(&g->pic, irq, level);
-	ioapic_set_pin(&g->ioapic, guest_isa_irq_to_gsi(irq), level);
+	pic_set_irq(&g->dev.pic, irq, level);
+	ioapic_set_pin(&g->dev.ioapic, guest_isa_irq_to_gsi(irq), level);
 }
 
 void guest_update_irq_lines(struct vm *g)
 {
-	guest_isa_irq_set(g, GUEST_COM1_IRQ, uart_irq_line(&g->uart));
+	guest_isa_irq_set(g, GUEST_COM1_IRQ, uart_irq_line(&g->dev.uart));
 }
 
 void guest_level_eoi(struct vm *g, uint8_t vector)
 {
-	ioapic_eoi(&g->ioapic, vector);
+	ioapic_eoi(&g->dev.ioapic, vector);
 }
 
 /*
@@ -129,7 +129,7 @@ static void pit_irq0_edge(struct vm *g)
 
 bool guest_pit_update(struct vm *g, uint64_t now)
 {
-	if (!pit_take_irq0_edge(&g->pit, now))
+	if (!pit_take_irq0_edge(&g->dev.pit, now))
 		return false;
 	pit_irq0_edge(g);
 	return true;
@@ -146,7 +146,7 @@ struct pending_interrupt guest_poll_interrupts(struct vm *g, unsigned vcpu,
 	guest_update_irq_lines(g);
 	p.vector = vlapic_pending_vector(a);
 	if (p.vector < 0 && pic_reaches(g, vcpu)) {
-		p.vector = pic_pending_vector(&g->pic);
+		p.vector = pic_pending_vector(&g->dev.pic);
 		p.source = INTERRUPT_FROM_PIC;
 	}
 	return p;
@@ -157,7 +157,7 @@ uint8_t guest_ack_interrupt(struct vm *g, unsigned vcpu,
 {
 	/* The INTA cycle decides (a vanished request gives IRQ 7's vector). */
 	if (p.source == INTERRUPT_FROM_PIC)
-		return pic_ack(&g->pic);
+		return pic_ack(&g->dev.pic);
 	vlapic_ack(&g->plat[vcpu].lapic, (uint8_t)p.vector);
 	return (uint8_t)p.vector;
 }
@@ -170,8 +170,8 @@ uint8_t guest_ack_interrupt(struct vm *g, unsigned vcpu,
  */
 static bool pit_irq0_unmasked(const struct vm *g)
 {
-	return !(g->pic.chip[0].imr & BIT(PIT_IRQ)) ||
-	       !(g->ioapic.redirection[guest_isa_irq_to_gsi(PIT_IRQ)] &
+	return !(g->dev.pic.chip[0].imr & BIT(PIT_IRQ)) ||
+	       !(g->dev.ioapic.redirection[guest_isa_irq_to_gsi(PIT_IRQ)] &
 		 IOAPIC_RTE_MASKED);
 }
 
@@ -182,7 +182,7 @@ uint64_t guest_timer_deadline(struct vm *g, unsigned vcpu, uint64_t now)
 	/* IRQ 0 reaches vCPU 0 only (through the 8259, see pic_reaches). */
 	if (vcpu != 0 || !pit_irq0_unmasked(g))
 		return lapic;
-	return MIN(lapic, pit_irq0_deadline(&g->pit, now));
+	return MIN(lapic, pit_irq0_deadline(&g->dev.pit, now));
 }
 
 static void deliver_to(struct vm *g, unsigned n, const struct vlapic_ipi *ipi)

@@ -6,7 +6,7 @@
  * in virtual-wire mode, the I/O APIC (guest/devices/ioapic.c) that carries the
  * same ISA IRQs to the local APICs its redirection entries name, and IPIs
  * between vCPUs. Pure C: vmx/ asks what to
- * inject and kicks the vCPUs this code names. The caller holds g->dev_lock.
+ * inject and kicks the vCPUs this code names. The caller holds g->dev.lock.
  */
 #ifndef GUEST_INTERRUPTS_H
 #define GUEST_INTERRUPTS_H
@@ -32,13 +32,13 @@ struct pending_interrupt {
  */
 struct irq_poll_memo {
 	bool quiet;             /* nothing was pending, no NMI waited */
-	uint64_t irq_gen;       /* vm->irq_gen the poll saw, under dev_lock */
+	uint64_t irq_gen;       /* dev.irq_gen the poll saw, under dev.lock */
 	uint64_t deadline;      /* the vCPU's timer expiry then (TSC) */
 };
 
 /*
  * Whether a vCPU must poll again before entering the guest at TSC now.
- * What a poll finds changes only through a dev_lock section that moves
+ * What a poll finds changes only through a dev.lock section that moves
  * irq_gen (the devices, IPIs, async-PF page-ready, console input), through
  * the vCPU's timer reaching its deadline, or through the vCPU's own
  * requests (NMI, INIT, SIPI, ...), which clear quiet when it takes them.

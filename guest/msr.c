@@ -128,7 +128,7 @@ static enum msr_result write_wall_clock(struct vm *g, uint64_t gpa)
 
 static bool kvmclock_offered(const struct vm *g)
 {
-	return g->kvm_features & KVM_FEATURE_CLOCKSOURCE2;
+	return g->config.kvm_features & KVM_FEATURE_CLOCKSOURCE2;
 }
 
 /*

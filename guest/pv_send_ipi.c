@@ -56,11 +56,11 @@ unsigned guest_pv_send_ipi(struct vm *g, unsigned from, uint64_t low,
 	if (!ipi_mode(icr, &ipi.mode))
 		return 0;
 	/* Only IDs a vCPU has count; nothing above the largest is tried. */
-	if (min >= VM_MAX_VCPUS)
+	if (min >= MAX_VCPUS)
 		return 0;
 	vm_devices_lock(g);
 	sent = send_half(g, &ipi, low, min, width);
-	if (min + width < VM_MAX_VCPUS)
+	if (min + width < MAX_VCPUS)
 		sent += send_half(g, &ipi, high, min + width, width);
 	vm_devices_unlock(g, sent != 0);
 	return sent;

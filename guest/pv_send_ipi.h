@@ -21,7 +21,7 @@
 
 /*
  * From vCPU from; wide: 64-bit bitmap halves (the caller runs 64-bit
- * code). Takes dev_lock. Returns how many vCPUs were sent the IPI.
+ * code). Takes dev.lock. Returns how many vCPUs were sent the IPI.
  */
 unsigned guest_pv_send_ipi(struct vm *g, unsigned from, uint64_t low,
 			   uint64_t high, uint64_t min, uint64_t icr,

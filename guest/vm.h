@@ -5,14 +5,18 @@
  * and the per-vCPU state that lives outside the VMCS. vmx/ runs vCPUs
  * over it; it knows vCPUs only by number.
  *
+ * Each part has a struct of its own, owned by the code named there:
+ * memory, dev (devices), config, apf, clock, end, stats; the per-vCPU
+ * state is plat[].
+ *
  * Locks (lib/spinlock.h, ticket locks), never nested but for one:
- *   mem_lock  guest memory and the paging daemon (taken by faults, the
+ *   memory.lock  guest memory and the paging daemon (taken by faults, the
  *             daemon and hypervisor writes into guest RAM; not on VM entry)
- *   dev_lock  the virtual devices and interrupt routing (taken through
+ *   dev.lock  the virtual devices and interrupt routing (taken through
  *             vm_devices_lock/vm_devices_unlock, which keep irq_gen)
- *   fw_cfg_lock  the fw_cfg device, whose DMA transfers copy to and from
- *             guest RAM: it is taken before mem_lock (never after it, and
- *             never with dev_lock)
+ *   dev.fw_cfg_lock  the fw_cfg device, whose DMA transfers copy to and
+ *             from guest RAM: it is taken before memory.lock (never after
+ *             it, and never with dev.lock)
  *
  * Telling a vCPU something goes through its request word only
  * (vm_request): the sender sets a bit and the vCPU is kicked out of guest
@@ -24,10 +28,12 @@
 
 #include "apf/apf.h"
 #include "lib/counters.h"
+#include "lib/limits.h"
 #include "lib/spinlock.h"
 #include "ept/ept.h"
 #include "ept/ept_shootdown.h"
 #include "guest/loaders/image_format.h"
+#include "guest/devices/io_registry.h"
 #include "guest/devices/pc_testdev.h"
 #include "swap/frame_pool.h"
 #include "swap/guest_memory.h"
@@ -45,7 +51,6 @@
 #include "guest/devices/uart.h"
 #include "guest/devices/vlapic.h"
 
-#define VM_MAX_VCPUS 64
 #define VM_END_REASON_MAX 192
 
 /* The bits of a vCPU's request word. */
@@ -137,36 +142,58 @@ struct vm_spec {
 	bool testdev;                   /* guest.testdev: QEMU's pc-testdev */
 };
 
-struct vm {
-	struct spinlock mem_lock;
-	struct spinlock dev_lock;
+/*
+ * Guest memory, owned by swap/ and ept/: the EPT, its shootdown state, the
+ * host frames, the page states and the paging daemon. Under lock (taken
+ * by faults, the daemon and hypervisor writes into guest RAM; not on VM
+ * entry).
+ */
+struct vm_memory {
+	struct spinlock lock;
+	struct ept ept;
+	struct ept_shootdown tlb;
+	struct frame_pool pool;
+	struct guest_memory ram;
+	struct swap_daemon *swap;
+};
+
+/* The ACPI PM1a registers (guest/devices/acpi_tables.h). */
+struct vm_acpi_pm1 {
+	uint16_t status, enable, control;
+};
+
+/*
+ * The virtual platform, owned by guest/devices and guest/interrupts.c:
+ * under lock (vm_devices_lock) but for fw_cfg, which has its own.
+ */
+struct vm_devices {
+	struct spinlock lock;
 	/*
-	 * Moves on (under dev_lock) whenever the devices' interrupt state
+	 * Moves on (under lock) whenever the devices' interrupt state
 	 * may have changed: a vCPU that found nothing to inject at its last
 	 * poll and sees the same value need not poll again.
 	 */
 	volatile uint64_t irq_gen;
-	struct ept ept;
-	struct ept_shootdown tlb;
-	struct frame_pool pool;
-	struct guest_memory mem;
-	struct swap_daemon *swap;
+	struct io_registry io;          /* every device's ports and MMIO */
 	struct uart uart;
-	struct guest_console console;   /* its lines, printed outside dev_lock */
+	struct guest_console console;   /* its lines, printed outside lock */
 	int (*terminal_read)(void);     /* console.passthrough input, or NULL */
 	struct pic pic;
 	struct pit pit;
 	struct port61 port61;
 	struct pci_host pci_host;
+	struct ioapic ioapic;
+	struct vm_acpi_pm1 pm1;
+	struct pc_testdev testdev;      /* with config.testdev */
+	uint64_t testdev_iomem_pa;      /* its scratch memory (host), or 0 */
 	struct fw_cfg fw_cfg;            /* under fw_cfg_lock */
 	struct spinlock fw_cfg_lock;
-	struct ioapic ioapic;
 	/* Where the loader put the command line and the initrd (for fw_cfg). */
 	struct fw_cfg_platform loaded;
-	uint16_t pm1_status, pm1_enable, pm1_control;   /* ACPI PM1a */
-	struct vcpu_entry_state entry;  /* how vCPU 0 starts */
-	struct vcpu_platform plat[VM_MAX_VCPUS];
-	unsigned nvcpus;
+};
+
+/* What the guest is offered, fixed when the VM is built (vm_create). */
+struct vm_config {
 	bool is_linux;                  /* a bzImage or ELF kernel, not flat */
 	/*
 	 * Port 0xf4 as QEMU's isa-debug-exit (multiboot kernels): a write of
@@ -174,34 +201,57 @@ struct vm {
 	 */
 	bool isa_debug_exit;
 	/* guest.testdev = on: QEMU's pc-testdev (guest/devices/pc_testdev.h). */
-	bool testdev_on;
-	struct pc_testdev testdev;      /* under dev_lock */
-	uint64_t testdev_iomem_pa;      /* its scratch memory (host), or 0 */
+	bool testdev;
 	/* Print the VGA text screen at the end (guest/devices/vga_text.h). */
 	bool show_vga_text;
 	uint32_t kvm_features;          /* CPUID 0x40000001 EAX offered */
 	bool hide_xsavec;               /* CPUID 0xD.1 without XSAVEC */
 	/* debug.hypercall: APFVISOR_HC_DEBUG (guest/debug_hypercall.h). */
 	bool debug_hypercall;
-	struct apf_msr_env apf_env;     /* what the async-PF MSRs check */
-	struct apf_counter_sources apf_counters;
+};
+
+/* The VM-wide part of async page faults (guest/async_pf.c, apf/). */
+struct vm_apf {
+	struct apf_msr_env env;         /* what the async-PF MSRs check */
+	struct apf_counter_sources counters;
+};
+
+/* How the run ended (vm_end): the first caller fills it. */
+struct vm_end_state {
+	volatile bool ended;            /* set last, once the rest is */
+	bool claimed;
+	bool clean;
+	enum vm_end_kind kind;
+	char reason[VM_END_REASON_MAX];
+};
+
+/* What the run measured (printed as counters at the end). */
+struct vm_stats {
+	struct {
+		uint64_t hv_start, first_entry, end;
+	} tsc;                          /* milestones of the run */
+	struct counter_source counters;
+};
+
+struct vm {
+	/* The vCPUs: vmx/ runs them, knowing them by number. */
+	struct vcpu_platform plat[MAX_VCPUS];
+	unsigned nvcpus;
+	struct vcpu_entry_state entry;  /* how vCPU 0 starts */
 	/* Makes vCPU n leave guest mode soon (set by vmx/). */
 	void (*kick)(void *ctx, unsigned n);
 	void *kick_ctx;
+	struct vm_memory memory;
+	struct vm_devices dev;
+	struct vm_config config;
+	struct vm_apf apf;
 	struct {
 		uint64_t start_tsc;             /* kvmclock 0 */
 		uint64_t start_epoch_sec;       /* wall-clock time then */
 		struct pvclock_scale scale;
 	} clock;
-	struct {
-		uint64_t hv_start, first_entry, end;
-	} tsc;                          /* milestones of the run */
-	volatile bool ended;
-	bool end_claimed;
-	bool ended_cleanly;
-	enum vm_end_kind end_kind;
-	char end_reason[VM_END_REASON_MAX];
-	struct counter_source counters;
+	struct vm_end_state end;
+	struct vm_stats stats;
 };
 
 /*
@@ -230,7 +280,7 @@ static inline void vm_send_nmi(struct vm *vm, unsigned n)
 /*
  * pc-testdev's page flush: drops the EPT translation of the resident page
  * at gpa (guest_memory_drop_translation) and waits until no vCPU can use
- * it any more; the guest's next access maps it again. Takes mem_lock.
+ * it any more; the guest's next access maps it again. Takes memory.lock.
  */
 void vm_drop_translation(struct vm *vm, uint64_t gpa);
 
@@ -259,20 +309,20 @@ static inline bool vm_has_requests(const struct vm *vm, unsigned n)
  */
 static inline void vm_devices_lock(struct vm *vm)
 {
-	spin_lock(&vm->dev_lock);
+	spin_lock(&vm->dev.lock);
 }
 
 static inline void vm_devices_unlock(struct vm *vm, bool changed)
 {
 	if (changed)
-		__atomic_store_n(&vm->irq_gen, vm->irq_gen + 1,
+		__atomic_store_n(&vm->dev.irq_gen, vm->dev.irq_gen + 1,
 				 __ATOMIC_RELEASE);
-	spin_unlock(&vm->dev_lock);
+	spin_unlock(&vm->dev.lock);
 }
 
 static inline uint64_t vm_irq_gen(const struct vm *vm)
 {
-	return __atomic_load_n(&vm->irq_gen, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&vm->dev.irq_gen, __ATOMIC_ACQUIRE);
 }
 
 /*
@@ -308,7 +358,14 @@ int vm_read_ram(struct vm *vm, uint64_t gpa, void *dst, uint64_t len);
 /*
  * Polls the host console for input to the guest's COM1 and flushes an
  * idle partial output line; vCPU 0 hears of new input by a request.
+ * Two callers at two rates, per second: the service CPU (boot/hv_main.c,
+ * service_loop), which has nothing else to wait on, and without one
+ * vCPU 0 on its way back into the guest (vmx/vcpu_events.c), where a
+ * poll is time taken from the guest and its preemption timer brings it
+ * out of a busy guest only every 10 ms anyway.
  */
+#define VM_CONSOLE_POLLS_SERVICE_CPU 1000
+#define VM_CONSOLE_POLLS_VCPU0 100
 void vm_poll_console(struct vm *vm);
 
 /* Prints how the guest ended (the "guest halted/powered off" lines). */

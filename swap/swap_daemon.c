@@ -429,7 +429,7 @@ enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
 		found = guest_memory_page_state(d->mem, gpa);
 	r = guest_memory_fault(d->mem, gpa);
 	if ((r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) &&
-	    vcpu < SWAP_MAX_WAITERS)
+	    vcpu < MAX_VCPUS)
 		*waiter_word(d, gpa >> PAGE_SHIFT) |= BIT(vcpu);
 	spin_unlock(d->lock);
 	/*
@@ -466,7 +466,7 @@ static bool frame_wait_hopeless(struct swap_daemon *d, uint64_t start)
 static bool still_waiting(const struct swap_daemon *d, uint64_t gpa,
 			  unsigned vcpu)
 {
-	return vcpu < SWAP_MAX_WAITERS &&
+	return vcpu < MAX_VCPUS &&
 	       guest_memory_is_ram(d->mem, gpa) &&
 	       (__atomic_load_n(waiter_word(d, gpa >> PAGE_SHIFT),
 				__ATOMIC_ACQUIRE) & BIT(vcpu));
@@ -476,7 +476,7 @@ bool swap_fault_pending(struct swap_daemon *d, uint64_t gpa, unsigned vcpu)
 {
 	enum guest_fault_result r;
 
-	if (vcpu < SWAP_MAX_WAITERS)
+	if (vcpu < MAX_VCPUS)
 		return still_waiting(d, gpa, vcpu);
 	r = swap_fault_begin(d, gpa, vcpu);
 	return r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO;

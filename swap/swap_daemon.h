@@ -21,11 +21,17 @@
 #ifndef SWAP_SWAP_DAEMON_H
 #define SWAP_SWAP_DAEMON_H
 
+#include "lib/limits.h"
 #include "lib/spinlock.h"
 #include "swap/guest_memory.h"
 #include "swap/swap_params.h"
 
-#define SWAP_MAX_WAITERS 64             /* vCPU numbers 0..63 */
+/*
+ * The vcpu argument of a hypervisor access (vm_read_ram and friends): no
+ * vCPU waits for the page. vCPUs are 0..MAX_VCPUS - 1 (lib/limits.h), one
+ * bit each in a page's waiter word.
+ */
+#define SWAP_NO_VCPU MAX_VCPUS
 
 struct swap_daemon_ops {
 	/*

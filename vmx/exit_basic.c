@@ -58,8 +58,8 @@ static void compute_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf,
 		.vcpu_id = v->id,
 		.nvcpus = g->nvcpus,
 		.guest_osxsave = vmcs_read(VMCS_GUEST_CR4) & CR4_OSXSAVE,
-		.kvm_features = g->kvm_features,
-		.hide_xsavec = g->hide_xsavec,
+		.kvm_features = g->config.kvm_features,
+		.hide_xsavec = g->config.hide_xsavec,
 		.apic_disabled = !vlapic_hw_enabled(&v->plat->lapic),
 		.no_rdtscp = !(vmcs_read(VMCS_PROC_BASED_CONTROLS2) &
 			       PROC2_ENABLE_RDTSCP),
@@ -119,7 +119,7 @@ enum exit_action handle_hlt(struct vcpu *v, const struct vmx_exit *e)
 		vcpu_block_until_event(v);
 	else
 		vcpu_park(v);
-	if (v->guest->ended)
+	if (v->guest->end.ended)
 		return EXIT_STOP;
 	/* The wait takes requests: an INIT among them sends an AP back. */
 	return v->plat->run_state == VCPU_WAIT_FOR_SIPI ? EXIT_WAIT_FOR_SIPI
@@ -160,8 +160,8 @@ enum exit_action handle_preemption_timer(struct vcpu *v,
 					 const struct vmx_exit *e)
 {
 	(void)e;
-	if (!swap_daemon_has_service_cpu(v->guest->swap))
-		swap_daemon_work(v->guest->swap);
+	if (!swap_daemon_has_service_cpu(v->guest->memory.swap))
+		swap_daemon_work(v->guest->memory.swap);
 	return EXIT_RESUME;
 }
 

@@ -110,7 +110,7 @@ static enum exit_action unclaimed_access(struct vcpu *v,
 	    EPT_UNCLAIMED_EMULATE)
 		return not_emulated(v, e, gpa, "outside guest RAM");
 	v->stats.unclaimed_accesses++;
-	return handle_mmio(v, e, gpa);
+	return handle_mmio(v, e, gpa, -1);
 }
 
 enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
@@ -118,17 +118,20 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 	struct vm *g = v->guest;
 	uint64_t gpa = vmcs_read(VMCS_GUEST_PHYSICAL_ADDRESS);
 	enum guest_fault_result r;
+	int range = -1;
 
 	reblock_nmi_if_needed(v, e);
 	/* A device page counts only where guest RAM does not reach. */
-	if (!guest_memory_is_ram(&g->mem, gpa) && vmx_owns_mmio(v, gpa)) {
+	if (!guest_memory_is_ram(&g->memory.ram, gpa))
+		range = vmx_mmio_range(v, gpa);
+	if (range >= 0) {
 		exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MMIO);
 		if (ept_violation_in_page_walk(e->qualification))
 			return not_emulated(v, e, gpa, "a device page");
-		return handle_mmio(v, e, gpa);
+		return handle_mmio(v, e, gpa, range);
 	}
 	exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MEMORY);
-	r = swap_fault_begin(g->swap, gpa, v->id);
+	r = swap_fault_begin(g->memory.swap, gpa, v->id);
 	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) {
 		/* Stamped before the attempt, as the 2010 tracepoint is. */
 		uint64_t tried = trace_on ? trace_clock() : 0;
@@ -144,13 +147,13 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 		 * interrupt, and faults again if it is still not in. */
 		if (apf_halt_allowed(&gs)) {
 			vcpu_apf_halt(v, gpa);
-			return g->ended ? EXIT_STOP : EXIT_RESUME;
+			return g->end.ended ? EXIT_STOP : EXIT_RESUME;
 		}
 	}
 	if (r != GUEST_FAULT_RESOLVED)
-		r = swap_fault_wait(g->swap, gpa, v->id, &g->ended);
-	if (r == GUEST_FAULT_RESOLVED || g->ended)
-		return g->ended ? EXIT_STOP : EXIT_RESUME;
+		r = swap_fault_wait(g->memory.swap, gpa, v->id, &g->end.ended);
+	if (r == GUEST_FAULT_RESOLVED || g->end.ended)
+		return g->end.ended ? EXIT_STOP : EXIT_RESUME;
 	if (r == GUEST_FAULT_OUTSIDE_RAM)
 		return unclaimed_access(v, e, gpa);
 	if (r == GUEST_FAULT_IO_ERROR)

@@ -24,12 +24,18 @@ enum exit_action handle_rdmsr(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_wrmsr(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e);
 /*
- * Emulated MMIO pages outside guest RAM (vmx/exit_mmio.c): whether gpa
- * lies on one, and the EPT violation there, decoded and performed.
+ * Emulated MMIO pages outside guest RAM (vmx/exit_mmio.c): the MMIO range
+ * gpa lies in for this vCPU (-1: none), and the EPT
+ * violation at gpa in that range (or where there is nothing: range -1),
+ * decoded and performed.
  */
-bool vmx_owns_mmio(struct vcpu *v, uint64_t gpa);
+int vmx_mmio_range(struct vcpu *v, uint64_t gpa);
+static inline bool vmx_owns_mmio(struct vcpu *v, uint64_t gpa)
+{
+	return vmx_mmio_range(v, gpa) >= 0;
+}
 enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
-			     uint64_t gpa);
+			     uint64_t gpa, int range);
 /*
  * An EPT violation on a guest page lost to a failed swap-in
  * (vmx/exit_lost_page.c): a machine check for the guest, or the VM's end.

@@ -30,7 +30,7 @@ enum exit_action handle_io(struct vcpu *v, const struct vmx_exit *e)
 		else
 			v->regs.rax = (v->regs.rax & ~(uint64_t)mask) | value;
 	}
-	if (v->guest->ended)
+	if (v->guest->end.ended)
 		return EXIT_STOP;
 	vcpu_skip_instruction(e);
 	return EXIT_RESUME;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Emulated MMIO: an EPT violation on a device page outside guest RAM (the
- * I/O APIC's, guest/devices/ioapic.h, and the xAPIC page of the local APIC of the
- * vCPU that faulted, guest/devices/vlapic_mmio.h, a hole when that APIC is
- * disabled or in x2APIC mode), or on an address where there is nothing
+ * Emulated MMIO: an EPT violation on a device page outside guest RAM (a
+ * page the VM's I/O registry gives a device, guest/devices/io_mmio.h: the
+ * I/O APIC's and the xAPIC page of the local APIC of the vCPU that
+ * faulted, a hole when that APIC is disabled or in x2APIC mode), or on an
+ * address where there is nothing
  * (vmx/exit_ept.c): in a hole or where there is nothing, a load reads all
  * ones and a store is dropped. The VM exit gives the guest-physical
  * address but not the instruction (SDM Vol. 3C 28.2.1: no instruction
@@ -18,10 +19,8 @@
 #include "vmx/ept_qualification.h"
 #include "arch/x86/cpu.h"
 #include "guest/guest_pagewalk.h"
-#include "guest/interrupts.h"
-#include "guest/devices/ioapic.h"
+#include "guest/devices/io_mmio.h"
 #include "guest/mmio_decode.h"
-#include "guest/devices/vlapic_mmio.h"
 #include "guest/vm.h"
 #include "lib/format.h"
 
@@ -97,56 +96,19 @@ static void write_gpr(struct vcpu *v, enum mmio_gpr r, uint64_t value)
 		*gpr_slot(v, r) = value;
 }
 
-static struct vlapic *own_lapic(struct vcpu *v)
-{
-	return &v->guest->plat[v->id].lapic;
-}
-
-/* A store to the xAPIC page: the IPI or EOI message it sends, if any. */
-static void lapic_store(struct vcpu *v, uint64_t offset, unsigned size,
-			uint32_t value)
-{
-	struct vlapic_ipi ipi;
-	int rc = vlapic_mmio_write(own_lapic(v), (uint32_t)offset, size,
-				   value, rdtsc(), &ipi);
-
-	guest_lapic_written(v->guest, own_lapic(v), rc, &ipi);
-}
-
 /*
- * One access to the I/O APIC page or to the vCPU's own xAPIC page; the
- * device lock around it. Any size reaches the devices (1, 2, 4 or 8
- * bytes): the xAPIC page takes only aligned 32-bit stores and reads the
- * bytes of a register (guest/devices/vlapic_mmio.h), the I/O APIC takes IOREGSEL
- * at any size and IOWIN/EOI at 32 bits only (guest/devices/ioapic.h).
+ * The access on the device the registry finds at gpa for this vCPU
+ * (guest/devices/io_mmio.h): any size reaches it (1, 2, 4 or 8 bytes).
  */
 static void device_access(struct vcpu *v, const struct mmio_insn *insn,
-			  uint64_t gpa)
+			  uint64_t gpa, int range)
 {
-	struct vm *g = v->guest;
-	bool lapic = vlapic_mmio_owns(own_lapic(v), gpa);
-	uint64_t value = ~0ull; /* nothing there: all ones (a PC's bus) */
+	uint64_t value = 0;
 
 	if (insn->write)
 		value = mmio_store_value(insn, read_gpr(v, insn->reg));
-	if (lapic || ioapic_owns_address(gpa)) {
-		uint64_t offset = gpa - (lapic ? vlapic_mmio_base(own_lapic(v))
-					       : IOAPIC_BASE);
-
-		vm_devices_lock(g);
-		if (insn->write && lapic)
-			lapic_store(v, offset, insn->size, (uint32_t)value);
-		else if (insn->write)
-			ioapic_write(&g->ioapic, offset, insn->size,
-				     (uint32_t)value);
-		else if (lapic)
-			value = vlapic_mmio_read(own_lapic(v), (uint32_t)offset,
-						 insn->size, rdtsc());
-		else
-			value = ioapic_read(&g->ioapic, offset, insn->size);
-		vm_devices_unlock(g, insn->write);
-	}
-	/* A store where there is no device is dropped. */
+	guest_mmio_access(v->guest, v->id, range, gpa, insn->size,
+			  insn->write, &value);
 	if (!insn->write)
 		write_gpr(v, insn->reg,
 			  mmio_merge_load(insn, read_gpr(v, insn->reg), value));
@@ -163,15 +125,14 @@ static bool code_mode(enum mmio_cpu_mode *mode)
 }
 
 /*
- * The I/O APIC's page and the vCPU's xAPIC page, the latter in every mode:
- * disabled or in x2APIC mode it is a hole (guest/devices/vlapic_mmio.h) handled
- * here rather than sent through the swap layer's "not RAM" path, as KVM
- * keeps the page on its APIC device in every mode.
+ * Every registered MMIO page, the xAPIC page in every mode: disabled or in
+ * x2APIC mode it is a hole (guest/devices/vlapic_mmio.h) handled here
+ * rather than sent through the swap layer's "not RAM" path, as KVM keeps
+ * the page on its APIC device in every mode.
  */
-bool vmx_owns_mmio(struct vcpu *v, uint64_t gpa)
+int vmx_mmio_range(struct vcpu *v, uint64_t gpa)
 {
-	return vlapic_mmio_in_range(own_lapic(v), gpa) ||
-	       ioapic_owns_address(gpa);
+	return guest_mmio_find(v->guest, v->id, gpa);
 }
 
 /* The one line that ends a guest whose MMIO instruction is refused. */
@@ -192,7 +153,7 @@ static enum exit_action refuse(struct vcpu *v, const struct vmx_exit *e,
 }
 
 enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
-			     uint64_t gpa)
+			     uint64_t gpa, int range)
 {
 	uint8_t bytes[MMIO_INSN_MAX];
 	struct mmio_insn insn;
@@ -214,7 +175,7 @@ enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
 	    insn.write != !!(e->qualification & EPT_QUAL_WRITE))
 		return refuse(v, e, gpa, bytes, n, !decodable);
 	v->stats.mmio_emulated++;
-	device_access(v, &insn, gpa);
+	device_access(v, &insn, gpa, range);
 	done.instruction_length = insn.length;
 	vcpu_skip_instruction(&done);
 	return EXIT_RESUME;

@@ -186,7 +186,7 @@ enum exit_action handle_string_io(struct vcpu *v, const struct vmx_exit *e)
 		count--;
 		if (rep)
 			v->regs.rcx = set_low(v->regs.rcx, count, asz);
-		if (v->guest->ended)
+		if (v->guest->end.ended)
 			return EXIT_STOP;
 	}
 	if (!count)

@@ -29,7 +29,7 @@ enum exit_action handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
 	/* Outside 64-bit code the registers are 32 bits wide (as KVM). */
 	uint64_t mask = long_cs ? ~0ull : 0xffffffffull;
 
-	if (v->guest->debug_hypercall &&
+	if (v->guest->config.debug_hypercall &&
 	    (v->regs.rax & mask) == APFVISOR_HC_DEBUG)
 		ret = vm_debug_hypercall(v->guest, v->regs.rbx & mask,
 					 v->regs.rcx & mask);

@@ -80,7 +80,7 @@ struct vcpu *vcpus_create(struct vm *vm)
 		v->guest = vm;
 		v->plat = &vm->plat[id];
 		v->timer_written = UINT64_MAX;
-		v->tlb_client = ept_shootdown_client(&vm->tlb, id);
+		v->tlb_client = ept_shootdown_client(&vm->memory.tlb, id);
 		exit_stats_init(&v->stats.exit);
 		cpuid_cache_init(&v->cpuid_cache);
 		vcpu_events_init(v);
@@ -133,7 +133,7 @@ static bool start_vcpu(struct vcpu *v)
 		hv_info("vcpu %u: SIPI, starting at 0x%x", v->id,
 			sipi.real_mode_cs << 4);
 	}
-	if (!vmcs_setup(v, ept_pointer(&g->ept), s)) {
+	if (!vmcs_setup(v, ept_pointer(&g->memory.ept), s)) {
 		vm_end(g, false, "VMX could not be started on host cpu %u",
 		       v->host->index);
 		return false;
@@ -180,7 +180,8 @@ static bool flush_ept(void *ctx)
 {
 	struct vcpu *v = ctx;
 
-	return invept(INVEPT_SINGLE_CONTEXT, ept_pointer(&v->guest->ept));
+	return invept(INVEPT_SINGLE_CONTEXT,
+		      ept_pointer(&v->guest->memory.ept));
 }
 
 static bool enter_guest_mode(struct vcpu *v, struct vm *g,
@@ -189,7 +190,7 @@ static bool enter_guest_mode(struct vcpu *v, struct vm *g,
 {
 	bool flushed;
 
-	if (!ept_client_enter_flushed(&g->tlb, client, flush_ept, v,
+	if (!ept_client_enter_flushed(&g->memory.tlb, client, flush_ept, v,
 				      &flushed)) {
 		hv_error("vcpu %u: INVEPT failed: stale guest translations "
 			 "could survive", v->id);
@@ -275,7 +276,7 @@ static void run_loop(struct vcpu *v)
 		return;
 	now = rdtsc();
 	if (v->id == 0)
-		g->tsc.first_entry = now;
+		g->stats.tsc.first_entry = now;
 	for (;;) {
 		/* Most entries find no request: no atomic exchange for them. */
 		if (vcpu_platform_has_requests(plat) && !take_requests(v, &now))

@@ -65,9 +65,6 @@ static bool interrupts_open(void)
 		 (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS));
 }
 
-/* Without a service CPU, vCPU 0 polls the console this often. */
-#define CONSOLE_POLLS_PER_SECOND 100
-
 /*
  * NMIs sent since the last look: two may wait while none is being
  * handled, one while the guest is in its NMI handler (blocked) or one is
@@ -99,7 +96,7 @@ bool vcpu_take_requests(struct vcpu *v)
 
 	if (req)
 		v->stats.requests_handled++;
-	if ((req & BIT(VCPU_REQ_STOP)) || g->ended)
+	if ((req & BIT(VCPU_REQ_STOP)) || g->end.ended)
 		return false;
 	/* The BSP ignores INIT here; an AP waits for a SIPI again. */
 	if ((req & BIT(VCPU_REQ_INIT)) && v->id != 0) {
@@ -130,7 +127,7 @@ void vcpu_poll_console(struct vcpu *v, uint64_t now)
 {
 	if (!vcpu_console_poll_due(v, now))
 		return;
-	v->next_console_poll = now + tsc_hz / CONSOLE_POLLS_PER_SECOND;
+	v->next_console_poll = now + tsc_hz / VM_CONSOLE_POLLS_VCPU0;
 	vm_poll_console(v->guest);
 }
 
@@ -157,7 +154,7 @@ static bool try_inject_nmi(struct vcpu *v)
 
 void vcpu_events_init(struct vcpu *v)
 {
-	bool service_cpu = swap_daemon_has_service_cpu(v->guest->swap);
+	bool service_cpu = swap_daemon_has_service_cpu(v->guest->memory.swap);
 
 	v->next_console_poll = v->id == 0 && !service_cpu ? 0 : UINT64_MAX;
 	v->entry_cfg.poll_ticks = tsc_hz / POLL_INTERVALS_PER_SECOND;
@@ -205,7 +202,7 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 	}
 	v->irq_memo = (struct irq_poll_memo){
 		.quiet = pi.vector < 0 && !v->nmi_pending,
-		.irq_gen = g->irq_gen,
+		.irq_gen = g->dev.irq_gen,
 		.deadline = guest_timer_deadline(g, v->id, now),
 	};
 	/*
@@ -228,7 +225,7 @@ static bool no_requests(void *ctx)
 {
 	struct vcpu *v = ctx;
 
-	return !vm_has_requests(v->guest, v->id) && !v->guest->ended;
+	return !vm_has_requests(v->guest, v->id) && !v->guest->end.ended;
 }
 
 void vcpu_idle(struct vcpu *v, uint64_t deadline)
@@ -246,8 +243,8 @@ static uint64_t halt_deadline(struct vcpu *v, uint64_t now, uint64_t timer,
 	uint64_t limit = now + tsc_hz / VCPU_IDLE_CHECKS_PER_SECOND;
 
 	/* Without a service CPU this vCPU also moves the swap I/O. */
-	if (page_wait || (!swap_daemon_has_service_cpu(v->guest->swap) &&
-			  swap_daemon_has_swap(v->guest->swap)))
+	if (page_wait || (!swap_daemon_has_service_cpu(v->guest->memory.swap) &&
+			  swap_daemon_has_swap(v->guest->memory.swap)))
 		limit = now + tsc_hz / 100000;
 	return MIN(limit, timer);
 }
@@ -261,11 +258,12 @@ static bool wait_for_event(struct vcpu *v, bool page_wait, uint64_t gpa)
 {
 	struct vm *g = v->guest;
 
-	while (!g->ended) {
+	while (!g->end.ended) {
 		struct pending_interrupt pi;
 		uint64_t now, timer;
 
-		if (page_wait && !swap_fault_pending(g->swap, gpa, v->id))
+		if (page_wait &&
+		    !swap_fault_pending(g->memory.swap, gpa, v->id))
 			return true;
 		if (vm_has_requests(g, v->id)) {
 			if (!vcpu_take_requests(v))
@@ -274,8 +272,8 @@ static bool wait_for_event(struct vcpu *v, bool page_wait, uint64_t gpa)
 			    v->plat->run_state != VCPU_RUNNABLE)
 				return false;
 		}
-		if (!swap_daemon_has_service_cpu(g->swap))
-			swap_daemon_work(g->swap);
+		if (!swap_daemon_has_service_cpu(g->memory.swap))
+			swap_daemon_work(g->memory.swap);
 		vcpu_poll_console(v, rdtsc());
 		if (vm_apf_busy(g, v->id) &&
 		    vm_apf_page_ready(g, v->id, vcpu_guest_paging()))
@@ -306,7 +304,7 @@ void vcpu_block_until_event(struct vcpu *v)
 	vcpu_poll_again(v);     /* it polled on its own */
 	trace_vcpu_wake(v->id, rdtsc() - start);
 	if (apf_waiting)
-		swap_daemon_count_apf_halt(v->guest->swap, v->id,
+		swap_daemon_count_apf_halt(v->guest->memory.swap, v->id,
 					   rdtsc() - start);
 }
 
@@ -320,7 +318,8 @@ void vcpu_apf_halt(struct vcpu *v, uint64_t gpa)
 		v->stats.apf_halt_events++;
 	vcpu_poll_again(v);
 	trace_vcpu_wake(v->id, rdtsc() - start);
-	swap_daemon_count_apf_halt(v->guest->swap, v->id, rdtsc() - start);
+	swap_daemon_count_apf_halt(v->guest->memory.swap, v->id,
+				   rdtsc() - start);
 }
 
 static bool all_running_vcpus_parked(struct vm *g)
@@ -337,7 +336,8 @@ void vcpu_park(struct vcpu *v)
 	struct vcpu_platform *p = v->plat;
 
 	p->parked = true;
-	while (!g->ended && !v->nmi_pending && p->run_state == VCPU_RUNNABLE) {
+	while (!g->end.ended && !v->nmi_pending &&
+	       p->run_state == VCPU_RUNNABLE) {
 		if (all_running_vcpus_parked(g))
 			vm_end(g, true, "hlt with interrupts disabled");
 		if (vm_has_requests(g, v->id) && !vcpu_take_requests(v))
@@ -358,7 +358,7 @@ void vcpu_kick(void *ctx, unsigned n)
 	 * root mode looks at its requests before it enters.
 	 */
 	if (v->host && v->host != this_cpu() &&
-	    (__atomic_load_n(&v->guest->tlb.client[n].in_guest,
+	    (__atomic_load_n(&v->guest->memory.tlb.client[n].in_guest,
 			     __ATOMIC_SEQ_CST) ||
 	     cpu_is_idle(v->host->index)))
 		lapic_send_fixed(v->host->apic_id, HV_KICK_VECTOR);

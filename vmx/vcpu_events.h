@@ -59,7 +59,7 @@ void vcpu_events_init(struct vcpu *v);
 /*
  * Right before an entry (vmx/vcpu_entry.h, vcpu_prepare_entry): when due,
  * vCPU 0 without a service CPU polls the host console; when a poll is
- * needed (irq_poll_needed), the devices are polled under dev_lock and
+ * needed (irq_poll_needed), the devices are polled under dev.lock and
  * what is due is injected, or an interrupt window asked for, and the
  * outcome kept in v->irq_memo.
  */

@@ -7,8 +7,8 @@
 #define ARCH_X86_PERCPU_H
 
 #include "arch/x86/desc.h"
+#include "lib/limits.h"
 
-#define MAX_HOST_CPUS 64
 #define HOST_STACK_SIZE (32 * 1024)
 #define HOST_IST_STACK_SIZE (8 * 1024)
 

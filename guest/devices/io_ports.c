@@ -7,116 +7,143 @@
 #define KBC_COMMAND 0x64
 #define KBC_PULSE_RESET 0xfe
 #define POST_CODE_PORT 0x80
-#define NO_FLUSH (~0ull)
-
-static bool is_com1(uint16_t port)
-{
-	return port >= GUEST_COM1_BASE &&
-	       port < GUEST_COM1_BASE + GUEST_COM1_PORTS;
-}
 
 /*
  * The UART reaches the interrupt poll only through its IRQ line: an access
  * that leaves the line as it was (an LSR poll, most THR writes with the
- * THR-empty interrupt off) changes nothing a poll would find. True if the
- * line moved.
+ * THR-empty interrupt off) changes nothing a poll would find.
+ * IO_CLAIMED_IRQ if the line moved.
  */
-static bool com1_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
+static enum io_claim com1_io(struct vm *g, void *opaque, uint16_t port,
+			    unsigned size, bool in, uint32_t *value)
 {
-	bool line = uart_irq_line(&g->uart);
+	struct uart *u = &g->dev.uart;
+	bool line = uart_irq_line(u);
 
+	(void)opaque;
+	(void)size;
 	if (in) {
-		*value = uart_read(&g->uart, port - GUEST_COM1_BASE);
+		*value = uart_read(u, port - GUEST_COM1_BASE);
 	} else {
-		uart_write(&g->uart, port - GUEST_COM1_BASE, (uint8_t)*value);
-		g->uart.last_out_tsc = rdtsc();
+		uart_write(u, port - GUEST_COM1_BASE, (uint8_t)*value);
+		u->last_out_tsc = rdtsc();
 	}
 	guest_update_irq_lines(g);
-	return uart_irq_line(&g->uart) != line;
+	return uart_irq_line(u) != line ? IO_CLAIMED_IRQ : IO_CLAIMED;
 }
 
 /* Any 8259 access may change its state (a read in poll mode is an INTA). */
-static bool pic_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
+static enum io_claim pic_io(struct vm *g, void *opaque, uint16_t port,
+			   unsigned size, bool in, uint32_t *value)
 {
+	(void)opaque;
+	(void)size;
 	if (in)
-		*value = pic_read(&g->pic, port);
+		*value = pic_read(&g->dev.pic, port);
 	else
-		pic_write(&g->pic, port, (uint8_t)*value);
-	return true;
+		pic_write(&g->dev.pic, port, (uint8_t)*value);
+	return IO_CLAIMED_IRQ;
 }
 
 /*
  * The PIT and port 0x61: a write may change counter 0's next IRQ 0 edge
  * (the vCPUs' deadlines), a read may find that an edge happened.
  */
-static bool pit_io(struct vm *g, uint16_t port, bool in, uint32_t *value)
+static enum io_claim pit_io(struct vm *g, void *opaque, uint16_t port,
+			   unsigned size, bool in, uint32_t *value)
 {
 	uint64_t now = rdtsc();
 
+	(void)opaque;
+	(void)size;
 	if (port == PORT61 && in)
-		*value = port61_read(&g->port61, &g->pit, now);
+		*value = port61_read(&g->dev.port61, &g->dev.pit, now);
 	else if (port == PORT61)
-		port61_write(&g->port61, &g->pit, (uint8_t)*value, now);
+		port61_write(&g->dev.port61, &g->dev.pit, (uint8_t)*value, now);
 	else if (in)
-		*value = pit_read(&g->pit, port, now);
+		*value = pit_read(&g->dev.pit, port, now);
 	else
-		pit_write(&g->pit, port, (uint8_t)*value, now);
-	return guest_pit_update(g, now) || !in;
+		pit_write(&g->dev.pit, port, (uint8_t)*value, now);
+	return guest_pit_update(g, now) || !in ? IO_CLAIMED_IRQ : IO_CLAIMED;
 }
 
 /*
  * ACPI fixed hardware (guest/devices/acpi_tables.c): PM1a status/enable are kept,
  * PM1a control takes SCI_EN and the S5 sleep request (power-off).
  */
-static bool acpi_pm_io(struct vm *g, uint16_t port, bool in,
-		       uint32_t *value)
+static enum io_claim acpi_pm_io(struct vm *g, void *opaque, uint16_t port,
+			       unsigned size, bool in, uint32_t *value)
 {
+	(void)opaque;
+	(void)size;
 	if (port == ACPI_PM1A_STS_PORT) {
 		if (in)
-			*value = g->pm1_status;
+			*value = g->dev.pm1.status;
 		else
-			g->pm1_status &= (uint16_t)~*value;  /* write 1 to clear */
+			g->dev.pm1.status &= (uint16_t)~*value; /* W1C */
 	} else if (port == ACPI_PM1A_EN_PORT) {
 		if (in)
-			*value = g->pm1_enable;
+			*value = g->dev.pm1.enable;
 		else
-			g->pm1_enable = (uint16_t)*value;
+			g->dev.pm1.enable = (uint16_t)*value;
 	} else if (port == ACPI_PM1A_CNT_PORT) {
 		if (in) {
 			/* Always in ACPI mode: the FADT has no SMI_CMD port. */
-			*value = g->pm1_control | ACPI_PM1_CNT_SCI_EN;
+			*value = g->dev.pm1.control | ACPI_PM1_CNT_SCI_EN;
 		} else {
-			g->pm1_control = (uint16_t)*value &
+			g->dev.pm1.control = (uint16_t)*value &
 					 (uint16_t)~ACPI_PM1_CNT_SLP_EN;
 			if (acpi_pm1_cnt_is_poweroff((uint16_t)*value))
 				vm_end_as(g, VM_END_POWER_OFF, true,
 					     "ACPI S5");
 		}
-	} else {
-		return false;
 	}
-	return true;
-}
-
-static bool reset_request(struct vm *g, uint16_t port, bool in,
-			  uint32_t value)
-{
-	if (in)
-		return false;
-	if ((port == ACPI_RESET_PORT && (value & 0x04)) ||
-	    (port == KBC_COMMAND && value == KBC_PULSE_RESET)) {
-		vm_end_as(g, VM_END_RESET, true, "reset through port 0x%x",
-			     port);
-		return true;
-	}
-	return false;
+	return IO_CLAIMED;
 }
 
 /*
- * True if a device claimed the port; *irq_changed says whether the access
- * may have changed what an interrupt poll finds (the ACPI PM registers
- * raise no interrupt here).
+ * The reset register 0xCF9 (bit 2) and the keyboard controller's pulse
+ * reset command: writes only; any other access is not claimed.
  */
+static enum io_claim reset_io(struct vm *g, void *opaque, uint16_t port,
+			      unsigned size, bool in, uint32_t *value)
+{
+	(void)opaque;
+	(void)size;
+	if (in)
+		return IO_UNCLAIMED;
+	if ((port == ACPI_RESET_PORT && (*value & 0x04)) ||
+	    (port == KBC_COMMAND && *value == KBC_PULSE_RESET)) {
+		vm_end_as(g, VM_END_RESET, true, "reset through port 0x%x",
+			     port);
+		return IO_CLAIMED;
+	}
+	return IO_UNCLAIMED;
+}
+
+/* io_delay()'s writes to the POST code port are taken (and dropped). */
+static enum io_claim post_code_io(struct vm *g, void *opaque, uint16_t port,
+				  unsigned size, bool in, uint32_t *value)
+{
+	(void)g;
+	(void)opaque;
+	(void)port;
+	(void)size;
+	(void)value;
+	return in ? IO_UNCLAIMED : IO_CLAIMED;
+}
+
+/* CONFIG_ADDRESS answers 32-bit accesses only; CONFIG_DATA any. */
+static enum io_claim pci_io(struct vm *g, void *opaque, uint16_t port,
+			    unsigned size, bool in, uint32_t *value)
+{
+	(void)opaque;
+	if (!pci_host_owns_port(port, size))
+		return IO_UNCLAIMED;
+	pci_host_io(&g->dev.pci_host, port, size, in, value);
+	return IO_CLAIMED;
+}
+
 static int fw_cfg_ram_read(void *ctx, uint64_t gpa, void *dst, uint64_t len)
 {
 	return vm_read_ram(ctx, gpa, dst, len);
@@ -128,117 +155,163 @@ static int fw_cfg_ram_write(void *ctx, uint64_t gpa, const void *src,
 	return vm_write_ram(ctx, gpa, src, len);
 }
 
-static bool is_fw_cfg(uint16_t port)
-{
-	return port == FW_CFG_SELECTOR_PORT || port == FW_CFG_DATA_PORT ||
-	       port == FW_CFG_DMA_HIGH_PORT || port == FW_CFG_DMA_LOW_PORT;
-}
-
 /*
  * QEMU's fw_cfg: the selector (any width), the byte-wide data port and
- * the DMA address halves. Under fw_cfg_lock, not dev_lock: a DMA transfer
- * copies to and from guest RAM (mem_lock, perhaps a swap-in), a page at a
+ * the DMA address halves. Under fw_cfg_lock, not dev.lock: a DMA transfer
+ * copies to and from guest RAM (memory.lock, perhaps a swap-in), a page at a
  * time, and gives up between pages once the VM has ended.
  */
-static void fw_cfg_io(struct vm *g, uint16_t port, unsigned size, bool in,
-		      uint32_t *value)
+static enum io_claim fw_cfg_io(struct vm *g, void *opaque, uint16_t port,
+			      unsigned size, bool in, uint32_t *value)
 {
 	const struct fw_cfg_guest_memory mem = {
 		.read = fw_cfg_ram_read, .write = fw_cfg_ram_write, .ctx = g,
-		.stop = &g->ended,
+		.stop = &g->end.ended,
 	};
 
-	spin_lock(&g->fw_cfg_lock);
+	spin_lock(&g->dev.fw_cfg_lock);
 	if (port == FW_CFG_SELECTOR_PORT && !in)
-		fw_cfg_select(&g->fw_cfg, (uint16_t)*value);
+		fw_cfg_select(&g->dev.fw_cfg, (uint16_t)*value);
 	else if (port == FW_CFG_DATA_PORT && in)
-		*value = fw_cfg_read(&g->fw_cfg);
+		*value = fw_cfg_read(&g->dev.fw_cfg);
 	else if (port != FW_CFG_DATA_PORT && size == 4 && in)
 		*value = fw_cfg_dma_read(port);
 	else if (port != FW_CFG_DATA_PORT && size == 4)
-		fw_cfg_dma_write(&g->fw_cfg, port, *value, &mem);
+		fw_cfg_dma_write(&g->dev.fw_cfg, port, *value, &mem);
 	else if (in)
 		*value = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
-	spin_unlock(&g->fw_cfg_lock);
+	spin_unlock(&g->dev.fw_cfg_lock);
+	(void)opaque;
+	return IO_CLAIMED;
 }
 
 /*
  * guest.testdev = on: QEMU's pc-testdev. A line change goes to the 8259
- * pair and the I/O APIC here (under dev_lock); a page flush is returned
- * in *flush_gpa, for it takes mem_lock and waits for the other vCPUs.
+ * pair and the I/O APIC under dev.lock; a page flush comes after it, for
+ * it takes memory.lock and waits for the other vCPUs.
  */
-static bool testdev_io(struct vm *g, uint16_t port, unsigned size, bool in,
-		       uint32_t *value, uint64_t *flush_gpa)
+static enum io_claim testdev_io(struct vm *g, void *opaque, uint16_t port,
+				unsigned size, bool in, uint32_t *value)
 {
 	struct pc_testdev_effect fx;
 
-	pc_testdev_io(&g->testdev, port, size, in, value, &fx);
+	vm_devices_lock(g);
+	pc_testdev_io(opaque, port, size, in, value, &fx);
 	if (fx.action == PC_TESTDEV_SET_LINE)
 		guest_isa_irq_set(g, fx.line, fx.level);
-	else if (fx.action == PC_TESTDEV_FLUSH_PAGE)
-		*flush_gpa = fx.gpa;
-	return fx.action == PC_TESTDEV_SET_LINE;
+	vm_devices_unlock(g, fx.action == PC_TESTDEV_SET_LINE);
+	if (fx.action == PC_TESTDEV_FLUSH_PAGE)
+		vm_drop_translation(g, fx.gpa);
+	return IO_CLAIMED;
 }
 
-static bool platform_port(struct vm *g, uint16_t port, unsigned size,
-			  bool in, uint32_t *value, bool *irq_changed,
-			  uint64_t *flush_gpa)
+/*
+ * The test-exit port, for test guests only: for Linux 0xf4 is an
+ * unclaimed port, as on a PC. The console is flushed first, so that the
+ * guest's last line is printed before the verdict.
+ */
+static enum io_claim test_exit_io(struct vm *g, void *opaque, uint16_t port,
+				  unsigned size, bool in, uint32_t *value)
 {
-	*irq_changed = false;
-	if (g->testdev_on && pc_testdev_owns_port(port))
-		*irq_changed = testdev_io(g, port, size, in, value, flush_gpa);
-	else if (pci_host_owns_port(port, size))
-		pci_host_io(&g->pci_host, port, size, in, value);
-	else if (is_com1(port))
-		*irq_changed = com1_io(g, port, in, value);
-	else if (pic_owns_port(port))
-		*irq_changed = pic_io(g, port, in, value);
-	else if (pit_owns_port(port) || port == PORT61)
-		*irq_changed = pit_io(g, port, in, value);
-	else if (!acpi_pm_io(g, port, in, value) &&
-		 !reset_request(g, port, in, *value))
-		return port == POST_CODE_PORT && !in;  /* io_delay() writes */
+	(void)opaque;
+	(void)port;
+	(void)size;
+	if (in || g->config.is_linux)
+		return IO_UNCLAIMED;
+	vm_devices_lock(g);
+	uart_flush(&g->dev.uart);
+	vm_devices_unlock(g, false);
+	guest_console_drain(&g->dev.console);
+	if (g->config.isa_debug_exit)
+		vm_end(g, true, "isa-debug-exit value 0x%x, exit status %u",
+		       *value, isa_debug_exit_status(*value));
+	else
+		vm_end(g, *value == 0, "test-exit code %u", *value);
+	return IO_CLAIMED;
+}
+
+#define RANGE(b, n, f) { .base = (b), .count = (n), .fn = (f) }
+#define OWN_LOCKING_RANGE(b, n, f) \
+	{ .base = (b), .count = (n), .own_locking = true, .fn = (f) }
+
+/* The PC's port devices, a row per range. */
+static const struct io_port_range pc_ports[] = {
+	OWN_LOCKING_RANGE(GUEST_TEST_EXIT_PORT, 1, test_exit_io),
+	OWN_LOCKING_RANGE(FW_CFG_SELECTOR_PORT, 2, fw_cfg_io),   /* + data */
+	OWN_LOCKING_RANGE(FW_CFG_DMA_HIGH_PORT, 1, fw_cfg_io),
+	OWN_LOCKING_RANGE(FW_CFG_DMA_LOW_PORT, 1, fw_cfg_io),
+	RANGE(PCI_CONFIG_ADDRESS_PORT, 1, pci_io),
+	RANGE(PCI_CONFIG_DATA_PORT, 4, pci_io),
+	RANGE(GUEST_COM1_BASE, GUEST_COM1_PORTS, com1_io),
+	RANGE(PIC_MASTER_CMD, 2, pic_io),
+	RANGE(PIC_SLAVE_CMD, 2, pic_io),
+	RANGE(PIC_ELCR_MASTER, 2, pic_io),
+	RANGE(PIT_CHANNEL0_PORT, PIT_CONTROL_PORT - PIT_CHANNEL0_PORT + 1,
+	      pit_io),
+	RANGE(PORT61, 1, pit_io),
+	RANGE(ACPI_PM1A_STS_PORT, 1, acpi_pm_io),
+	RANGE(ACPI_PM1A_EN_PORT, 1, acpi_pm_io),
+	RANGE(ACPI_PM1A_CNT_PORT, 1, acpi_pm_io),
+	RANGE(ACPI_RESET_PORT, 1, reset_io),
+	RANGE(KBC_COMMAND, 1, reset_io),
+	RANGE(POST_CODE_PORT, 1, post_code_io),
+};
+
+/* pc-testdev (guest/devices/pc_testdev.h): scratch, flush, IRQ lines. */
+static const struct io_port_range testdev_ports[] = {
+	OWN_LOCKING_RANGE(PC_TESTDEV_SCRATCH,
+			  PC_TESTDEV_SCRATCH_BYTES + 4 - PC_TESTDEV_SCRATCH,
+			  testdev_io),
+	OWN_LOCKING_RANGE(PC_TESTDEV_IRQ_BASE, PC_TESTDEV_IRQ_PORTS,
+			  testdev_io),
+};
+
+static bool register_all(struct io_registry *r,
+			 const struct io_port_range *ranges, unsigned n,
+			 void *opaque)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct io_port_range range = ranges[i];
+
+		range.opaque = opaque;
+		if (io_register_ports(r, &range) != IO_REGISTERED)
+			return false;
+	}
 	return true;
+}
+
+bool guest_io_ports_register(struct vm *g)
+{
+	if (!register_all(&g->dev.io, pc_ports, ARRAY_SIZE(pc_ports), NULL))
+		return false;
+	return !g->config.testdev ||
+	       register_all(&g->dev.io, testdev_ports,
+			    ARRAY_SIZE(testdev_ports), &g->dev.testdev);
 }
 
 bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		   uint32_t *value)
 {
-	bool handled, irq_changed;
-	uint64_t flush_gpa = NO_FLUSH;
+	const struct io_port_range *r = io_find_port(&g->dev.io, port);
+	enum io_claim claim = IO_UNCLAIMED;
 
-	/* Test guests only: for Linux, 0xf4 is an unclaimed port, as on a PC. */
-	if (port == GUEST_TEST_EXIT_PORT && !in && !g->is_linux) {
+	if (r && r->own_locking) {
+		claim = r->fn(g, r->opaque, port, size, in, value);
+	} else if (r) {
 		vm_devices_lock(g);
-		uart_flush(&g->uart);
-		vm_devices_unlock(g, false);
-		guest_console_drain(&g->console);
-		if (g->isa_debug_exit)
-			vm_end(g, true, "isa-debug-exit value 0x%x, exit "
-			       "status %u", *value, isa_debug_exit_status(*value));
-		else
-			vm_end(g, *value == 0, "test-exit code %u", *value);
-		return true;
+		claim = r->fn(g, r->opaque, port, size, in, value);
+		vm_devices_unlock(g, claim == IO_CLAIMED_IRQ);
+		/* Only a write (COM1's THR) can have queued a line. */
+		if (!in)
+			guest_console_drain(&g->dev.console);
 	}
-	if (is_fw_cfg(port)) {
-		fw_cfg_io(g, port, size, in, value);
-		handled = true;
-	} else {
-		vm_devices_lock(g);
-		handled = platform_port(g, port, size, in, value,
-					&irq_changed, &flush_gpa);
-		vm_devices_unlock(g, irq_changed);
-		if (flush_gpa != NO_FLUSH)
-			vm_drop_translation(g, flush_gpa);
-		guest_console_drain(&g->console);
-		if (!handled && in)
-			*value = 0xffffffffu;
-	}
+	if (claim == IO_UNCLAIMED && in)
+		*value = 0xffffffffu;
 	/*
 	 * A byte IN of a 16-bit register (the PM1a ones) must not hand the
 	 * high byte on: the caller merges the value into the guest's RAX.
 	 */
 	if (in && size < 4)
 		*value &= (1u << (size * 8)) - 1;
-	return handled;
+	return claim != IO_UNCLAIMED;
 }

@@ -6,9 +6,11 @@
  * controller's reset command, and the test-exit port 0xf4 (a 32-bit OUT
  * of code C ends the guest: "test-exit code C", clean when C = 0; for a
  * multiboot kernel an OUT of any size ends it as QEMU's isa-debug-exit
- * does, see isa_debug_exit_status). Every
- * other port reads as all ones and ignores writes, like an empty ISA bus,
- * and is counted in io.unhandled.
+ * does, see isa_debug_exit_status), and with guest.testdev = on QEMU's
+ * pc-testdev. Each registers its ranges in the VM's I/O registry
+ * (guest/devices/io_registry.h); an access is a lookup there. Every other
+ * port reads as all ones and ignores writes, like an empty ISA bus, and
+ * is counted in io.unhandled.
  */
 #ifndef GUEST_IO_PORTS_H
 #define GUEST_IO_PORTS_H
@@ -34,5 +36,12 @@ static inline unsigned isa_debug_exit_status(uint32_t value)
  */
 bool guest_port_io(struct vm *g, uint16_t port, unsigned size, bool in,
 		   uint32_t *value);
+
+/*
+ * Registers the PC's port devices (pc-testdev too when the VM has it on)
+ * in g's I/O registry. False if one did not fit: a bug, not a guest's
+ * doing.
+ */
+bool guest_io_ports_register(struct vm *g);
 
 #endif

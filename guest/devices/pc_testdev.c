@@ -6,14 +6,6 @@ static bool in_range(uint16_t port, uint16_t base, unsigned n)
 	return port >= base && port < base + n;
 }
 
-bool pc_testdev_owns_port(uint16_t port)
-{
-	return in_range(port, PC_TESTDEV_SCRATCH, 4) ||
-	       in_range(port, PC_TESTDEV_FLUSH, 4) ||
-	       in_range(port, PC_TESTDEV_SCRATCH_BYTES, 4) ||
-	       in_range(port, PC_TESTDEV_IRQ_BASE, PC_TESTDEV_IRQ_PORTS);
-}
-
 /*
  * The scratch register: an access of size bytes at byte offset off reads
  * or replaces those bytes only; bytes past the register's end are not

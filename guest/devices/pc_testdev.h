@@ -54,10 +54,9 @@ struct pc_testdev_effect {
 	uint64_t gpa;
 };
 
-bool pc_testdev_owns_port(uint16_t port);
-
 /*
- * One access of size bytes (1, 2 or 4) at port, which the device owns.
+ * One access of size bytes (1, 2 or 4) at port, one of the device's
+ * (0xe0-0xeb, 0x2000-0x2017).
  * *value is read (OUT) or written (IN). *fx says what the platform must do
  * next. A write to a line QEMU has no ISA IRQ for (16-23), or a flush that
  * is not one 32-bit write, does nothing.

@@ -10,7 +10,7 @@ bool flat_loader_load(struct vm *g, const void *image, uint64_t size,
 		      const char *cmdline)
 {
 	/* The test guest is loaded, and told of RAM, below the PCI hole. */
-	uint64_t ram = g->mem.ram.low_size;
+	uint64_t ram = g->memory.ram.ram.low_size;
 	struct vcpu_entry_state *e = &g->entry;
 
 	if (ram < FLAT_LOAD_ADDRESS + MiB(2) ||
@@ -31,7 +31,7 @@ bool flat_loader_load(struct vm *g, const void *image, uint64_t size,
 	}
 	boot_state_long_mode_entry(e, FLAT_LOAD_ADDRESS, FLAT_LOAD_ADDRESS);
 	e->rdi = ram;
-	e->rdx = g->mem.ram.high_size;
+	e->rdx = g->memory.ram.ram.high_size;
 	e->rsi = FLAT_CMDLINE;
 	return true;
 }

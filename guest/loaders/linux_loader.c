@@ -150,8 +150,8 @@ bool linux_loader_load(struct vm *g, const struct vm_spec *spec)
 	boot_state_long_mode_entry(&g->entry, ki.elf ? ki.elf_info.entry
 						     : linux_entry_point(&l), 0);
 	g->entry.rsi = l.boot_params_addr;
-	g->loaded.cmdline_addr = (uint32_t)l.cmdline_addr;
-	g->loaded.initrd_addr = (uint32_t)l.initrd_addr;
-	g->loaded.initrd_size = (uint32_t)l.initrd_size;
+	g->dev.loaded.cmdline_addr = (uint32_t)l.cmdline_addr;
+	g->dev.loaded.initrd_addr = (uint32_t)l.initrd_addr;
+	g->dev.loaded.initrd_size = (uint32_t)l.initrd_size;
 	return true;
 }

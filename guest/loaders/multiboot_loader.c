@@ -131,8 +131,8 @@ bool multiboot_loader_load(struct vm *g, const struct vm_spec *spec)
 	    !loader_write_segments(g, spec->kernel, &k.image))
 		return false;
 	if (spec->initrd_size) {
-		g->loaded.initrd_addr = (uint32_t)mod.start;
-		g->loaded.initrd_size = (uint32_t)(mod.end - mod.start);
+		g->dev.loaded.initrd_addr = (uint32_t)mod.start;
+		g->dev.loaded.initrd_size = (uint32_t)(mod.end - mod.start);
 		hv_info("multiboot: module 0 '%s' at 0x%llx-0x%llx",
 			spec->initrd_name, (unsigned long long)mod.start,
 			(unsigned long long)mod.end);
@@ -141,7 +141,7 @@ bool multiboot_loader_load(struct vm *g, const struct vm_spec *spec)
 					MB_ENTRY_STACK);
 	g->entry.rax = MULTIBOOT_BOOTLOADER_MAGIC;
 	g->entry.rbx = MB_INFO_GPA;
-	g->isa_debug_exit = true;
-	g->show_vga_text = true;
+	g->config.isa_debug_exit = true;
+	g->config.show_vga_text = true;
 	return true;
 }

@@ -15,8 +15,8 @@ void trace_start(void *const bufs[], unsigned ncpus, uint32_t size,
 {
 	struct trace_state *t = &trace_state;
 
-	if (ncpus > TRACE_MAX_CPUS)
-		ncpus = TRACE_MAX_CPUS;
+	if (ncpus > MAX_HOST_CPUS)
+		ncpus = MAX_HOST_CPUS;
 	t->ncpus = ncpus;
 	t->overwrite = overwrite;
 	for (unsigned i = 0; i < ncpus; i++)

@@ -21,12 +21,12 @@
 #ifndef LIB_TRACE_H
 #define LIB_TRACE_H
 
+#include "lib/limits.h"
 #include "lib/types.h"
 #include "lib/trace/trace_events.h"
 #include "lib/trace/trace_format.h"
 #include "lib/trace/trace_ring.h"
 
-#define TRACE_MAX_CPUS 64
 
 struct trace_platform {
 	uint64_t (*clock)(void);
@@ -38,7 +38,7 @@ uint64_t trace_clock(void);
 unsigned trace_cpu(void);
 
 struct trace_state {
-	struct trace_ring rings[TRACE_MAX_CPUS];
+	struct trace_ring rings[MAX_HOST_CPUS];
 	unsigned ncpus;
 	bool overwrite;
 };
@@ -53,7 +53,7 @@ extern struct trace_state trace_state;
 
 /*
  * Starts recording into ncpus rings of size bytes each, bufs[i] for CPU
- * i (ncpus <= TRACE_MAX_CPUS). overwrite: keep the newest records when a
+ * i (ncpus <= MAX_HOST_CPUS). overwrite: keep the newest records when a
  * ring fills, else the oldest.
  */
 void trace_start(void *const bufs[], unsigned ncpus, uint32_t size,

@@ -246,7 +246,7 @@ int trace_file_write(const struct trace_file_info *info,
 		     struct trace_file_result *res)
 {
 	static char desc[DESC_MAX];
-	struct trace_ring_view views[TRACE_MAX_CPUS];
+	struct trace_ring_view views[MAX_HOST_CPUS];
 	uint8_t header[TRACE_HEADER_SIZE];
 	struct layout l = { .desc_off = TRACE_HEADER_SIZE };
 	struct out count = { .records_limit = UINT64_MAX }, o = { .sink = sink };

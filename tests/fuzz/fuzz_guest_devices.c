@@ -87,14 +87,15 @@ static void platform_reset(void)
 	memset(&vm, 0, sizeof(vm));
 	memset(ram, 0, sizeof(ram));
 	vm.nvcpus = VCPUS;
-	vm.testdev_on = true;           /* QEMU's pc-testdev ports too */
-	guest_console_init(&vm.console, print);
-	uart_init(&vm.uart, guest_console_push, &vm.console);
-	fw_cfg_init(&vm.fw_cfg, &(struct fw_cfg_platform){
+	vm.config.testdev = true;           /* QEMU's pc-testdev ports too */
+	guest_console_init(&vm.dev.console, print);
+	uart_init(&vm.dev.uart, guest_console_push, &vm.dev.console);
+	fw_cfg_init(&vm.dev.fw_cfg, &(struct fw_cfg_platform){
 		.ram = { .low_size = 64 << 20 }, .cpus = VCPUS,
 		.cmdline = "console=ttyS0",
 	});
-	pci_host_init(&vm.pci_host);
+	pci_host_init(&vm.dev.pci_host);
+	CHECK(guest_io_ports_register(&vm));
 	guest_interrupts_init(&vm, TSC_HZ);
 }
 
@@ -151,9 +152,9 @@ static void mmio_access(struct fuzz_script *in, uint64_t now)
 
 	if (ioapic) {
 		if (write)
-			ioapic_write(&vm.ioapic, offset, size, value);
+			ioapic_write(&vm.dev.ioapic, offset, size, value);
 		else
-			ioapic_read(&vm.ioapic, offset, size);
+			ioapic_read(&vm.dev.ioapic, offset, size);
 		return;
 	}
 	/* vmx/exit_mmio.c reaches the page only while it is mapped. */

@@ -134,7 +134,7 @@ int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
 
 bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa)
 {
-	CHECK(gm == &vm.mem);
+	CHECK(gm == &vm.memory.ram);
 	return gpa < RAM_SIZE && page_busy[gpa / PAGE_SIZE];
 }
 
@@ -219,7 +219,7 @@ static void do_wrmsr(unsigned n, uint32_t msr, uint64_t value)
 	if (msr == MSR_KVM_SYSTEM_TIME_NEW) {
 		const struct vcpu_msrs *m = &vm.plat[n].msrs;
 
-		if (!(vm.kvm_features & KVM_FEATURE_CLOCKSOURCE2)) {
+		if (!(vm.config.kvm_features & KVM_FEATURE_CLOCKSOURCE2)) {
 			CHECK(r == MSR_RAISE_GP);
 		} else if (r == MSR_HANDLED && (value & 1)) {
 			struct pvclock_vcpu_time_info ti;
@@ -232,7 +232,7 @@ static void do_wrmsr(unsigned n, uint32_t msr, uint64_t value)
 			CHECK(ti.version % 2 == 0);
 			CHECK(ti.flags & PVCLOCK_TSC_STABLE_BIT);
 		}
-		if (vm.kvm_features & KVM_FEATURE_CLOCKSOURCE2) {
+		if (vm.config.kvm_features & KVM_FEATURE_CLOCKSOURCE2) {
 			CHECK(guest_rdmsr(&vm, n, msr, &read) == MSR_HANDLED);
 			CHECK(read == m->kvmclock_system_time);
 			CHECK(r == MSR_HANDLED ? read == value :
@@ -329,12 +329,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	vm_reset();
 	features = (unsigned)fuzz_take(&in, 1);
-	vm.kvm_features = (features & 1 ? KVM_FEATURE_CLOCKSOURCE2 |
+	vm.config.kvm_features = (features & 1 ? KVM_FEATURE_CLOCKSOURCE2 |
 			   KVM_FEATURE_CLOCKSOURCE_STABLE_BIT : 0) |
 			  (features & 2 ? KVM_FEATURE_ASYNC_PF |
 			   KVM_FEATURE_ASYNC_PF_INT : 0);
-	vm.apf_env = (struct apf_msr_env){
-		.kvm_features = vm.kvm_features,
+	vm.apf.env = (struct apf_msr_env){
+		.kvm_features = vm.config.kvm_features,
 		.guest_ram = { .low_size = features & 4 ? RAM_SIZE :
 						      RAM_SIZE / 2 },
 	};

@@ -44,6 +44,7 @@
 #include "guest/guest_pagewalk.h"
 #include "guest/interrupts.h"
 #include "guest/devices/ioapic.h"
+#include "guest/devices/io_mmio.h"
 #include "guest/mmio_decode.h"
 #include "guest/devices/vlapic_mmio.h"
 #include "vmx/ept_qualification.h"
@@ -152,7 +153,7 @@ void vm_end(struct vm *g, bool clean, const char *fmt, ...)
 	va_end(ap);
 	CHECK(strlen(line) < sizeof(line) - 1);
 	seen.ended = true;
-	g->ended = true;
+	g->end.ended = true;
 }
 
 void guest_deliver_ipi(struct vm *g, const struct vlapic_ipi *ipi)
@@ -247,7 +248,7 @@ static bool one_exit(uint64_t rip, bool write, uint64_t gpa, uint64_t *next)
 	bool mode64 = vcpu_in_64bit_code();
 	bool decodable = mode64 || (cs & CS_AR_D);
 	struct vlapic *lapic = &vm.plat[0].lapic, lapic_model = *lapic;
-	struct ioapic ioapic_model = vm.ioapic;
+	struct ioapic ioapic_model = vm.dev.ioapic;
 	uint64_t regs_before[MMIO_GPR_COUNT], emulated = v.stats.mmio_emulated;
 	struct vlapic_ipi ipi = { 0 };
 	uint8_t bytes[MMIO_INSN_MAX];
@@ -266,7 +267,7 @@ static bool one_exit(uint64_t rip, bool write, uint64_t gpa, uint64_t *next)
 			 &insn) && insn.write == write;
 
 	memset(&seen, 0, sizeof(seen));
-	a = handle_mmio(&v, &ex, gpa);
+	a = handle_mmio(&v, &ex, gpa, vmx_mmio_range(&v, gpa));
 
 	if (!ok) {
 		CHECK(a == EXIT_STOP && seen.ended);
@@ -275,7 +276,8 @@ static bool one_exit(uint64_t rip, bool write, uint64_t gpa, uint64_t *next)
 		for (unsigned r = 0; r < MMIO_GPR_COUNT; r++)
 			CHECK(*gpr(r) == regs_before[r]);
 		CHECK(!memcmp(lapic, &lapic_model, sizeof(*lapic)));
-		CHECK(!memcmp(&vm.ioapic, &ioapic_model, sizeof(vm.ioapic)));
+		CHECK(!memcmp(&vm.dev.ioapic, &ioapic_model,
+			      sizeof(vm.dev.ioapic)));
 		CHECK(!seen.ipis && !seen.eois);
 		return false;
 	}
@@ -313,7 +315,8 @@ static bool one_exit(uint64_t rip, bool write, uint64_t gpa, uint64_t *next)
 				    insn.size);
 	}
 	CHECK(!memcmp(lapic, &lapic_model, sizeof(*lapic)));
-	CHECK(!memcmp(&vm.ioapic, &ioapic_model, sizeof(vm.ioapic)));
+	CHECK(!memcmp(&vm.dev.ioapic, &ioapic_model,
+			      sizeof(vm.dev.ioapic)));
 	CHECK(seen.ipis == (rc != VLAPIC_GP && (rc & VLAPIC_WR_IPI) ? 1u : 0));
 	if (seen.ipis)          /* field by field: the padding is not set */
 		CHECK(seen.ipi.mode == ipi.mode &&
@@ -417,7 +420,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		vlapic_mmio_write(a, 0xf0, 4, 0x1ff, now, &ipi);
 	}
-	ioapic_init(&vm.ioapic, ioapic_deliver, NULL);
+	ioapic_init(&vm.dev.ioapic, ioapic_deliver, NULL);
+	CHECK(guest_io_mmio_register(&vm));
 
 	how = (unsigned)fuzz_take(&in, 1);      /* the exits */
 	gpa[0] = exit_gpa(&in);
@@ -434,7 +438,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (fuzz_ram_piece(&in, ram, RAM_SIZE))
 		;
 	now += 12345;
-	vm.ended = false;
+	vm.end.ended = false;
 	one_exit(how & 4 ? rip : next, how & 2, gpa[1], &next);
 	return 0;
 }

@@ -168,7 +168,7 @@ void vm_end(struct vm *g, bool clean, const char *fmt, ...)
 	(void)fmt;
 	CHECK(g == &vm && !clean);
 	seen.ended = true;
-	g->ended = true;
+	g->end.ended = true;
 }
 
 /* ---- the model ---- */

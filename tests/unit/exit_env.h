@@ -289,7 +289,7 @@ void vm_end(struct vm *g, bool clean, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ended, sizeof(ended), fmt, ap);
 	va_end(ap);
-	g->ended = true;
+	g->end.ended = true;
 }
 
 /* ---- set-up: a 64-bit ring-0 guest as Linux runs ---- */

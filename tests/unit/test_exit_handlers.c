@@ -270,14 +270,14 @@ static void vmcall_debug_hypercall(void **state)
 {
 	(void)state;
 	hc_calls = 0;
-	vm.debug_hypercall = false;
+	vm.config.debug_hypercall = false;
 	fake_vmcs[VMCS_GUEST_SS_ACCESS_RIGHTS] = AR_DATA_DPL3;
 	v.regs.rax = APFVISOR_HC_DEBUG;
 	handle_vmcall(&v, &ex);
 	assert_true(v.regs.rax == (uint64_t)-1);
 	assert_int_equal(hc_calls, 0);
 	setup(NULL);
-	vm.debug_hypercall = true;
+	vm.config.debug_hypercall = true;
 	fake_vmcs[VMCS_GUEST_SS_ACCESS_RIGHTS] = AR_DATA_DPL3;
 	v.regs.rax = APFVISOR_HC_DEBUG;
 	v.regs.rbx = DEBUG_HC_PAGE_STATE;
@@ -290,12 +290,12 @@ static void vmcall_debug_hypercall(void **state)
 	assert_int_equal(v.regs.rax, 3);
 	/* Another number is still unknown. */
 	setup(NULL);
-	vm.debug_hypercall = true;
+	vm.config.debug_hypercall = true;
 	v.regs.rax = APFVISOR_HC_DEBUG + 1;
 	handle_vmcall(&v, &ex);
 	assert_true(v.regs.rax == (uint64_t)-1000);
 	assert_int_equal(hc_calls, 1);
-	vm.debug_hypercall = false;
+	vm.config.debug_hypercall = false;
 }
 
 /*
@@ -431,7 +431,7 @@ static void machine_check_ends_the_vm_with_the_banks(void **state)
 			 EXIT_STOP);
 	console_remove_sink(capture_console);
 	assert_int_equal(injected, -1);
-	assert_true(vm.ended);
+	assert_true(vm.end.ended);
 	assert_non_null(strstr(ended, "machine check on host cpu while "
 				      "vcpu 0 ran the guest at rip 0x1000"));
 	assert_non_null(strstr(console_text, "apfvisor: error: machine "
@@ -471,7 +471,7 @@ static void lost_page_is_a_machine_check(void **state)
 	assert_true(m->bank[9][MCE_ADDR] == 0x1234000);
 	assert_true(m->bank[9][MCE_STATUS] == 0xbd80000000000134ull);
 	assert_int_equal(v.stats.mce_injected, 1);
-	assert_false(vm.ended);
+	assert_false(vm.end.ended);
 
 	setup(NULL);
 	guest_mce_init(m);
@@ -480,7 +480,7 @@ static void lost_page_is_a_machine_check(void **state)
 	assert_int_equal(handle_lost_page(&v, &ex, 0x1234567), EXIT_STOP);
 	console_remove_sink(capture_console);
 	assert_int_equal(injected, -1);
-	assert_true(vm.ended);
+	assert_true(vm.end.ended);
 	assert_string_equal(ended, "gpa 0x0000000001234000 lost to a failed "
 			    "swap-in; vcpu 0 cannot take its machine check "
 			    "(rip 0x1000): the guest has CR4.MCE clear (a "

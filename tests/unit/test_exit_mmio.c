@@ -23,6 +23,7 @@
 #include "arch/x86/cpu.h"
 #include "guest/interrupts.h"
 #include "guest/devices/ioapic.h"
+#include "guest/devices/io_mmio.h"
 #include "guest/devices/vlapic_mmio.h"
 #include "vmx/ept_qualification.h"
 #include "vmx/exit_handlers.h"
@@ -74,7 +75,7 @@ void vm_end(struct vm *g, bool clean, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ended, sizeof(ended), fmt, ap);
 	va_end(ap);
-	g->ended = true;
+	g->end.ended = true;
 }
 
 void guest_deliver_ipi(struct vm *g, const struct vlapic_ipi *ipi)
@@ -107,7 +108,8 @@ static int setup(void **state)
 	ended[0] = 0;
 	vm.nvcpus = 1;
 	vlapic_init(&vm.plat[0].lapic, 0, true, 2500000000ull);
-	ioapic_init(&vm.ioapic, no_delivery, NULL);
+	ioapic_init(&vm.dev.ioapic, no_delivery, NULL);
+	assert_true(guest_io_mmio_register(&vm));
 	v.guest = &vm;
 	v.plat = &vm.plat[0];
 	fake_vmcs[VMCS_GUEST_CR0] = CR0_PE | CR0_NE;
@@ -123,7 +125,7 @@ static enum exit_action mmio_exit(uint64_t rip, bool write, uint64_t gpa)
 		.guest_rip = rip,
 	};
 	fake_vmcs[VMCS_GUEST_RIP] = rip;
-	return handle_mmio(&v, &ex, gpa);
+	return handle_mmio(&v, &ex, gpa, vmx_mmio_range(&v, gpa));
 }
 
 /* mov eax, [edi] from the xAPIC version register: zero-extended. */
@@ -160,7 +162,7 @@ static void fetch_wraps_at_4gib(void **state)
 			 EXIT_RESUME);
 	assert_string_equal(ended, "");
 	assert_int_equal(fake_vmcs[VMCS_GUEST_RIP], 0xfffff007);
-	assert_int_equal(ioapic_read(&vm.ioapic, IOAPIC_IOREGSEL, 4), 0x78);
+	assert_int_equal(ioapic_read(&vm.dev.ioapic, IOAPIC_IOREGSEL, 4), 0x78);
 	/* At the very top of EIP, RIP itself wraps to the next byte. */
 	setup(NULL);
 	memcpy(top + PAGE_SIZE - 3, store, 3);

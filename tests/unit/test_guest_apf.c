@@ -98,7 +98,7 @@ void vm_request(struct vm *g, unsigned n, enum vcpu_request req)
 
 bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa)
 {
-	assert_ptr_equal(gm, &vm.mem);
+	assert_ptr_equal(gm, &vm.memory.ram);
 	return gpa < RAM_SIZE && io_busy[gpa / PAGE_SIZE];
 }
 
@@ -210,9 +210,10 @@ static int setup(void **state)
 	nwoken = 0;
 	console_forget();
 	vm.nvcpus = 1;
-	vm.kvm_features = KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT;
-	vm.apf_env = (struct apf_msr_env){
-		.kvm_features = vm.kvm_features,
+	vm.config.kvm_features =
+		KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT;
+	vm.apf.env = (struct apf_msr_env){
+		.kvm_features = vm.config.kvm_features,
 		.guest_ram = { .low_size = RAM_SIZE },
 	};
 	apf_vcpu_init(&vm.plat[0].apf, 0);

@@ -82,9 +82,10 @@ static int setup(void **state)
 	pins_fail = false;
 	console_forget();
 	vm.nvcpus = 1;
-	vm.kvm_features = KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT;
-	vm.apf_env = (struct apf_msr_env){
-		.kvm_features = vm.kvm_features,
+	vm.config.kvm_features =
+		KVM_FEATURE_ASYNC_PF | KVM_FEATURE_ASYNC_PF_INT;
+	vm.apf.env = (struct apf_msr_env){
+		.kvm_features = vm.config.kvm_features,
 		.guest_ram = { .low_size = RAM_SIZE },
 	};
 	apf_vcpu_init(&vm.plat[0].apf, 0);

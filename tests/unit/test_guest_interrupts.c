@@ -56,19 +56,19 @@ static void program_pics(uint8_t master_imr)
 	for (unsigned c = 0; c < 2; c++) {
 		uint16_t base = c ? 0xa0 : 0x20;
 
-		pic_write(&vm.pic, base, icw[c][0]);
+		pic_write(&vm.dev.pic, base, icw[c][0]);
 		for (unsigned i = 1; i < 4; i++)
-			pic_write(&vm.pic, base + 1, icw[c][i]);
+			pic_write(&vm.dev.pic, base + 1, icw[c][i]);
 	}
-	pic_write(&vm.pic, 0x21, master_imr);
-	pic_write(&vm.pic, 0xa1, 0xff);
+	pic_write(&vm.dev.pic, 0x21, master_imr);
+	pic_write(&vm.dev.pic, 0xa1, 0xff);
 }
 
 /* The UART asks for its THR-empty interrupt (IER bit 1, OUT2). */
 static void uart_interrupt_on(void)
 {
-	uart_write(&vm.uart, 4, 0x08);
-	uart_write(&vm.uart, 1, 0x02);
+	uart_write(&vm.dev.uart, 4, 0x08);
+	uart_write(&vm.dev.uart, 1, 0x02);
 }
 
 static void enable_lapic(unsigned n)
@@ -102,8 +102,8 @@ static void uart_irq_reaches_the_bsp_only(void **state)
 	assert_int_equal(guest_poll_interrupts(&vm, 1, 0).vector, -1);
 	assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x34);
 	/* Masked at the PIC: nothing. */
-	pic_write(&vm.pic, 0x20, 0x20);         /* EOI */
-	pic_write(&vm.pic, 0x21, 0xff);
+	pic_write(&vm.dev.pic, 0x20, 0x20);         /* EOI */
+	pic_write(&vm.dev.pic, 0x21, 0xff);
 	assert_int_equal(guest_poll_interrupts(&vm, 0, 0).vector, -1);
 }
 
@@ -251,9 +251,9 @@ static void pit_irq0_reaches_the_bsp_at_its_deadline(void **state)
 
 	(void)state;
 	program_pics(0xfe);                     /* IRQ 0 unmasked */
-	pit_write(&vm.pit, 0x43, 0x34, 0);      /* counter 0, word, mode 2 */
-	pit_write(&vm.pit, 0x40, 1193 & 0xff, 0);
-	pit_write(&vm.pit, 0x40, 1193 >> 8, 0);
+	pit_write(&vm.dev.pit, 0x43, 0x34, 0);  /* counter 0, word, mode 2 */
+	pit_write(&vm.dev.pit, 0x40, 1193 & 0xff, 0);
+	pit_write(&vm.dev.pit, 0x40, 1193 >> 8, 0);
 	deadline = guest_timer_deadline(&vm, 0, 0);
 	assert_true(deadline >= period && deadline <= period + 1);
 	assert_true(guest_timer_deadline(&vm, 1, 0) == UINT64_MAX);
@@ -263,11 +263,11 @@ static void pit_irq0_reaches_the_bsp_at_its_deadline(void **state)
 	assert_int_equal(p.vector, 0x30);
 	assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x30);
 	assert_int_equal(guest_poll_interrupts(&vm, 0, deadline).vector, -1);
-	pic_write(&vm.pic, 0x20, 0x20);         /* EOI */
+	pic_write(&vm.dev.pic, 0x20, 0x20);         /* EOI */
 	/* 1000 periods later: one IRQ 0, then nothing until the next edge. */
 	p = guest_poll_interrupts(&vm, 0, deadline + 1000 * period);
 	assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x30);
-	pic_write(&vm.pic, 0x20, 0x20);
+	pic_write(&vm.dev.pic, 0x20, 0x20);
 	assert_int_equal(
 		guest_poll_interrupts(&vm, 0, deadline + 1000 * period).vector,
 		-1);
@@ -286,13 +286,13 @@ static void masked_pit_irq0_wakes_nobody(void **state)
 
 	(void)state;
 	program_pics(0xff);                     /* every IRQ masked */
-	pit_write(&vm.pit, 0x43, 0x34, 0);      /* counter 0, word, mode 2 */
-	pit_write(&vm.pit, 0x40, 2, 0);         /* 1.7 us periods */
-	pit_write(&vm.pit, 0x40, 0, 0);
+	pit_write(&vm.dev.pit, 0x43, 0x34, 0);  /* counter 0, word, mode 2 */
+	pit_write(&vm.dev.pit, 0x40, 2, 0);         /* 1.7 us periods */
+	pit_write(&vm.dev.pit, 0x40, 0, 0);
 	assert_true(guest_timer_deadline(&vm, 0, 0) == UINT64_MAX);
 	assert_true(guest_timer_deadline(&vm, 0, TSC_HZ) == UINT64_MAX);
 	assert_int_equal(guest_poll_interrupts(&vm, 0, TSC_HZ).vector, -1);
-	pic_write(&vm.pic, 0x21, 0xfe);         /* IRQ 0 unmasked */
+	pic_write(&vm.dev.pic, 0x21, 0xfe);         /* IRQ 0 unmasked */
 	assert_true(guest_timer_deadline(&vm, 0, TSC_HZ) != UINT64_MAX);
 	p = guest_poll_interrupts(&vm, 0, TSC_HZ);
 	assert_int_equal(p.vector, 0x30);
@@ -300,10 +300,10 @@ static void masked_pit_irq0_wakes_nobody(void **state)
 
 static void ioapic_entry(unsigned pin, uint64_t rte)
 {
-	ioapic_write(&vm.ioapic, IOAPIC_IOREGSEL, 4, 0x11 + 2 * pin);
-	ioapic_write(&vm.ioapic, IOAPIC_IOWIN, 4, (uint32_t)(rte >> 32));
-	ioapic_write(&vm.ioapic, IOAPIC_IOREGSEL, 4, 0x10 + 2 * pin);
-	ioapic_write(&vm.ioapic, IOAPIC_IOWIN, 4, (uint32_t)rte);
+	ioapic_write(&vm.dev.ioapic, IOAPIC_IOREGSEL, 4, 0x11 + 2 * pin);
+	ioapic_write(&vm.dev.ioapic, IOAPIC_IOWIN, 4, (uint32_t)(rte >> 32));
+	ioapic_write(&vm.dev.ioapic, IOAPIC_IOREGSEL, 4, 0x10 + 2 * pin);
+	ioapic_write(&vm.dev.ioapic, IOAPIC_IOWIN, 4, (uint32_t)rte);
 }
 
 static void uart_irq_reaches_the_named_vcpu_through_the_ioapic(void **state)
@@ -338,20 +338,20 @@ static void uart_edge_delivers_once(void **state)
 	(void)state;
 	enable_lapic(0);
 	program_pics(0xff);
-	uart_write(&vm.uart, 4, 0x0b);
+	uart_write(&vm.dev.uart, 4, 0x0b);
 	/* All ones first (level, active low, masked), as mbioapic does. */
 	ioapic_entry(4, 0xff000000ffffffffull);
 	guest_update_irq_lines(&vm);
 	ioapic_entry(4, IOAPIC_RTE_MASKED | 0x41);
-	uart_write(&vm.uart, 1, 0x02);          /* masked: dropped */
+	uart_write(&vm.dev.uart, 1, 0x02);          /* masked: dropped */
 	guest_update_irq_lines(&vm);
-	uart_write(&vm.uart, 1, 0x00);
+	uart_write(&vm.dev.uart, 1, 0x00);
 	guest_update_irq_lines(&vm);
-	uart_write(&vm.uart, 0, 'x');           /* THR written, IER off */
+	uart_write(&vm.dev.uart, 0, 'x');           /* THR written, IER off */
 	guest_update_irq_lines(&vm);
 	ioapic_entry(4, 0x41);
 	assert_int_equal(guest_poll_interrupts(&vm, 0, 0).vector, -1);
-	uart_write(&vm.uart, 1, 0x02);
+	uart_write(&vm.dev.uart, 1, 0x02);
 	guest_update_irq_lines(&vm);
 	for (unsigned i = 0; i < 4; i++) {
 		p = guest_poll_interrupts(&vm, 0, 0);
@@ -359,9 +359,9 @@ static void uart_edge_delivers_once(void **state)
 			continue;
 		assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x41);
 		taken++;
-		uart_read(&vm.uart, 2);         /* IIR: THR empty taken */
+		uart_read(&vm.dev.uart, 2);         /* IIR: THR empty taken */
 		guest_update_irq_lines(&vm);
-		uart_write(&vm.uart, 1, 0x00);
+		uart_write(&vm.dev.uart, 1, 0x00);
 		guest_update_irq_lines(&vm);
 		vlapic_wrmsr(&vm.plat[0].lapic, VLAPIC_MSR_EOI, 0, 0, &ipi);
 	}

@@ -102,7 +102,7 @@ static int setup(void **state)
 	memset(pins, 0, sizeof(pins));
 	ipis = apf_writes = 0;
 	vm.nvcpus = 2;
-	vm.kvm_features = KVM_FEATURE_CLOCKSOURCE2 |
+	vm.config.kvm_features = KVM_FEATURE_CLOCKSOURCE2 |
 			  KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
 	vm.clock.scale = pvclock_scale_for(TSC_HZ);
 	vm.clock.start_epoch_sec = 1700000000;
@@ -264,7 +264,7 @@ static void kvmclock_not_offered_is_gp(void **state)
 	uint64_t v;
 
 	(void)state;
-	vm.kvm_features = 0;
+	vm.config.kvm_features = 0;
 	wr_gp(MSR_KVM_SYSTEM_TIME_NEW, 0x1000 | 1);
 	wr_gp(MSR_KVM_WALL_CLOCK_NEW, 0x1000);
 	assert_int_equal(guest_rdmsr(&vm, 0, MSR_KVM_SYSTEM_TIME_NEW, &v),
@@ -299,19 +299,19 @@ static void lapic_and_async_pf_msrs_go_to_their_owners(void **state)
 
 static void lapic_writes_move_irq_gen(void **state)
 {
-	uint64_t gen = vm.irq_gen;
+	uint64_t gen = vm.dev.irq_gen;
 
 	(void)state;
 	rd(VLAPIC_MSR_TSC_DEADLINE);
 	rd(VLAPIC_MSR_PPR);
-	assert_int_equal(vm.irq_gen, gen);
+	assert_int_equal(vm.dev.irq_gen, gen);
 	wr(VLAPIC_MSR_TSC_DEADLINE, 1000);      /* a new timer deadline */
-	assert_int_equal(vm.irq_gen, gen + 1);
+	assert_int_equal(vm.dev.irq_gen, gen + 1);
 	wr(VLAPIC_MSR_EOI, 0);                  /* the PPR may drop */
-	assert_int_equal(vm.irq_gen, gen + 2);
+	assert_int_equal(vm.dev.irq_gen, gen + 2);
 	/* MSRs of no device leave it. */
 	wr(MSR_IA32_MTRR_DEF_TYPE, BIT(11) | 6);
-	assert_int_equal(vm.irq_gen, gen + 2);
+	assert_int_equal(vm.dev.irq_gen, gen + 2);
 }
 
 /* ---- the guest's TSC ---- */

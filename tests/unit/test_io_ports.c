@@ -103,7 +103,7 @@ int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
 bool guest_pit_update(struct vm *g, uint64_t now)
 {
 	assert_ptr_equal(g, &vm);
-	return pit_take_irq0_edge(&g->pit, now);
+	return pit_take_irq0_edge(&g->dev.pit, now);
 }
 
 static void print(const char *escaped, size_t len)
@@ -116,21 +116,30 @@ static int setup(void **state)
 {
 	(void)state;
 	memset(&vm, 0, sizeof(vm));
-	guest_console_init(&vm.console, print);
-	uart_init(&vm.uart, guest_console_push, &vm.console);
-	pic_init(&vm.pic);
-	fw_cfg_init(&vm.fw_cfg, &(struct fw_cfg_platform){
+	guest_console_init(&vm.dev.console, print);
+	uart_init(&vm.dev.uart, guest_console_push, &vm.dev.console);
+	pic_init(&vm.dev.pic);
+	fw_cfg_init(&vm.dev.fw_cfg, &(struct fw_cfg_platform){
 		.ram = { .low_size = 64 << 20 }, .cpus = 2, .cmdline = "x",
 	});
 	memset(ram, 0, sizeof(ram));
-	pit_init(&vm.pit, 3000000000ull);
-	port61_init(&vm.port61);
-	pci_host_init(&vm.pci_host);
+	pit_init(&vm.dev.pit, 3000000000ull);
+	port61_init(&vm.dev.port61);
+	pci_host_init(&vm.dev.pci_host);
+	assert_true(guest_io_ports_register(&vm));
 	ended[0] = 0;
 	nprinted = irq_updates = 0;
 	line_set = -1;
 	dropped_gpa = ~0ull;
 	return 0;
+}
+
+/* guest.testdev = on: the VM registers pc-testdev's ports too. */
+static void with_testdev(void)
+{
+	vm.config.testdev = true;
+	io_registry_init(&vm.dev.io);
+	assert_true(guest_io_ports_register(&vm));
 }
 
 static uint32_t in(uint16_t port, unsigned size, bool *handled)
@@ -195,7 +204,7 @@ static void test_exit_port_ends_the_guest(void **state)
 static void isa_debug_exit_for_multiboot_guests(void **state)
 {
 	(void)state;
-	vm.isa_debug_exit = true;
+	vm.config.isa_debug_exit = true;
 	assert_true(out(GUEST_TEST_EXIT_PORT, 1, 0x21));
 	assert_string_equal(ended, "isa-debug-exit value 0x21, exit status 67");
 	assert_true(end_clean);
@@ -213,7 +222,7 @@ static void no_test_exit_port_for_linux(void **state)
 	uint32_t value = 0;
 
 	(void)state;
-	vm.is_linux = true;
+	vm.config.is_linux = true;
 	assert_false(out(GUEST_TEST_EXIT_PORT, 1, 0));
 	assert_string_equal(ended, "");
 	guest_port_io(&vm, GUEST_TEST_EXIT_PORT, 1, true, &value);
@@ -318,7 +327,7 @@ static void pm1_status_and_enable(void **state)
 	bool handled;
 
 	(void)state;
-	vm.pm1_status = 0x0101;
+	vm.dev.pm1.status = 0x0101;
 	assert_true(out(ACPI_PM1A_STS_PORT, 2, 0x0001)); /* write 1 clears */
 	assert_int_equal(in(ACPI_PM1A_STS_PORT, 2, &handled), 0x0100);
 	assert_true(out(ACPI_PM1A_EN_PORT, 2, 0x0120));
@@ -345,14 +354,14 @@ static void pic_ports_reach_the_8259(void **state)
 	assert_int_equal(in(0xa1, 1, &handled), 0x7f);
 }
 
-/* Whether an access moved vm.irq_gen, the vCPUs' cue to poll again. */
+/* Whether an access moved vm.dev.irq_gen, the vCPUs' cue to poll again. */
 static bool moved_irq_gen(uint16_t port, bool is_in, uint8_t v)
 {
-	uint64_t before = vm.irq_gen;
+	uint64_t before = vm.dev.irq_gen;
 	uint32_t value = v;
 
 	guest_port_io(&vm, port, 1, is_in, &value);
-	return vm.irq_gen != before;
+	return vm.dev.irq_gen != before;
 }
 
 static void irq_gen_moves_when_an_interrupt_line_may_move(void **state)
@@ -423,7 +432,7 @@ static void testdev_scratch_register(void **state)
 	bool handled;
 
 	(void)state;
-	vm.testdev_on = true;
+	with_testdev();
 	assert_true(out(0xe0, 4, 0x12345678));
 	assert_int_equal(in(0xe1, 1, &handled), 0x56);
 	assert_true(handled);
@@ -442,7 +451,7 @@ static void testdev_irq_lines_and_page_flush(void **state)
 	bool handled;
 
 	(void)state;
-	vm.testdev_on = true;
+	with_testdev();
 	assert_true(out(0x200e, 1, 1));
 	assert_int_equal(line_set, 14);
 	assert_true(line_level);

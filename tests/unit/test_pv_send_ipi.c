@@ -14,13 +14,13 @@
 #include "guest/pv_send_ipi.h"
 
 static struct vm vm;
-static struct vlapic_ipi sent[VM_MAX_VCPUS];
+static struct vlapic_ipi sent[MAX_VCPUS];
 static unsigned nsent;
 
 void guest_deliver_ipi(struct vm *g, const struct vlapic_ipi *ipi)
 {
 	assert_ptr_equal(g, &vm);
-	assert_true(nsent < VM_MAX_VCPUS);
+	assert_true(nsent < MAX_VCPUS);
 	sent[nsent++] = *ipi;
 }
 

@@ -47,11 +47,16 @@ unit_srcs_test_pv_send_ipi := guest/pv_send_ipi.c
 # The guest's port I/O (guest/devices/io_ports.c) with its real devices and a
 # faked VM end and IRQ routing.
 UNIT_TESTS += test_io_ports
-unit_srcs_test_io_ports := guest/devices/io_ports.c guest/devices/pc_testdev.c \
+unit_srcs_test_io_ports := guest/devices/io_ports.c \
+	guest/devices/io_registry.c guest/devices/pc_testdev.c \
 	guest/devices/uart.c guest/devices/pic8259.c \
 	guest/devices/pit8254.c guest/devices/port61.c guest/devices/pci_host.c \
 	guest/guest_console.c guest/devices/acpi_tables.c guest/devices/fw_cfg.c lib/string.c \
 	lib/console.c lib/format.c
+
+# The I/O registry of ports and MMIO ranges (guest/devices/io_registry.c).
+UNIT_TESTS += test_io_registry
+unit_srcs_test_io_registry := guest/devices/io_registry.c lib/string.c
 
 # The platform's interrupt routing (guest/interrupts.c) with its real
 # LAPIC, 8259 and UART; vm_request is faked.

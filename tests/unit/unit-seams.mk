@@ -78,7 +78,9 @@ $(UNIT_OUT)/obj/tests/unit/test_exit_debug.o: tests/unit/test_exit_debug.c
 UNIT_TESTS += test_exit_mmio
 unit_srcs_test_exit_mmio := guest/guest_pagewalk.c guest/mmio_decode.c \
 	guest/devices/vlapic.c guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c \
-	guest/devices/vlapic_mmio.c guest/devices/ioapic.c lib/format.c
+	guest/devices/vlapic_mmio.c guest/devices/ioapic.c \
+	guest/devices/io_mmio.c guest/devices/io_registry.c lib/format.c \
+	lib/string.c
 unit_objs_test_exit_mmio := $(UNIT_OUT)/obj/vmx/exit_mmio_fake_exits.o
 
 $(UNIT_OUT)/obj/tests/unit/test_exit_mmio.o: tests/unit/test_exit_mmio.c
