@@ -22,6 +22,7 @@
 #include "lib/console.h"
 #include "lib/format.h"
 #include "lib/string.h"
+#include "guest/loaders/guest_image.h"
 #include "guest/vm.h"
 #include "vmx/vmx_caps.h"
 
@@ -106,7 +107,7 @@ static bool images_loadable(const struct boot_info *bi)
 	struct vm_spec spec = { 0 };
 
 	boot_info_image_spec(bi, &spec);
-	return vm_images_loadable(&spec);
+	return guest_image_loadable(&spec);
 }
 
 static void print_config(const struct hv_config *cfg)

@@ -25,6 +25,7 @@
 #include "arch/x86/xsave_probe.h"
 #include "guest/loaders/flat_loader.h"
 #include "guest/devices/vga_text.h"
+#include "guest/loaders/guest_image.h"
 #include "guest/vm.h"
 #include "swap/drivers/ahci.h"
 #include "swap/blockdev_selftest.h"
@@ -220,7 +221,7 @@ static NORETURN void run_guest(void *arg)
 		platform_stop();
 	fill_spec(bi, &spec);
 	if (enough_host_cpus(bi->cfg.guest_vcpus))
-		vm = vm_create(&spec);
+		vm = guest_image_create_vm(&spec);
 	if (!vm) {
 		hv_error("the guest could not be built; stopping");
 		platform_stop();

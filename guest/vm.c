@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/vm.h"
 #include "lib/trace/trace.h"
-#include "guest/loaders/flat_loader.h"
-#include "guest/loaders/linux_loader.h"
-#include "guest/loaders/multiboot_loader.h"
 #include "guest/cpuid.h"
 #include "guest/interrupts.h"
-#include "guest/devices/io_mmio.h"
-#include "guest/devices/io_ports.h"
+#include "guest/io_mmio.h"
+#include "guest/io_ports.h"
 #include "arch/x86/idle.h"
 #include "arch/x86/serial.h"
 #include "arch/x86/tsc.h"
@@ -255,55 +252,12 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 	vm->dev.terminal_read = spec->terminal_read;
 }
 
-static bool load_kernel(struct vm *vm, const struct vm_spec *spec,
-			enum guest_format format)
-{
-	switch (format) {
-	case GUEST_FORMAT_FLAT:
-		return flat_loader_load(vm, spec->kernel, spec->kernel_size,
-					spec->cmdline);
-	case GUEST_FORMAT_MULTIBOOT:
-		return multiboot_loader_load(vm, spec);
-	default:
-		return linux_loader_load(vm, spec);
-	}
-}
-
-/* The kernel's format, or GUEST_FORMAT_UNKNOWN after an error line. */
-static enum guest_format kernel_format(const struct vm_spec *spec)
-{
-	enum guest_format format;
-	char err[256];
-
-	format = image_format_choose(spec->format, spec->kernel,
-				     spec->kernel_size, spec->kernel_name, err,
-				     sizeof(err));
-	if (format == GUEST_FORMAT_UNKNOWN)
-		hv_error("%s", err);
-	return format;
-}
-
-bool vm_images_loadable(const struct vm_spec *spec)
-{
-	enum guest_format format = kernel_format(spec);
-
-	if (format == GUEST_FORMAT_UNKNOWN)
-		return false;
-	if (format == GUEST_FORMAT_BZIMAGE || format == GUEST_FORMAT_ELF)
-		return linux_loader_check(spec);
-	return true;
-}
-
-struct vm *vm_create(const struct vm_spec *spec)
+struct vm *vm_create(const struct vm_spec *spec, bool is_linux)
 {
 	struct vm *vm = hv_alloc(sizeof(*vm));
-	enum guest_format format = kernel_format(spec);
 
-	if (format == GUEST_FORMAT_UNKNOWN)
-		return NULL;
 	init_platform(vm, spec);
-	vm->config.is_linux = format == GUEST_FORMAT_BZIMAGE ||
-		       format == GUEST_FORMAT_ELF;
+	vm->config.is_linux = is_linux;
 	if (vm->config.is_linux && spec->testdev) {
 		hv_error("guest.testdev = on is for test kernels (multiboot, "
 			 "flat), not for Linux: QEMU's pc-testdev ports would "
@@ -329,8 +283,11 @@ struct vm *vm_create(const struct vm_spec *spec)
 		return NULL;
 	if (!start_swap(vm, spec))
 		return NULL;
-	if (!load_kernel(vm, spec, format))
-		return NULL;
+	return vm;
+}
+
+void vm_complete(struct vm *vm, const struct vm_spec *spec)
+{
 	vm->dev.loaded.ram = spec->ram;
 	vm->dev.loaded.cpus = (uint16_t)vm->nvcpus;
 	vm->dev.loaded.cmdline = spec->cmdline;
@@ -343,7 +300,6 @@ struct vm *vm_create(const struct vm_spec *spec)
 	if (vm->config.kvm_features & KVM_FEATURE_ASYNC_PF)
 		apf_counters_register(&vm->apf.counters, &vm->plat[0].apf,
 				      vm->nvcpus, sizeof(vm->plat[0]));
-	return vm;
 }
 
 /* The first end wins. Called from any CPU, with or without locks held. */

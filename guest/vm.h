@@ -32,7 +32,7 @@
 #include "lib/spinlock.h"
 #include "ept/ept.h"
 #include "ept/ept_shootdown.h"
-#include "guest/loaders/image_format.h"
+#include "guest/guest_format.h"
 #include "guest/devices/io_registry.h"
 #include "guest/devices/pc_testdev.h"
 #include "swap/frame_pool.h"
@@ -255,15 +255,14 @@ struct vm {
 };
 
 /*
- * What can be refused about the guest's images before any hardware is
- * touched (the format against guest.format; a Linux kernel's headers and
- * its fit in guest.memory): false after one error line. Only the image
- * fields, cmdline and ram of spec are read.
+ * Builds the VM for a guest of the given kind, its image not yet loaded
+ * (guest/loaders/guest_image.c loads it, then calls vm_complete); NULL
+ * after an error line.
  */
-bool vm_images_loadable(const struct vm_spec *spec);
+struct vm *vm_create(const struct vm_spec *spec, bool is_linux);
 
-/* Builds the VM and loads its image; NULL after an error line. */
-struct vm *vm_create(const struct vm_spec *spec);
+/* What follows the image's load: the firmware's view, the counters. */
+void vm_complete(struct vm *vm, const struct vm_spec *spec);
 
 /* Sets bit req in vCPU n's request word and kicks it. */
 void vm_request(struct vm *vm, unsigned n, enum vcpu_request req);

@@ -2,7 +2,7 @@
 /* I/O instruction exits (qualification: SDM Vol. 3C, Table 28-5). */
 #include "vmx/exit_handlers.h"
 #include "guest/vm.h"
-#include "guest/devices/io_ports.h"
+#include "guest/io_ports.h"
 
 #define IO_QUAL_SIZE_MASK 0x7ull        /* size - 1 */
 #define IO_QUAL_IN BIT(3)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Emulated MMIO: an EPT violation on a device page outside guest RAM (a
- * page the VM's I/O registry gives a device, guest/devices/io_mmio.h: the
+ * page the VM's I/O registry gives a device, guest/io_mmio.h: the
  * I/O APIC's and the xAPIC page of the local APIC of the vCPU that
  * faulted, a hole when that APIC is disabled or in x2APIC mode), or on an
  * address where there is nothing
@@ -19,7 +19,7 @@
 #include "vmx/ept_qualification.h"
 #include "arch/x86/cpu.h"
 #include "guest/guest_pagewalk.h"
-#include "guest/devices/io_mmio.h"
+#include "guest/io_mmio.h"
 #include "guest/mmio_decode.h"
 #include "guest/vm.h"
 #include "lib/format.h"
@@ -98,7 +98,7 @@ static void write_gpr(struct vcpu *v, enum mmio_gpr r, uint64_t value)
 
 /*
  * The access on the device the registry finds at gpa for this vCPU
- * (guest/devices/io_mmio.h): any size reaches it (1, 2, 4 or 8 bytes).
+ * (guest/io_mmio.h): any size reaches it (1, 2, 4 or 8 bytes).
  */
 static void device_access(struct vcpu *v, const struct mmio_insn *insn,
 			  uint64_t gpa, int range)

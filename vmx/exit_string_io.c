@@ -20,7 +20,7 @@
 #include "arch/x86/exceptions.h"
 #include "arch/x86/register_rules.h"
 #include "guest/guest_pagewalk.h"
-#include "guest/devices/io_ports.h"
+#include "guest/io_ports.h"
 #include "guest/vm.h"
 
 #define IO_QUAL_SIZE_MASK 0x7ull        /* size - 1 */

@@ -9,7 +9,7 @@
  * 0x514 (high half) and 0x518 (low half, which starts the transfer);
  * control asks to select an item, then read, skip or write length bytes
  * at address; the device writes control back as 0, or with the error bit.
- * Writes to items are refused as in QEMU 2.4+. Pure C: guest/devices/io_ports.c
+ * Writes to items are refused as in QEMU 2.4+. Pure C: guest/io_ports.c
  * routes the ports here (guest memory through callbacks),
  * tests/unit/test_fw_cfg.c drives it.
  *

@@ -2,7 +2,7 @@
 /*
  * The guest's two I/O address spaces as tables: each device registers its
  * port ranges and MMIO ranges with a handler when the VM is built
- * (guest/devices/io_ports.c, guest/devices/io_mmio.c), and an exit looks
+ * (guest/io_ports.c, guest/io_mmio.c), and an exit looks
  * the address up here without naming any device, as ACRN's
  * register_pio_emulation_handler / register_mmio_emulation_handler or
  * KVM's kvm_io_bus_register_dev.

@@ -20,7 +20,7 @@
  *                only MOV forms for its own MMIO devices).
  *
  * Pure device state: pc_testdev_io decodes an access and says what the
- * platform must do (set a line, drop a translation); guest/devices/io_ports.c does
+ * platform must do (set a line, drop a translation); guest/io_ports.c does
  * it.
  */
 #ifndef GUEST_PC_TESTDEV_H

@@ -13,7 +13,7 @@
  *
  * Byte and word accesses to 0xcf8 are not CONFIG_ADDRESS (so Linux's
  * mechanism #2 check in arch/x86/pci/direct.c fails, as on QEMU), and
- * port 0xcf9 stays the reset control register (guest/devices/io_ports.c).
+ * port 0xcf9 stays the reset control register (guest/io_ports.c).
  */
 #ifndef GUEST_PCI_HOST_H
 #define GUEST_PCI_HOST_H

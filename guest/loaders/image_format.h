@@ -10,16 +10,8 @@
 #ifndef GUEST_IMAGE_FORMAT_H
 #define GUEST_IMAGE_FORMAT_H
 
+#include "guest/guest_format.h"
 #include "lib/types.h"
-
-enum guest_format {
-	GUEST_FORMAT_AUTO,              /* recognise bzImage, multiboot, ELF */
-	GUEST_FORMAT_BZIMAGE,
-	GUEST_FORMAT_MULTIBOOT,
-	GUEST_FORMAT_ELF,
-	GUEST_FORMAT_FLAT,
-	GUEST_FORMAT_UNKNOWN,           /* auto found none (last: see config) */
-};
 
 #define MULTIBOOT_HEADER_MAGIC  0x1BADB002u
 #define MULTIBOOT_SEARCH_BYTES  8192

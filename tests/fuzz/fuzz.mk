@@ -52,7 +52,7 @@ fuzz_srcs_fuzz_mmio_decode := guest/mmio_decode.c
 fuzz_srcs_fuzz_guest_devices := guest/interrupts.c guest/devices/vlapic.c \
 	guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c guest/devices/vlapic_mmio.c \
 	guest/devices/pic8259.c guest/devices/uart.c guest/devices/pit8254.c guest/devices/port61.c \
-	guest/devices/ioapic.c guest/devices/io_ports.c guest/devices/pci_host.c guest/guest_console.c \
+	guest/devices/ioapic.c guest/io_ports.c guest/devices/pci_host.c guest/guest_console.c \
 	guest/devices/io_registry.c \
 	guest/devices/pc_testdev.c guest/devices/acpi_tables.c guest/devices/fw_cfg.c lib/string.c lib/format.c \
 	lib/console.c lib/guest_ram.c
@@ -67,7 +67,7 @@ fuzz_includes_fuzz_mmio_exit := -Itests/unit/fake_exits
 fuzz_srcs_fuzz_mmio_exit := vmx/exit_mmio.c guest/guest_pagewalk.c \
 	guest/mmio_decode.c guest/devices/vlapic.c guest/devices/vlapic_ipi.c \
 	guest/devices/vlapic_timer.c guest/devices/vlapic_mmio.c guest/devices/ioapic.c lib/format.c \
-	guest/devices/io_mmio.c guest/devices/io_registry.c lib/string.c
+	guest/io_mmio.c guest/devices/io_registry.c lib/string.c
 # The guest's MSRs with kvmclock and the async-PF MSRs and area; the TSC
 # is the target's (tests/unit/fake_exits).
 fuzz_includes_fuzz_guest_msr := -Itests/unit/fake_exits

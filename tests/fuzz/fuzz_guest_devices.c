@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "guest/interrupts.h"
-#include "guest/devices/io_ports.h"
+#include "guest/io_ports.h"
 #include "guest/devices/vlapic_mmio.h"
 #include "guest/vm.h"
 #include "tests/fuzz/fuzz_check.h"

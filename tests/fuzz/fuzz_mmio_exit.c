@@ -44,7 +44,7 @@
 #include "guest/guest_pagewalk.h"
 #include "guest/interrupts.h"
 #include "guest/devices/ioapic.h"
-#include "guest/devices/io_mmio.h"
+#include "guest/io_mmio.h"
 #include "guest/mmio_decode.h"
 #include "guest/devices/vlapic_mmio.h"
 #include "vmx/ept_qualification.h"

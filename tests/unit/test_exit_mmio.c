@@ -23,7 +23,7 @@
 #include "arch/x86/cpu.h"
 #include "guest/interrupts.h"
 #include "guest/devices/ioapic.h"
-#include "guest/devices/io_mmio.h"
+#include "guest/io_mmio.h"
 #include "guest/devices/vlapic_mmio.h"
 #include "vmx/ept_qualification.h"
 #include "vmx/exit_handlers.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest/devices/io_ports.c, the guest's port I/O: what an unclaimed port reads,
+ * guest/io_ports.c, the guest's port I/O: what an unclaimed port reads,
  * COM1 lines reaching the console (escaped), the test-exit port, the
  * reset and ACPI power-off requests, the ACPI PM1 registers, the 8259
  * routing, and which accesses move irq_gen (may change what an interrupt
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "guest/devices/acpi_tables.h"
-#include "guest/devices/io_ports.h"
+#include "guest/io_ports.h"
 #include "guest/vm.h"
 
 static struct vm vm;

@@ -44,10 +44,10 @@ unit_srcs_test_guest_mce := guest/mce.c
 UNIT_TESTS += test_pv_send_ipi
 unit_srcs_test_pv_send_ipi := guest/pv_send_ipi.c
 
-# The guest's port I/O (guest/devices/io_ports.c) with its real devices and a
+# The guest's port I/O (guest/io_ports.c) with its real devices and a
 # faked VM end and IRQ routing.
 UNIT_TESTS += test_io_ports
-unit_srcs_test_io_ports := guest/devices/io_ports.c \
+unit_srcs_test_io_ports := guest/io_ports.c \
 	guest/devices/io_registry.c guest/devices/pc_testdev.c \
 	guest/devices/uart.c guest/devices/pic8259.c \
 	guest/devices/pit8254.c guest/devices/port61.c guest/devices/pci_host.c \

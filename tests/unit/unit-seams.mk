@@ -79,7 +79,7 @@ UNIT_TESTS += test_exit_mmio
 unit_srcs_test_exit_mmio := guest/guest_pagewalk.c guest/mmio_decode.c \
 	guest/devices/vlapic.c guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c \
 	guest/devices/vlapic_mmio.c guest/devices/ioapic.c \
-	guest/devices/io_mmio.c guest/devices/io_registry.c lib/format.c \
+	guest/io_mmio.c guest/devices/io_registry.c lib/format.c \
 	lib/string.c
 unit_objs_test_exit_mmio := $(UNIT_OUT)/obj/vmx/exit_mmio_fake_exits.o
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "guest/devices/io_ports.h"
+#include "guest/io_ports.h"
 #include "guest/devices/acpi_tables.h"
 #include "guest/interrupts.h"
 #include "arch/x86/cpu.h"

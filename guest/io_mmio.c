@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "guest/devices/io_mmio.h"
+#include "guest/io_mmio.h"
 #include "guest/devices/vlapic_mmio.h"
 #include "guest/interrupts.h"
 #include "arch/x86/cpu.h"
