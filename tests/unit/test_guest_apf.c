@@ -29,7 +29,6 @@
 static struct vm vm;
 static uint8_t ram[RAM_SIZE];
 static unsigned pins[RAM_SIZE / PAGE_SIZE];
-static bool io_busy[RAM_SIZE / PAGE_SIZE];
 static bool pin_refused[RAM_SIZE / PAGE_SIZE];
 
 /* What goes wrong when a token is written into the area's token word. */
@@ -90,16 +89,54 @@ void vm_unpin_ram(struct vm *g, uint64_t gpa)
 	pins[gpa / PAGE_SIZE]--;
 }
 
+/* Requests set for vCPU 0, and how many of them kicked it. */
+static unsigned kicks, quiet_requests;
+
+void vm_request_no_kick(struct vm *g, unsigned n, enum vcpu_request req)
+{
+	assert_ptr_equal(g, &vm);
+	vm.plat[n].requests |= BIT(req);
+	quiet_requests++;
+}
+
 void vm_request(struct vm *g, unsigned n, enum vcpu_request req)
 {
 	assert_ptr_equal(g, &vm);
 	vm.plat[n].requests |= BIT(req);
+	kicks++;
 }
 
-bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa)
+/* vm_fault_begin's view of guest RAM, under mem_lock. */
+int guest_memory_read(const struct guest_memory *gm, uint64_t gpa, void *dst,
+		      uint64_t len)
 {
 	assert_ptr_equal(gm, &vm.mem);
-	return gpa < RAM_SIZE && io_busy[gpa / PAGE_SIZE];
+	assert_true(spin_is_locked(&vm.mem_lock));
+	return vm_read_ram(&vm, gpa, dst, len);
+}
+
+int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
+		       uint64_t len)
+{
+	assert_ptr_equal(gm, &vm.mem);
+	assert_true(spin_is_locked(&vm.mem_lock));
+	return vm_write_ram(&vm, gpa, src, len);
+}
+
+/* Faults begun, and the result the next one gets. */
+static unsigned faults_begun;
+static enum guest_fault_result fault_result;
+
+enum guest_fault_result swap_fault_begin_locked(struct swap_daemon *d,
+						uint64_t gpa, unsigned vcpu)
+{
+	assert_ptr_equal(d, vm.swap);
+	assert_int_equal(vcpu, 0);
+	assert_true(spin_is_locked(&vm.mem_lock));
+	assert_false(spin_is_locked(&vm.plat[0].apf_lock));
+	(void)gpa;
+	faults_begun++;
+	return fault_result;
 }
 
 /* ---- the guest ---- */
@@ -144,10 +181,24 @@ static void guest_disables(void)
 	guest_apf_on = false;
 }
 
-/* What the vCPU loop does before an entry (vmx/vcpu_entry.h). */
+/* A page-ready held (VM_PAGE_READY_HELD): retried before every entry. */
+static bool held;
+
+/*
+ * What the vCPU loop does before an entry (vmx/vcpu_events.c,
+ * vcpu_entry.h): VCPU_REQ_PAGE_READY's handler when the bit is set, or
+ * the retry of a held page-ready; else nothing at all.
+ */
 static bool before_entry(void)
 {
-	return vm_apf_page_ready(&vm, 0, guest_paging);
+	enum vm_page_ready r;
+
+	if (!(vm.plat[0].requests & BIT(VCPU_REQ_PAGE_READY)) && !held)
+		return false;
+	vm.plat[0].requests &= ~BIT(VCPU_REQ_PAGE_READY);
+	r = vm_apf_page_ready(&vm, 0, guest_paging);
+	held = r == VM_PAGE_READY_HELD;
+	return r == VM_PAGE_READY_SENT;
 }
 
 /*
@@ -180,8 +231,11 @@ static uint32_t user_fault(uint64_t gpa)
 				      .paging = true, .cpl = 3 };
 	uint32_t token = 0;
 
-	io_busy[gpa / PAGE_SIZE] = true;
-	assert_true(vm_apf_not_present(&vm, 0, &gs, gpa, &token));
+	fault_result = GUEST_FAULT_SWAPIN_STARTED;
+	assert_int_equal(vm_fault_begin(&vm, 0, gpa, &gs, &token),
+			 GUEST_FAULT_SWAPIN_STARTED);
+	assert_int_not_equal(token, 0);
+	assert_false(spin_is_locked(&vm.mem_lock));
 	assert_int_equal(area_word(KVM_APF_AREA_FLAGS_OFFSET),
 			 KVM_PV_REASON_PAGE_NOT_PRESENT);
 	/* The guest's #PF handler reads and clears the reason. */
@@ -189,9 +243,13 @@ static uint32_t user_fault(uint64_t gpa)
 	return token;
 }
 
+/* The completion, on the CPU that harvested it, under mem_lock. */
 static void swap_in_done(uint64_t gpa)
 {
-	io_busy[gpa / PAGE_SIZE] = false;
+	spin_lock(&vm.mem_lock);
+	vm_apf_page_settled(&vm, 0, gpa);
+	spin_unlock(&vm.mem_lock);
+	assert_false(spin_is_locked(&vm.plat[0].apf_lock));
 }
 
 static int setup(void **state)
@@ -202,7 +260,9 @@ static int setup(void **state)
 	memset(&vm, 0, sizeof(vm));
 	memset(ram, 0, sizeof(ram));
 	memset(pins, 0, sizeof(pins));
-	memset(io_busy, 0, sizeof(io_busy));
+	held = false;
+	kicks = quiet_requests = faults_begun = 0;
+	fault_result = GUEST_FAULT_SWAPIN_STARTED;
 	memset(pin_refused, 0, sizeof(pin_refused));
 	token_write = TOKEN_WRITE_OK;
 	guest_paging = true;
