@@ -47,9 +47,13 @@ static unsigned nwoken;
 
 /* ---- the rest of the VM, faked ---- */
 
+/* Reads of guest RAM (each one a hold of mem_lock in the real VM). */
+static unsigned ram_reads;
+
 int vm_read_ram(struct vm *g, uint64_t gpa, void *dst, uint64_t len)
 {
 	assert_ptr_equal(g, &vm);
+	ram_reads++;
 	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
 		return -1;
 	memcpy(dst, ram + gpa, len);
@@ -261,7 +265,7 @@ static int setup(void **state)
 	memset(ram, 0, sizeof(ram));
 	memset(pins, 0, sizeof(pins));
 	held = false;
-	kicks = quiet_requests = faults_begun = 0;
+	kicks = quiet_requests = faults_begun = ram_reads = 0;
 	fault_result = GUEST_FAULT_SWAPIN_STARTED;
 	memset(pin_refused, 0, sizeof(pin_refused));
 	token_write = TOKEN_WRITE_OK;
@@ -494,6 +498,119 @@ static void page_ready_held_while_paging_is_off(void **state)
 	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 0);
 }
 
+/*
+ * The completion puts the token on the done list and sets the request;
+ * it kicks the vCPU unless a page-ready is out and un-acked (KVM's
+ * kvm_arch_async_page_present_queued): then the guest's ACK exit is sure
+ * to come and asks again. The handler meanwhile finds the slot taken and
+ * holds nothing for the entries to retry.
+ */
+static void completion_kicks_unless_an_ack_is_due(void **state)
+{
+	uint32_t first, second;
+
+	(void)state;
+	guest_enables();
+	assert_true(before_entry());            /* the wake-all, un-acked */
+	first = user_fault(0x5000);
+	kicks = quiet_requests = 0;
+	swap_in_done(0x5000);
+	assert_int_equal(kicks, 0);
+	assert_int_equal(quiet_requests, 1);
+	assert_true(vm.plat[0].requests & BIT(VCPU_REQ_PAGE_READY));
+	assert_false(before_entry());
+	assert_false(held);
+	assert_false(vm.plat[0].requests & BIT(VCPU_REQ_PAGE_READY));
+	/* The guest takes the wake-all and ACKs: the token follows. */
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 2);
+	assert_int_equal(woken[1], first);
+	/* Nothing out now: the next completion kicks (the ACKs asked too). */
+	second = user_fault(0x6000);
+	kicks = 0;
+	swap_in_done(0x6000);
+	assert_int_equal(kicks, 1);
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(woken[2], second);
+	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 0);
+}
+
+/*
+ * A vCPU that waited for the page without a token (APF halt, a
+ * synchronous wait, async PF off) is kicked all the same, and its
+ * handler finds an empty done list without reading guest RAM.
+ */
+static void completion_without_a_token_kicks_and_costs_nothing(void **state)
+{
+	(void)state;
+	swap_in_done(0x5000);
+	assert_int_equal(kicks, 1);
+	assert_true(vm.plat[0].requests & BIT(VCPU_REQ_PAGE_READY));
+	assert_false(before_entry());
+	assert_false(held);
+	assert_int_equal(ram_reads, 0);
+	assert_int_equal(vm.plat[0].apf.stats.page_ready, 0);
+}
+
+/*
+ * Tokens in flight and nothing completed: entries do nothing for them
+ * (no request, nothing held), however many there are.
+ */
+static void entries_with_tokens_out_do_nothing_until_told(void **state)
+{
+	(void)state;
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	user_fault(0x5000);
+	user_fault(0x6000);
+	ram_reads = 0;
+	for (int i = 0; i < 5; i++)
+		assert_false(before_entry());
+	assert_int_equal(ram_reads, 0);
+	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 2);
+}
+
+/*
+ * The not-present step is one call under one hold of mem_lock (the
+ * fakes check it is held for the fault and the flags word): a resolved
+ * fault takes no token, a joined swap-in (WAIT_IO) does, async PF off or
+ * a flags word the guest has not consumed makes the caller wait.
+ */
+static void not_present_step_is_one_call(void **state)
+{
+	struct apf_guest_state gs = { .interrupts_enabled = true,
+				      .paging = true, .cpl = 3 };
+	uint32_t token = 1;
+
+	(void)state;
+	fault_result = GUEST_FAULT_RESOLVED;
+	assert_int_equal(vm_fault_begin(&vm, 0, 0x5000, &gs, &token),
+			 GUEST_FAULT_RESOLVED);
+	assert_int_equal(token, 0);
+	fault_result = GUEST_FAULT_SWAPIN_STARTED;
+	vm_fault_begin(&vm, 0, 0x5000, &gs, &token);    /* async PF off */
+	assert_int_equal(token, 0);
+	assert_int_equal(faults_begun, 2);
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	fault_result = GUEST_FAULT_WAIT_IO;
+	assert_int_equal(vm_fault_begin(&vm, 0, 0x6000, &gs, &token),
+			 GUEST_FAULT_WAIT_IO);
+	assert_int_not_equal(token, 0);
+	/* The guest has not read the reason yet: a second one waits. */
+	vm_fault_begin(&vm, 0, 0x7000, &gs, &token);
+	assert_int_equal(token, 0);
+	assert_int_equal(gs.area_flags, KVM_PV_REASON_PAGE_NOT_PRESENT);
+	assert_int_equal(
+		vm.plat[0].apf.stats.sync[APF_SYNC_NOTIFICATION_UNCONSUMED], 1);
+	assert_int_equal(faults_begun, 4);
+	assert_false(spin_is_locked(&vm.mem_lock));
+	assert_false(spin_is_locked(&vm.plat[0].apf_lock));
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -506,6 +623,10 @@ int main(void)
 		T(page_ready_whose_token_cannot_be_written_stays_queued),
 		T(area_pin_that_failed_is_never_unpinned),
 		T(page_ready_held_while_paging_is_off),
+		T(completion_kicks_unless_an_ack_is_due),
+		T(completion_without_a_token_kicks_and_costs_nothing),
+		T(entries_with_tokens_out_do_nothing_until_told),
+		T(not_present_step_is_one_call),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
