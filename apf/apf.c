@@ -261,6 +261,21 @@ enum apf_completion apf_page_completed(struct apf_vcpu *v, uint64_t gpa)
 				       APF_COMPLETION_KICK;
 }
 
+bool apf_outstanding_token(const struct apf_vcpu *v, uint64_t gpa,
+			   uint32_t *token)
+{
+	gpa &= PAGE_MASK;
+	for (unsigned i = 0; i < APF_SLOTS; i++) {
+		const struct apf_entry *e = &v->entries[i];
+
+		if (e->state == APF_ENTRY_OUTSTANDING && e->gpa == gpa) {
+			*token = e->token;
+			return true;
+		}
+	}
+	return false;
+}
+
 /*
  * kvm_arch_can_dequeue_async_page_present: the LAPIC must take the
  * vector (an interrupt raised in a disabled LAPIC is lost and the slot

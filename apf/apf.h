@@ -11,8 +11,10 @@
  *   EPT violation on a page being swapped in
  *     -> apf_not_present(): DELIVER with a token (write flags = 1, inject
  *        #PF with CR2 = token) or a reason to wait synchronously;
- *   the swap-in completes -> apf_page_completed(): the token is ready;
- *   before a VM entry, on an ACK write -> apf_peek_page_ready(): when the
+ *   the swap-in completes -> apf_page_completed(), by the CPU that saw
+ *        the completion: the token goes on the done list, and the vCPU
+ *        is told (kicked unless the verdict says its ACK will come);
+ *   the vCPU, told (or on its ACK) -> apf_peek_page_ready(): when the
  *        guest's token slot is free, write the token there and raise the
  *        page-ready vector; once both are done, apf_page_ready_sent()
  *        takes it off the queue; the guest then clears the slot and
@@ -228,8 +230,16 @@ enum apf_verdict apf_not_present(struct apf_vcpu *v,
  */
 bool apf_not_present_abandoned(struct apf_vcpu *v, uint32_t token);
 
-/* The swap-in of gpa completed: its tokens on this vCPU become ready. */
+/*
+ * The swap-in of gpa completed: its tokens on this vCPU go on the done
+ * list (the ready queue). Called where the completion is harvested, under
+ * the lock that serializes v; the verdict says whether to kick the vCPU.
+ */
 enum apf_completion apf_page_completed(struct apf_vcpu *v, uint64_t gpa);
+
+/* The token outstanding for the page at gpa, if one is (trace records). */
+bool apf_outstanding_token(const struct apf_vcpu *v, uint64_t gpa,
+			   uint32_t *token);
 
 /*
  * The next page-ready to deliver now, in completion order, without

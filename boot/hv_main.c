@@ -117,7 +117,8 @@ static NORETURN void service_loop(struct vm *vm, const struct boot_info *bi)
 
 	while (__atomic_load_n(&vcpus_done, __ATOMIC_ACQUIRE) < vm->nvcpus) {
 		uint64_t now = rdtsc();
-		bool busy = swap_daemon_work(vm->memory.swap);
+		bool busy = swap_daemon_work_as(vm->memory.swap,
+						SWAP_WORKER_SERVICE_CPU);
 
 		hv_trace_poll(bi, vm->nvcpus);
 
@@ -150,7 +151,8 @@ static int start_vcpu_cpus(const struct boot_info *bi, struct vm *vm)
 	uint32_t bsp_id = this_cpu()->apic_id;
 	unsigned next_ap = 0;
 
-	vcpu_cpu_base = host_cpu_count > vm->nvcpus ? 1 : 0;
+	/* The service CPU fill_spec asked for, if any, keeps the boot CPU. */
+	vcpu_cpu_base = swap_daemon_has_service_cpu(vm->memory.swap) ? 1 : 0;
 	smp_init(bi->trampoline_pa, read_cr3());
 	for (unsigned id = vcpu_cpu_base; id < vm->nvcpus + vcpu_cpu_base;
 	     id++) {

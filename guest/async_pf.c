@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/async_pf.h"
+#include "swap/swap_daemon.h"
 #include "arch/x86/cpu.h"
 #include "lib/console.h"
 #include "lib/ratelimit.h"
@@ -18,83 +19,134 @@ static int write_area_u32(struct vm *vm, const struct apf_vcpu *a,
 			    sizeof(value));
 }
 
-bool vm_apf_not_present(struct vm *vm, unsigned n, struct apf_guest_state *gs,
-			uint64_t gpa, uint32_t *token)
+/*
+ * The flags word, with mem_lock held (vm_fault_begin): the area's page is
+ * pinned while the protocol is on, so it is resident; if its pin failed
+ * and it is away, the fault is handled synchronously this time.
+ */
+static void not_present_locked(struct vm *vm, unsigned n,
+			       struct apf_guest_state *gs, uint64_t gpa,
+			       uint32_t *token)
 {
-	struct apf_vcpu *a = &vm->plat[n].apf;
+	struct vcpu_platform *p = &vm->plat[n];
+	uint64_t flags = apf_area_gpa(&p->apf) + KVM_APF_AREA_FLAGS_OFFSET;
+	const uint32_t reason = KVM_PV_REASON_PAGE_NOT_PRESENT;
 
-	gs->area_flags = 0;
-	if (apf_enabled(a) &&
-	    read_area_u32(vm, a, KVM_APF_AREA_FLAGS_OFFSET, &gs->area_flags))
-		return false;
-	if (apf_not_present(a, gs, ALIGN_DOWN(gpa, PAGE_SIZE), rdtsc(),
-			    token) != APF_DELIVER)
-		return false;
-	if (write_area_u32(vm, a, KVM_APF_AREA_FLAGS_OFFSET,
-			   KVM_PV_REASON_PAGE_NOT_PRESENT)) {
-		apf_not_present_abandoned(a, *token);
-		return false;
+	if (guest_memory_read(&vm->memory.ram, flags, &gs->area_flags,
+			      sizeof(gs->area_flags)))
+		return;
+	spin_lock(&p->apf_lock);
+	if (apf_not_present(&p->apf, gs, gpa, rdtsc(), token) != APF_DELIVER) {
+		*token = 0;
+	} else if (guest_memory_write(&vm->memory.ram, flags, &reason,
+				      sizeof(reason))) {
+		apf_not_present_abandoned(&p->apf, *token);
+		*token = 0;
 	}
-	trace_async_pf_not_present(n, *token, ALIGN_DOWN(gpa, PAGE_SIZE));
-	return true;
+	spin_unlock(&p->apf_lock);
 }
 
-/* Tokens whose page has no I/O in flight any more are ready. */
-static void collect_completions(struct vm *vm, unsigned n,
-				struct apf_vcpu *a)
+enum guest_fault_result vm_fault_begin(struct vm *vm, unsigned n,
+				       uint64_t gpa,
+				       struct apf_guest_state *gs,
+				       uint32_t *token)
 {
-	spin_lock(&vm->memory.lock);
-	for (unsigned i = 0; i < APF_SLOTS; i++) {
-		const struct apf_entry *e = &a->entries[i];
+	enum guest_fault_result r;
 
-		if (e->state == APF_ENTRY_OUTSTANDING &&
-		    !guest_memory_io_busy(&vm->memory.ram, e->gpa)) {
-			trace_async_pf_completed(n, e->token, e->gpa);
-			apf_page_completed(a, e->gpa);
-		}
-	}
+	*token = 0;
+	gs->area_flags = 0;
+	spin_lock(&vm->memory.lock);
+	r = swap_fault_begin_locked(vm->memory.swap, gpa, n);
+	if ((r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) &&
+	    apf_enabled(&vm->plat[n].apf))
+		not_present_locked(vm, n, gs, ALIGN_DOWN(gpa, PAGE_SIZE),
+				   token);
 	spin_unlock(&vm->memory.lock);
+	if (*token)
+		trace_async_pf_not_present(n, *token,
+					   ALIGN_DOWN(gpa, PAGE_SIZE));
+	return r;
+}
+
+void vm_apf_page_settled(struct vm *vm, unsigned n, uint64_t gpa)
+{
+	struct vcpu_platform *p = &vm->plat[n];
+	enum apf_completion done;
+	uint32_t token;
+
+	spin_lock(&p->apf_lock);
+	if (trace_on && apf_outstanding_token(&p->apf, gpa, &token))
+		trace_async_pf_completed(n, token, ALIGN_DOWN(gpa, PAGE_SIZE));
+	done = apf_page_completed(&p->apf, gpa);
+	spin_unlock(&p->apf_lock);
+	/* kvm_arch_async_page_present_queued: no kick while one is pending. */
+	if (done == APF_COMPLETION_CHECK_ON_ENTRY)
+		vm_request_no_kick(vm, n, VCPU_REQ_PAGE_READY);
+	else
+		vm_request(vm, n, VCPU_REQ_PAGE_READY);
+}
+
+/* apf_peek_page_ready under apf_lock; *ack_due: a page-ready is un-acked. */
+static enum apf_ready_verdict peek_page_ready(struct vcpu_platform *p,
+					      const struct apf_ready_state *rs,
+					      struct apf_page_ready *out,
+					      bool *ack_due)
+{
+	enum apf_ready_verdict verdict;
+
+	spin_lock(&p->apf_lock);
+	verdict = apf_peek_page_ready(&p->apf, rs, out);
+	*ack_due = p->apf.page_ready_pending;
+	spin_unlock(&p->apf_lock);
+	return verdict;
 }
 
 /*
- * The page-ready leaves the queue only once its token is in the word and
- * the LAPIC took the vector; else it stays first in line for the next
- * entry. The LAPIC was found enabled just before, but an INIT from
- * another vCPU may reset it in between.
+ * The page-ready leaves the done list only once its token is in the word
+ * and the LAPIC took the vector; else it stays first in line. The LAPIC
+ * was found enabled just before, but an INIT from another vCPU may reset
+ * it in between. A completion meanwhile only adds to the list's tail.
  */
-bool vm_apf_page_ready(struct vm *vm, unsigned n, bool paging)
+enum vm_page_ready vm_apf_page_ready(struct vm *vm, unsigned n, bool paging)
 {
 	struct vcpu_platform *p = &vm->plat[n];
 	struct apf_vcpu *a = &p->apf;
 	struct apf_ready_state rs = { .paging = paging };
+	enum apf_ready_verdict verdict;
 	struct apf_page_ready out;
-	bool accepted;
+	bool accepted, ack_due;
 
-	if (!apf_outstanding(a))
-		return false;
-	collect_completions(vm, n, a);
-	if (!apf_has_page_ready(a))
-		return false;
+	spin_lock(&p->apf_lock);
+	accepted = apf_has_page_ready(a);
+	spin_unlock(&p->apf_lock);
+	if (!accepted)
+		return VM_PAGE_READY_NONE;
 	if (read_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, &rs.area_token))
-		return false;
+		return VM_PAGE_READY_HELD;
 	vm_devices_lock(vm);
 	rs.lapic_enabled = vlapic_sw_enabled(&p->lapic);
 	vm_devices_unlock(vm, false);
-	if (apf_peek_page_ready(a, &rs, &out) != APF_READY_DELIVER)
-		return false;
-	if (write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, out.token))
-		return false;
+	verdict = peek_page_ready(p, &rs, &out, &ack_due);
+	/* The guest frees the slot, then writes ACK: that asks again. */
+	if (verdict == APF_READY_NONE ||
+	    (verdict == APF_READY_WAIT_SLOT && ack_due))
+		return VM_PAGE_READY_NONE;
+	if (verdict != APF_READY_DELIVER ||
+	    write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, out.token))
+		return VM_PAGE_READY_HELD;
 	vm_devices_lock(vm);
 	accepted = vlapic_accept(&p->lapic, out.vector);
 	vm_devices_unlock(vm, accepted);
 	if (!accepted) {
 		/* The guest has not run since: the word is still ours. */
 		write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, 0);
-		return false;
+		return VM_PAGE_READY_HELD;
 	}
+	spin_lock(&p->apf_lock);
 	apf_page_ready_sent(a, rdtsc());
+	spin_unlock(&p->apf_lock);
 	trace_async_pf_ready(n, out.token, out.gpa);
-	return true;
+	return VM_PAGE_READY_SENT;
 }
 
 /*
@@ -138,8 +190,12 @@ bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
 {
 	struct apf_vcpu *a = &vm->plat[n].apf;
 	struct apf_msr_effect effect;
+	enum apf_msr_result r;
 
-	if (apf_wrmsr(a, &vm->apf.env, msr, value, &effect) != APF_MSR_OK)
+	spin_lock(&vm->plat[n].apf_lock);
+	r = apf_wrmsr(a, &vm->apf.env, msr, value, &effect);
+	spin_unlock(&vm->plat[n].apf_lock);
+	if (r != APF_MSR_OK)
 		return false;
 	repin_area(vm, n);
 	/* If this write fails, so does the read before each page-ready. */
@@ -160,6 +216,8 @@ void vm_apf_reset(struct vm *vm, unsigned n)
 {
 	struct apf_orphans orphans;
 
+	spin_lock(&vm->plat[n].apf_lock);
 	apf_vcpu_reset(&vm->plat[n].apf, &orphans);
+	spin_unlock(&vm->plat[n].apf_lock);
 	repin_area(vm, n);
 }

@@ -2,8 +2,15 @@
 /*
  * The VM's side of async page faults (../shared/APF-PROTOCOL.md): apf/
  * decides, this file reads and writes the guest's shared area and raises
- * the page-ready vector in the virtual LAPIC. Every call is made by the
- * vCPU it names (its exits, its requests), so apf state needs no lock.
+ * the page-ready vector in the virtual LAPIC. vCPU n's apf state is
+ * changed by its own exits and requests, and by the completion of a
+ * swap-in it holds a token for (vm_apf_page_settled, on the CPU that
+ * harvested it): plat[n].apf_lock serializes them (guest/vm.h).
+ *
+ * As KVM's async_pf (virt/kvm/async_pf.c: the worker puts the item on
+ * the vCPU's done list and makes KVM_REQ_APF_READY; the vCPU drains it in
+ * kvm_check_async_pf_completion), the completion goes to the waiter:
+ * nothing polls the tokens before an entry.
  */
 #ifndef GUEST_ASYNC_PF_H
 #define GUEST_ASYNC_PF_H
@@ -11,22 +18,46 @@
 #include "guest/vm.h"
 
 /*
- * An EPT violation on gpa, whose swap-in is under way, may become a
- * "page not present": when apf/ allows it, the reason is written into the
- * shared area and true returned with the token the caller injects as #PF
- * (CR2 = token, error code 0). False: wait synchronously (counted).
- * gs is the vCPU state the caller read; its area_flags is filled here.
+ * The not-present step of an EPT violation of vCPU n at gpa (guest RAM),
+ * under one hold of mem_lock: the fault is begun (swap_fault_begin_locked:
+ * the page mapped, or its swap-in started or joined with n a waiter) and,
+ * when the swap-in is under way and apf/ allows it, a token is taken and
+ * "page not present" written into the shared area, before any completion
+ * can look for the token. *token is that token (the caller injects #PF,
+ * CR2 = *token, error code 0), or 0: the caller waits as without async
+ * page faults (apf_halt_allowed, swap_fault_wait). gs is the vCPU state
+ * the caller read; its area_flags is filled here.
  */
-bool vm_apf_not_present(struct vm *vm, unsigned n, struct apf_guest_state *gs,
-			uint64_t gpa, uint32_t *token);
+enum guest_fault_result vm_fault_begin(struct vm *vm, unsigned n,
+				       uint64_t gpa,
+				       struct apf_guest_state *gs,
+				       uint32_t *token);
 
 /*
- * Before an entry: tokens whose swap-in has ended become ready, and the
- * next page-ready goes out (token into the area, vector into the LAPIC)
- * if the guest's slot is free. paging is the vCPU's CR0.PG now. True when
- * one went out.
+ * The page at gpa, which vCPU n waited for, is settled (swap/'s
+ * page_resident, under mem_lock, on any CPU): a token of n for it goes on
+ * n's done list, and VCPU_REQ_PAGE_READY is set, with a kick unless
+ * apf_page_completed says n's ACK exit will come anyway. A vCPU that
+ * waited without a token (APF halt, synchronous wait) is kicked too.
  */
-bool vm_apf_page_ready(struct vm *vm, unsigned n, bool paging);
+void vm_apf_page_settled(struct vm *vm, unsigned n, uint64_t gpa);
+
+enum vm_page_ready {
+	/* Nothing to send now; a request comes when there is (a completion,
+	 * the guest's ACK, an EN or INT write). */
+	VM_PAGE_READY_NONE,
+	VM_PAGE_READY_SENT,     /* token in the word, vector in the LAPIC */
+	/* One waits for what no request announces (CR0.PG, the LAPIC, a
+	 * legal vector, the area's page): try again before each entry. */
+	VM_PAGE_READY_HELD,
+};
+
+/*
+ * VCPU_REQ_PAGE_READY's handler (vCPU n itself): the first page-ready of
+ * its done list goes out if the guest's slot is free and its LAPIC takes
+ * the vector: at most one at a time. paging is the vCPU's CR0.PG now.
+ */
+enum vm_page_ready vm_apf_page_ready(struct vm *vm, unsigned n, bool paging);
 
 /* Whether vCPU n has tokens in flight or page-ready to send. */
 static inline bool vm_apf_busy(const struct vm *vm, unsigned n)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/vm.h"
+#include "guest/async_pf.h"
 #include "lib/trace/trace.h"
 #include "guest/cpuid.h"
 #include "guest/interrupts.h"
@@ -28,16 +29,23 @@ static void *identity(void *ctx, uint64_t pa)
 	return (void *)(uintptr_t)pa;
 }
 
+/*
+ * Sequentially consistent, against the vCPU's entry: it says it is in
+ * guest mode and then looks at its requests; we set the bit and then look
+ * whether it is in guest mode (the kick).
+ */
+void vm_request_no_kick(struct vm *vm, unsigned n, enum vcpu_request req)
+{
+	if (n < vm->nvcpus)
+		__atomic_fetch_or(&vm->plat[n].requests, BIT(req),
+				  __ATOMIC_SEQ_CST);
+}
+
 void vm_request(struct vm *vm, unsigned n, enum vcpu_request req)
 {
 	if (n >= vm->nvcpus)
 		return;
-	/*
-	 * Sequentially consistent, against the vCPU's entry: it says it is
-	 * in guest mode and then looks at its requests; we set the bit and
-	 * then look whether it is in guest mode (the kick).
-	 */
-	__atomic_fetch_or(&vm->plat[n].requests, BIT(req), __ATOMIC_SEQ_CST);
+	vm_request_no_kick(vm, n, req);
 	if (vm->kick)
 		vm->kick(vm->kick_ctx, n);
 }
@@ -73,16 +81,21 @@ static void swap_fatal(void *ctx, const char *reason)
 	vm_end(ctx, false, "%s", reason);
 }
 
+/*
+ * A swap-in (or write-back a fault cancelled) ended for good: each vCPU
+ * that waited hears of it at once, its token (if it holds one) on its
+ * done list (guest/async_pf.h). Runs under mem_lock, on the CPU that
+ * harvested the completion.
+ */
 static void page_resident(void *ctx, uint64_t gpa, uint64_t waiters,
 			  bool resident)
 {
 	struct vm *vm = ctx;
 
-	(void)gpa;
 	(void)resident;
 	for (unsigned n = 0; n < vm->nvcpus && waiters; n++, waiters >>= 1)
 		if (waiters & 1)
-			vm_request(vm, n, VCPU_REQ_PAGE_READY);
+			vm_apf_page_settled(vm, n, gpa);
 }
 
 /* A vCPU waiting for the service CPU's swap work rests this long. */

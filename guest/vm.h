@@ -14,9 +14,14 @@
  *             daemon and hypervisor writes into guest RAM; not on VM entry)
  *   dev.lock  the virtual devices and interrupt routing (taken through
  *             vm_devices_lock/vm_devices_unlock, which keep irq_gen)
- *   dev.fw_cfg_lock  the fw_cfg device, whose DMA transfers copy to and
- *             from guest RAM: it is taken before memory.lock (never after
- *             it, and never with dev.lock)
+ *   fw_cfg_lock  the fw_cfg device, whose DMA transfers copy to and from
+ *             guest RAM: it is taken before mem_lock (never after it, and
+ *             never with dev_lock)
+ *   plat[n].apf_lock  vCPU n's async-PF state (struct apf_vcpu): its
+ *             own exits take it, and so does the completion of a swap-in
+ *             it holds a token for, which puts the token on its done list
+ *             (guest/async_pf.h). Taken after mem_lock, never before it,
+ *             and never with dev_lock
  *
  * Telling a vCPU something goes through its request word only
  * (vm_request): the sender sets a bit and the vCPU is kicked out of guest
@@ -60,7 +65,9 @@ enum vcpu_request {
 	VCPU_REQ_NMI,           /* inject an NMI */
 	VCPU_REQ_INIT,          /* INIT: back to wait-for-SIPI (APs) */
 	VCPU_REQ_SIPI,          /* start at sipi_vector (after INIT) */
-	VCPU_REQ_PAGE_READY,    /* a page this vCPU waited for is settled */
+	/* A page this vCPU waited for is settled: a token of it may be on
+	 * its done list (vm_apf_page_settled); deliver page-ready. */
+	VCPU_REQ_PAGE_READY,
 	VCPU_REQ_STOP,          /* the guest has ended */
 };
 
@@ -104,7 +111,8 @@ struct vcpu_platform {
 	volatile enum vcpu_run_state run_state;
 	volatile uint8_t sipi_vector;   /* with VCPU_REQ_SIPI */
 	volatile bool parked;           /* in HLT with interrupts disabled */
-	struct apf_vcpu apf;            /* async page faults (the vCPU's own) */
+	struct apf_vcpu apf;            /* async page faults, under apf_lock */
+	struct spinlock apf_lock;
 	/* The page of the async-PF area pinned for it, if one is. */
 	bool apf_area_pinned;
 	uint64_t apf_area_pin;
@@ -266,6 +274,12 @@ void vm_complete(struct vm *vm, const struct vm_spec *spec);
 
 /* Sets bit req in vCPU n's request word and kicks it. */
 void vm_request(struct vm *vm, unsigned n, enum vcpu_request req);
+
+/*
+ * Sets bit req without a kick: vCPU n takes it before its next entry,
+ * whenever that comes (an exit it is sure to make anyway).
+ */
+void vm_request_no_kick(struct vm *vm, unsigned n, enum vcpu_request req);
 
 /* An NMI for vCPU n: counted, then VCPU_REQ_NMI. */
 static inline void vm_send_nmi(struct vm *vm, unsigned n)

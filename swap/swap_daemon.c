@@ -405,6 +405,17 @@ static bool work_locked(struct swap_daemon *d)
 	return busy;
 }
 
+bool swap_daemon_runs_on(const struct swap_daemon *d, enum swap_worker who)
+{
+	return d->cfg.service_cpu ? who == SWAP_WORKER_SERVICE_CPU
+				  : who == SWAP_WORKER_VCPU;
+}
+
+bool swap_daemon_work_as(struct swap_daemon *d, enum swap_worker who)
+{
+	return swap_daemon_runs_on(d, who) && swap_daemon_work(d);
+}
+
 bool swap_daemon_work(struct swap_daemon *d)
 {
 	bool busy;
@@ -417,21 +428,18 @@ bool swap_daemon_work(struct swap_daemon *d)
 	return busy;
 }
 
-enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
-					 unsigned vcpu)
+enum guest_fault_result swap_fault_begin_locked(struct swap_daemon *d,
+						uint64_t gpa, unsigned vcpu)
 {
+	enum guest_page_state found = PAGE_UNTOUCHED;
 	enum guest_fault_result r;
 
-	enum guest_page_state found = PAGE_UNTOUCHED;
-
-	spin_lock(d->lock);
 	if (trace_on && guest_memory_is_ram(d->mem, gpa))
 		found = guest_memory_page_state(d->mem, gpa);
 	r = guest_memory_fault(d->mem, gpa);
 	if ((r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) &&
 	    vcpu < MAX_VCPUS)
 		*waiter_word(d, gpa >> PAGE_SHIFT) |= BIT(vcpu);
-	spin_unlock(d->lock);
 	/*
 	 * Mapped meanwhile: by the completion this vCPU waited for, or by
 	 * another vCPU faulting on the same page. All guest mappings are
@@ -442,6 +450,17 @@ enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
 		r = GUEST_FAULT_RESOLVED;
 	}
 	trace_ept_violation(vcpu, gpa, (uint8_t)found, (uint8_t)r);
+	return r;
+}
+
+enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
+					 unsigned vcpu)
+{
+	enum guest_fault_result r;
+
+	spin_lock(d->lock);
+	r = swap_fault_begin_locked(d, gpa, vcpu);
+	spin_unlock(d->lock);
 	return r;
 }
 
@@ -488,7 +507,7 @@ bool swap_fault_pending(struct swap_daemon *d, uint64_t gpa, unsigned vcpu)
  */
 static void wait_round(struct swap_daemon *d)
 {
-	if (!d->cfg.service_cpu)
+	if (swap_daemon_runs_on(d, SWAP_WORKER_VCPU))
 		swap_daemon_work(d);
 	else if (d->cfg.ops.rest)
 		d->cfg.ops.rest(d->cfg.ops.ctx);

@@ -8,7 +8,9 @@
  *
  * Who runs its work: with a service CPU (more host CPUs than vCPUs) only
  * that CPU evicts and moves I/O (swap_daemon_work in its loop); without
- * one, the vCPUs do, on VM exits and while they wait.
+ * one, the vCPUs do, on VM exits and while they wait. That is decided in
+ * one place, swap_daemon_runs_on; every caller asks it (or calls
+ * swap_daemon_work_as).
  *
  * The fault path is split: swap_fault_begin never blocks (the page is
  * mapped, or its swap-in is under way and the vCPU is registered as a
@@ -102,6 +104,22 @@ const struct blockdev *swap_daemon_device(const struct swap_daemon *d);
 /* Requests queued for the device and not yet handed to it. */
 unsigned swap_daemon_io_waiting(const struct swap_daemon *d);
 
+/* Who may run the daemon's work. */
+enum swap_worker {
+	SWAP_WORKER_SERVICE_CPU,        /* the loop of a host CPU of its own */
+	SWAP_WORKER_VCPU,               /* a vCPU: its exits and its waits */
+};
+
+/*
+ * The one decision of where the daemon's work runs: on the service CPU
+ * when there is one, else on the vCPUs. True when who runs it.
+ */
+bool swap_daemon_runs_on(const struct swap_daemon *d, enum swap_worker who);
+
+/* swap_daemon_work when who runs the work (swap_daemon_runs_on); else
+ * false at once. */
+bool swap_daemon_work_as(struct swap_daemon *d, enum swap_worker who);
+
 /*
  * Moves I/O along and evicts when frames run low. Takes the lock. False
  * when it found nothing to do (no completion, no submission, no eviction):
@@ -117,6 +135,15 @@ bool swap_daemon_work(struct swap_daemon *d);
  */
 enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
 					 unsigned vcpu);
+
+/*
+ * swap_fault_begin with the lock (swap_daemon_config.lock) already held
+ * by the caller, which may do more under the same hold: the VM takes a
+ * token for the page in it (guest/async_pf.h, vm_fault_begin), so that
+ * the completion, which runs under the lock, cannot come between.
+ */
+enum guest_fault_result swap_fault_begin_locked(struct swap_daemon *d,
+						uint64_t gpa, unsigned vcpu);
 
 /*
  * Whether the I/O of the page at gpa that vcpu registered for (with

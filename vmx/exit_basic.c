@@ -160,8 +160,7 @@ enum exit_action handle_preemption_timer(struct vcpu *v,
 					 const struct vmx_exit *e)
 {
 	(void)e;
-	if (!swap_daemon_has_service_cpu(v->guest->memory.swap))
-		swap_daemon_work(v->guest->memory.swap);
+	swap_daemon_work_as(v->guest->memory.swap, SWAP_WORKER_VCPU);
 	return EXIT_RESUME;
 }
 

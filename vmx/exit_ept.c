@@ -4,11 +4,13 @@
  * violation on a page that was not present needs no INVEPT after it is
  * mapped: the processor drops the faulting translation itself (29.4.3.1).
  *
- * The page is brought in through the paging daemon's fault path: begin,
- * and, when its swap-in is under way, tell the guest with an async page
- * fault and resume it at once; or, where the guest could take an
- * interrupt, rest as in HLT until the page is in or an interrupt comes
- * (KVM's APF halt); or else wait for the page (synchronous). A page
+ * The page is brought in through the paging daemon's fault path: begin
+ * it, and take an async-PF token when its swap-in is under way, in one
+ * call into the VM (vm_fault_begin, one hold of the memory lock); with a
+ * token, tell the guest with an async page fault and resume it at once;
+ * or, where the guest could take an interrupt, rest as in HLT until the
+ * page is in or an interrupt comes (KVM's APF halt); or else wait for the
+ * page (synchronous). A page
  * whose swap-in failed for good is a machine check for the guest
  * (vmx/exit_lost_page.c).
  */
@@ -64,21 +66,13 @@ static void read_fault_state(struct apf_guest_state *gs)
 }
 
 /*
- * The page's swap-in is under way: tell the guest "page not present" with
- * a token (#PF, CR2 = token) and let it run another task, if the protocol
- * allows it now. False: the caller waits as without async page faults.
+ * The page's swap-in is under way and the VM took a token for it: tell
+ * the guest "page not present" (#PF, CR2 = token, error code 0).
  */
-static bool try_async_fault(struct vcpu *v, struct apf_guest_state *gs,
-			    uint64_t gpa)
+static void inject_not_present(struct vcpu *v, uint32_t token)
 {
-	uint32_t token;
-
-	if (!apf_enabled(&v->plat->apf) ||
-	    !vm_apf_not_present(v->guest, v->id, gs, gpa, &token))
-		return false;
 	v->regs.cr2 = token;
 	vmx_inject_exception(KVM_APF_PF_VECTOR, true, KVM_APF_PF_ERROR_CODE);
-	return true;
 }
 
 /*
@@ -117,7 +111,10 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 {
 	struct vm *g = v->guest;
 	uint64_t gpa = vmcs_read(VMCS_GUEST_PHYSICAL_ADDRESS);
+	struct apf_guest_state gs;
 	enum guest_fault_result r;
+	uint64_t tried;
+	uint32_t token;
 	int range = -1;
 
 	reblock_nmi_if_needed(v, e);
@@ -131,18 +128,16 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 		return handle_mmio(v, e, gpa, range);
 	}
 	exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MEMORY);
-	r = swap_fault_begin(g->memory.swap, gpa, v->id);
+	/* Stamped before the attempt, as the 2010 tracepoint is. */
+	tried = trace_on ? trace_clock() : 0;
+	read_fault_state(&gs);
+	r = vm_fault_begin(g, v->id, gpa, &gs, &token);
 	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) {
-		/* Stamped before the attempt, as the 2010 tracepoint is. */
-		uint64_t tried = trace_on ? trace_clock() : 0;
-		struct apf_guest_state gs;
-		bool async;
-
-		read_fault_state(&gs);
-		async = try_async_fault(v, &gs, gpa);
-		trace_try_async_get_page_at(tried, v->id, gpa, async);
-		if (async)
+		trace_try_async_get_page_at(tried, v->id, gpa, token != 0);
+		if (token) {
+			inject_not_present(v, token);
 			return EXIT_RESUME;
+		}
 		/* The access runs again once the page is in or after an
 		 * interrupt, and faults again if it is still not in. */
 		if (apf_halt_allowed(&gs)) {

@@ -67,12 +67,20 @@ struct vcpu {
 	 */
 	unsigned nmi_pending;
 	bool sipi_pending;              /* taken from VCPU_REQ_SIPI */
+	/*
+	 * A page-ready waits for what no request announces (vm_apf_page_ready
+	 * said HELD): every entry tries again until it goes.
+	 */
+	bool page_ready_held;
+	bool halted;                    /* in vcpu_block_until_event/apf_halt */
 	/* vCPU 0 without a service CPU polls the console; others: never. */
 	uint64_t next_console_poll;     /* UINT64_MAX: never */
 	/* Fixed at creation (vcpu_events_init), read before every entry. */
 	struct {
 		uint64_t poll_ticks;    /* the longest stay in guest mode */
 		uint64_t apf_poll_ticks; /* that, with async PFs in flight */
+		/* apf_poll_ticks is shorter: the vCPUs move the swap I/O */
+		bool apf_short_timer;
 		unsigned rate;          /* preemption timer: TSC >> rate */
 		/* poll_ticks, apf_poll_ticks as preemption-timer values */
 		uint64_t poll_timer, apf_poll_timer;

@@ -25,7 +25,8 @@ static inline uint64_t preemption_timer_value(const struct vcpu *v,
 /*
  * The VMX preemption timer (SDM Vol. 3C, 26.5.1) brings the vCPU back for
  * its APIC timer deadline, and at least every poll interval (a shorter
- * one while apf says async page faults are in flight). The VMCS
+ * one while apf says async page faults are in flight and this vCPU moves
+ * the swap I/O). The VMCS
  * field keeps what was written last (the timer counts down a copy of it
  * and nothing saves the copy back), so without a deadline, when the value
  * would be the same as last time, the VMWRITE is left out.
@@ -61,8 +62,9 @@ static inline bool vcpu_guest_paging(void)
  * says until when the next entries may skip all that (fast_entry_until):
  * while the poll stays quiet, no timer deadline and no async PF make the
  * preemption timer's value change, and the console poll is not due,
- * only a move of irq_gen or an outstanding async PF can give this work
- * something to do (what else would, clears it: vcpu_poll_again).
+ * only a move of irq_gen or an outstanding async PF (with the short
+ * timer) can give this work something to do (what else would, clears it:
+ * vcpu_poll_again; a held page-ready keeps it 0).
  */
 static inline void vcpu_prepare_entry_fully(struct vcpu *v, uint64_t now,
 					    bool apf)
@@ -71,12 +73,13 @@ static inline void vcpu_prepare_entry_fully(struct vcpu *v, uint64_t now,
 
 	if (vcpu_console_poll_due(v, now))
 		vcpu_poll_console(v, now);
-	if (apf)
-		vm_apf_page_ready(g, v->id, vcpu_guest_paging());
+	if (v->page_ready_held)
+		vcpu_page_ready(v);
 	if (irq_poll_needed(&v->irq_memo, vm_irq_gen(g), now))
 		vcpu_poll_and_inject(v, now);
 	vcpu_arm_preemption_timer(v, now, v->irq_memo.deadline, apf);
 	v->fast_entry_until = v->irq_memo.quiet && !apf &&
+				      !v->page_ready_held &&
 				      v->irq_memo.deadline == UINT64_MAX ?
 				      v->next_console_poll :
 				      0;
@@ -86,8 +89,13 @@ static inline void vcpu_prepare_entry_fully(struct vcpu *v, uint64_t now,
 static inline void vcpu_prepare_entry(struct vcpu *v, struct vm *g,
 				      struct vcpu_platform *plat, uint64_t now)
 {
-	/* Read once: if page-ready empties it, one more short poll is all. */
-	bool apf = apf_outstanding(&plat->apf);
+	/*
+	 * The short timer while tokens are out, when this vCPU's exits move
+	 * the swap I/O (entry_cfg.apf_short_timer). Page-ready is not looked
+	 * for here: it comes as VCPU_REQ_PAGE_READY (vcpu_take_requests).
+	 */
+	bool apf = v->entry_cfg.apf_short_timer &&
+		   apf_outstanding(&plat->apf);
 
 	if (now < v->fast_entry_until && !apf &&
 	    vm_irq_gen(g) == v->irq_memo.irq_gen)

@@ -88,6 +88,16 @@ static void take_nmis(struct vcpu *v, bool runnable)
 	v->nmi_pending = MIN(v->nmi_pending + sent, limit);
 }
 
+void vcpu_page_ready(struct vcpu *v)
+{
+	enum vm_page_ready r = vm_apf_page_ready(v->guest, v->id,
+						 vcpu_guest_paging());
+
+	v->page_ready_held = r == VM_PAGE_READY_HELD;
+	if (r == VM_PAGE_READY_SENT && v->halted)
+		apf_count_halt_woken(&v->plat->apf);
+}
+
 bool vcpu_take_requests(struct vcpu *v)
 {
 	struct vm *g = v->guest;
@@ -104,6 +114,7 @@ bool vcpu_take_requests(struct vcpu *v)
 		p->run_state = VCPU_WAIT_FOR_SIPI;
 		v->sipi_pending = false;
 		v->nmi_pending = 0;
+		v->page_ready_held = false;
 	}
 	/* Only a CPU waiting for one takes a SIPI (SDM Vol. 3A, 9.4.4). */
 	if ((req & BIT(VCPU_REQ_SIPI)) && p->run_state == VCPU_WAIT_FOR_SIPI)
@@ -111,12 +122,14 @@ bool vcpu_take_requests(struct vcpu *v)
 	/* NMIs are blocked while waiting for SIPI. */
 	if (req & BIT(VCPU_REQ_NMI))
 		take_nmis(v, p->run_state == VCPU_RUNNABLE);
+	/* An AP waiting for SIPI has no VMCS loaded yet, nor async PF on. */
+	if ((req & BIT(VCPU_REQ_PAGE_READY)) && p->run_state == VCPU_RUNNABLE)
+		vcpu_page_ready(v);
 	/*
 	 * VCPU_REQ_TLB_FLUSH: the flush itself happens on entry (the
-	 * shootdown generation moved). VCPU_REQ_EVENT, _PAGE_READY: the
-	 * async-PF tokens are looked at before every entry (and in HLT)
-	 * anyway; every request but a flush makes the next entry poll the
-	 * interrupt state again.
+	 * shootdown generation moved). VCPU_REQ_EVENT: only a wake. Every
+	 * request but a flush makes the next entry poll the interrupt state
+	 * again.
 	 */
 	if (req & ~BIT(VCPU_REQ_TLB_FLUSH))
 		vcpu_poll_again(v);
@@ -146,9 +159,10 @@ static bool try_inject_nmi(struct vcpu *v)
 }
 
 /*
- * With async page faults outstanding and no service CPU, this vCPU's own
- * exits move the swap I/O: the timer then fires often enough that a
- * page-ready is late by ~1 ms at most.
+ * With async page faults outstanding and the daemon's work on the vCPUs
+ * (swap_daemon_runs_on), this vCPU's own exits move the swap I/O: the
+ * timer then fires often enough that a page-ready is late by ~1 ms at
+ * most.
  */
 #define APF_POLLS_PER_SECOND 1000
 
@@ -158,8 +172,11 @@ void vcpu_events_init(struct vcpu *v)
 
 	v->next_console_poll = v->id == 0 && !service_cpu ? 0 : UINT64_MAX;
 	v->entry_cfg.poll_ticks = tsc_hz / POLL_INTERVALS_PER_SECOND;
-	v->entry_cfg.apf_poll_ticks = service_cpu ? v->entry_cfg.poll_ticks
-					  : tsc_hz / APF_POLLS_PER_SECOND;
+	v->entry_cfg.apf_short_timer =
+		swap_daemon_runs_on(v->guest->memory.swap, SWAP_WORKER_VCPU);
+	v->entry_cfg.apf_poll_ticks = v->entry_cfg.apf_short_timer ?
+					      tsc_hz / APF_POLLS_PER_SECOND :
+					      v->entry_cfg.poll_ticks;
 	v->entry_cfg.rate = preemption_rate();
 	v->entry_cfg.poll_timer = preemption_timer_value(v,
 						v->entry_cfg.poll_ticks);
@@ -242,9 +259,10 @@ static uint64_t halt_deadline(struct vcpu *v, uint64_t now, uint64_t timer,
 {
 	uint64_t limit = now + tsc_hz / VCPU_IDLE_CHECKS_PER_SECOND;
 
-	/* Without a service CPU this vCPU also moves the swap I/O. */
-	if (page_wait || (!swap_daemon_has_service_cpu(v->guest->memory.swap) &&
-			  swap_daemon_has_swap(v->guest->memory.swap)))
+	/* This vCPU may also move the swap I/O. */
+	if (page_wait ||
+	    (swap_daemon_runs_on(v->guest->memory.swap, SWAP_WORKER_VCPU) &&
+	     swap_daemon_has_swap(v->guest->memory.swap)))
 		limit = now + tsc_hz / 100000;
 	return MIN(limit, timer);
 }
@@ -272,12 +290,10 @@ static bool wait_for_event(struct vcpu *v, bool page_wait, uint64_t gpa)
 			    v->plat->run_state != VCPU_RUNNABLE)
 				return false;
 		}
-		if (!swap_daemon_has_service_cpu(g->memory.swap))
-			swap_daemon_work(g->memory.swap);
+		swap_daemon_work_as(g->memory.swap, SWAP_WORKER_VCPU);
 		vcpu_poll_console(v, rdtsc());
-		if (vm_apf_busy(g, v->id) &&
-		    vm_apf_page_ready(g, v->id, vcpu_guest_paging()))
-			apf_count_halt_woken(&v->plat->apf);
+		if (v->page_ready_held)
+			vcpu_page_ready(v);
 		now = rdtsc();
 		vm_devices_lock(g);
 		pi = guest_poll_interrupts(g, v->id, now);
@@ -300,7 +316,9 @@ void vcpu_block_until_event(struct vcpu *v)
 	uint64_t start = rdtsc();
 
 	trace_vcpu_halt_at(start, v->id);
+	v->halted = true;
 	wait_for_event(v, false, 0);
+	v->halted = false;
 	vcpu_poll_again(v);     /* it polled on its own */
 	trace_vcpu_wake(v->id, rdtsc() - start);
 	if (apf_waiting)
@@ -314,8 +332,10 @@ void vcpu_apf_halt(struct vcpu *v, uint64_t gpa)
 
 	v->stats.apf_halts++;
 	trace_vcpu_halt_at(start, v->id);
+	v->halted = true;
 	if (!wait_for_event(v, true, gpa))
 		v->stats.apf_halt_events++;
+	v->halted = false;
 	vcpu_poll_again(v);
 	trace_vcpu_wake(v->id, rdtsc() - start);
 	swap_daemon_count_apf_halt(v->guest->memory.swap, v->id,

@@ -102,10 +102,17 @@ void vcpu_apf_halt(struct vcpu *v, uint64_t gpa);
 void vcpu_park(struct vcpu *v);
 
 /*
- * Takes v's request word and acts on its bits (INIT, SIPI, NMI; the rest
- * only wake). False when the guest has ended.
+ * Takes v's request word and acts on its bits (INIT, SIPI, NMI,
+ * PAGE_READY; the rest only wake). False when the guest has ended.
  */
 bool vcpu_take_requests(struct vcpu *v);
+
+/*
+ * VCPU_REQ_PAGE_READY's handler, and the retry before each entry while a
+ * page-ready is held (v->page_ready_held): delivers the next page-ready
+ * of v's done list (guest/async_pf.h, vm_apf_page_ready).
+ */
+void vcpu_page_ready(struct vcpu *v);
 
 /* A vCPU with nothing to do re-checks at least this often. */
 #define VCPU_IDLE_CHECKS_PER_SECOND 1000

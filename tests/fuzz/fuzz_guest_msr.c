@@ -9,8 +9,9 @@
  * The rest of the input is a program of steps (fuzz_take): RDMSR or
  * WRMSR of either vCPU, of an MSR from a list (kvmclock, async PF, MTRRs,
  * MISC_ENABLE, the LAPIC's) or any number, with any value; an EPT
- * violation that may become "page not present" (any guest state); the
- * swap-ins of some pages ending, and the page-ready pass before an entry;
+ * violation that may become "page not present" (any guest state), its
+ * page's swap-in starting; the swap-ins of some pages ending (their
+ * completion telling both vCPUs); the page-ready request's handler;
  * an INIT; pins starting or stopping to fail (a page that cannot come
  * back); time going on. KVM's features (kvmclock, async PF) come from the
  * first byte. At the end every vCPU turns kvmclock and async PF off, as a
@@ -117,11 +118,11 @@ int vm_read_ram(struct vm *g, uint64_t gpa, void *dst, uint64_t len)
 	return 0;
 }
 
-int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
+/* A write into guest RAM: only where the step under way may write. */
+static int write_ram(uint64_t gpa, const void *src, uint64_t len)
 {
 	bool ok = false;
 
-	CHECK(g == &vm);
 	for (unsigned i = 0; i < nallowed; i++)
 		ok |= gpa - allowed[i].lo <= allowed[i].size &&
 		      len <= allowed[i].size - (gpa - allowed[i].lo);
@@ -132,15 +133,46 @@ int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
 	return 0;
 }
 
-bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa)
+int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
+{
+	CHECK(g == &vm);
+	return write_ram(gpa, src, len);
+}
+
+/* vm_fault_begin's accesses, under mem_lock: RAM as vm_*_ram sees it. */
+int guest_memory_read(const struct guest_memory *gm, uint64_t gpa, void *dst,
+		      uint64_t len)
 {
 	CHECK(gm == &vm.memory.ram);
-	return gpa < RAM_SIZE && page_busy[gpa / PAGE_SIZE];
+	return vm_read_ram(&vm, gpa, dst, len);
+}
+
+int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
+		       uint64_t len)
+{
+	CHECK(gm == &vm.memory.ram);
+	return write_ram(gpa, src, len);
+}
+
+/* Every fault step is on a page whose swap-in starts (or is under way). */
+enum guest_fault_result swap_fault_begin_locked(struct swap_daemon *d,
+						uint64_t gpa, unsigned vcpu)
+{
+	CHECK(d == vm.memory.swap && vcpu < VCPUS);
+	CHECK(spin_is_locked(&vm.memory.lock));
+	if (gpa < RAM_SIZE)
+		page_busy[gpa / PAGE_SIZE] = true;
+	return GUEST_FAULT_SWAPIN_STARTED;
 }
 
 void vm_request(struct vm *g, unsigned n, enum vcpu_request req)
 {
 	CHECK(g == &vm && n < VCPUS && req == VCPU_REQ_PAGE_READY);
+}
+
+void vm_request_no_kick(struct vm *g, unsigned n, enum vcpu_request req)
+{
+	vm_request(g, n, req);
 }
 
 void guest_deliver_ipi(struct vm *g, const struct vlapic_ipi *ipi)
@@ -279,7 +311,9 @@ static void fault(struct fuzz_script *in, unsigned n)
 
 	nallowed = 0;
 	allow_area(n);
-	if (vm_apf_not_present(&vm, n, &gs, gpa, &token)) {
+	vm_fault_begin(&vm, n, gpa, &gs, &token);
+	CHECK(!spin_is_locked(&vm.memory.lock));
+	if (token) {
 		uint32_t flags;
 
 		CHECK(apf_enabled(&vm.plat[n].apf));
@@ -297,7 +331,7 @@ static void page_ready(unsigned n)
 
 	nallowed = 0;
 	allow_area(n);
-	if (vm_apf_page_ready(&vm, n, true)) {
+	if (vm_apf_page_ready(&vm, n, true) == VM_PAGE_READY_SENT) {
 		CHECK(vm_read_ram(&vm, area + KVM_APF_AREA_TOKEN_OFFSET, &token,
 				  4) == 0);
 		CHECK(token != 0);
@@ -366,9 +400,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 2:
 			fault(&in, n);
 			break;
-		case 3:                 /* swap-ins end (or start) */
-			page_busy[fuzz_take(&in, 1) % PAGES] = op & 0x10;
+		case 3: {               /* a swap-in ends (or starts) */
+			unsigned page = (unsigned)fuzz_take(&in, 1) % PAGES;
+
+			if (page_busy[page] && !(op & 0x10))
+				for (unsigned w = 0; w < VCPUS; w++)
+					vm_apf_page_settled(&vm, w,
+							    page * PAGE_SIZE);
+			page_busy[page] = op & 0x10;
 			break;
+		}
 		case 4:
 			page_ready(n);
 			break;

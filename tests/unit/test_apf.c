@@ -235,6 +235,21 @@ static void abandoned_injection_forgets_the_token(void **state)
 	free(v);
 }
 
+/* The completion's trace record names the token it moves to done. */
+static void outstanding_token_found_until_completed(void **state)
+{
+	struct apf_vcpu *v = enabled_vcpu(0);
+	uint32_t token = send(v, 0x5000, 0), found = 0;
+
+	(void)state;
+	assert_false(apf_outstanding_token(v, 0x6000, &found));
+	assert_true(apf_outstanding_token(v, 0x5abc, &found));
+	assert_int_equal(found, token);
+	assert_int_equal(apf_page_completed(v, 0x5000), APF_COMPLETION_KICK);
+	assert_false(apf_outstanding_token(v, 0x5000, &found));
+	free(v);
+}
+
 /* ---- tokens ---- */
 
 static void tokens_have_kvm_layout(void **state)
@@ -580,6 +595,7 @@ int main(void)
 		cmocka_unit_test(delivered_not_present_records_the_token),
 		cmocka_unit_test(repeated_fault_on_a_gpa_in_flight_waits),
 		cmocka_unit_test(abandoned_injection_forgets_the_token),
+		cmocka_unit_test(outstanding_token_found_until_completed),
 		cmocka_unit_test(tokens_have_kvm_layout),
 		cmocka_unit_test(token_counter_wraps_past_zero_and_in_use),
 		cmocka_unit_test(token_never_equals_wake_all),

@@ -29,7 +29,6 @@
 static struct vm vm;
 static uint8_t ram[RAM_SIZE];
 static unsigned pins[RAM_SIZE / PAGE_SIZE];
-static bool io_busy[RAM_SIZE / PAGE_SIZE];
 static bool pin_refused[RAM_SIZE / PAGE_SIZE];
 
 /* What goes wrong when a token is written into the area's token word. */
@@ -48,9 +47,13 @@ static unsigned nwoken;
 
 /* ---- the rest of the VM, faked ---- */
 
+/* Reads of guest RAM (each one a hold of mem_lock in the real VM). */
+static unsigned ram_reads;
+
 int vm_read_ram(struct vm *g, uint64_t gpa, void *dst, uint64_t len)
 {
 	assert_ptr_equal(g, &vm);
+	ram_reads++;
 	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
 		return -1;
 	memcpy(dst, ram + gpa, len);
@@ -90,16 +93,54 @@ void vm_unpin_ram(struct vm *g, uint64_t gpa)
 	pins[gpa / PAGE_SIZE]--;
 }
 
+/* Requests set for vCPU 0, and how many of them kicked it. */
+static unsigned kicks, quiet_requests;
+
+void vm_request_no_kick(struct vm *g, unsigned n, enum vcpu_request req)
+{
+	assert_ptr_equal(g, &vm);
+	vm.plat[n].requests |= BIT(req);
+	quiet_requests++;
+}
+
 void vm_request(struct vm *g, unsigned n, enum vcpu_request req)
 {
 	assert_ptr_equal(g, &vm);
 	vm.plat[n].requests |= BIT(req);
+	kicks++;
 }
 
-bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa)
+/* vm_fault_begin's view of guest RAM, under mem_lock. */
+int guest_memory_read(const struct guest_memory *gm, uint64_t gpa, void *dst,
+		      uint64_t len)
 {
 	assert_ptr_equal(gm, &vm.memory.ram);
-	return gpa < RAM_SIZE && io_busy[gpa / PAGE_SIZE];
+	assert_true(spin_is_locked(&vm.memory.lock));
+	return vm_read_ram(&vm, gpa, dst, len);
+}
+
+int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
+		       uint64_t len)
+{
+	assert_ptr_equal(gm, &vm.memory.ram);
+	assert_true(spin_is_locked(&vm.memory.lock));
+	return vm_write_ram(&vm, gpa, src, len);
+}
+
+/* Faults begun, and the result the next one gets. */
+static unsigned faults_begun;
+static enum guest_fault_result fault_result;
+
+enum guest_fault_result swap_fault_begin_locked(struct swap_daemon *d,
+						uint64_t gpa, unsigned vcpu)
+{
+	assert_ptr_equal(d, vm.memory.swap);
+	assert_int_equal(vcpu, 0);
+	assert_true(spin_is_locked(&vm.memory.lock));
+	assert_false(spin_is_locked(&vm.plat[0].apf_lock));
+	(void)gpa;
+	faults_begun++;
+	return fault_result;
 }
 
 /* ---- the guest ---- */
@@ -144,10 +185,24 @@ static void guest_disables(void)
 	guest_apf_on = false;
 }
 
-/* What the vCPU loop does before an entry (vmx/vcpu_entry.h). */
+/* A page-ready held (VM_PAGE_READY_HELD): retried before every entry. */
+static bool held;
+
+/*
+ * What the vCPU loop does before an entry (vmx/vcpu_events.c,
+ * vcpu_entry.h): VCPU_REQ_PAGE_READY's handler when the bit is set, or
+ * the retry of a held page-ready; else nothing at all.
+ */
 static bool before_entry(void)
 {
-	return vm_apf_page_ready(&vm, 0, guest_paging);
+	enum vm_page_ready r;
+
+	if (!(vm.plat[0].requests & BIT(VCPU_REQ_PAGE_READY)) && !held)
+		return false;
+	vm.plat[0].requests &= ~BIT(VCPU_REQ_PAGE_READY);
+	r = vm_apf_page_ready(&vm, 0, guest_paging);
+	held = r == VM_PAGE_READY_HELD;
+	return r == VM_PAGE_READY_SENT;
 }
 
 /*
@@ -180,8 +235,11 @@ static uint32_t user_fault(uint64_t gpa)
 				      .paging = true, .cpl = 3 };
 	uint32_t token = 0;
 
-	io_busy[gpa / PAGE_SIZE] = true;
-	assert_true(vm_apf_not_present(&vm, 0, &gs, gpa, &token));
+	fault_result = GUEST_FAULT_SWAPIN_STARTED;
+	assert_int_equal(vm_fault_begin(&vm, 0, gpa, &gs, &token),
+			 GUEST_FAULT_SWAPIN_STARTED);
+	assert_int_not_equal(token, 0);
+	assert_false(spin_is_locked(&vm.memory.lock));
 	assert_int_equal(area_word(KVM_APF_AREA_FLAGS_OFFSET),
 			 KVM_PV_REASON_PAGE_NOT_PRESENT);
 	/* The guest's #PF handler reads and clears the reason. */
@@ -189,9 +247,13 @@ static uint32_t user_fault(uint64_t gpa)
 	return token;
 }
 
+/* The completion, on the CPU that harvested it, under mem_lock. */
 static void swap_in_done(uint64_t gpa)
 {
-	io_busy[gpa / PAGE_SIZE] = false;
+	spin_lock(&vm.memory.lock);
+	vm_apf_page_settled(&vm, 0, gpa);
+	spin_unlock(&vm.memory.lock);
+	assert_false(spin_is_locked(&vm.plat[0].apf_lock));
 }
 
 static int setup(void **state)
@@ -202,7 +264,9 @@ static int setup(void **state)
 	memset(&vm, 0, sizeof(vm));
 	memset(ram, 0, sizeof(ram));
 	memset(pins, 0, sizeof(pins));
-	memset(io_busy, 0, sizeof(io_busy));
+	held = false;
+	kicks = quiet_requests = faults_begun = ram_reads = 0;
+	fault_result = GUEST_FAULT_SWAPIN_STARTED;
 	memset(pin_refused, 0, sizeof(pin_refused));
 	token_write = TOKEN_WRITE_OK;
 	guest_paging = true;
@@ -435,6 +499,119 @@ static void page_ready_held_while_paging_is_off(void **state)
 	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 0);
 }
 
+/*
+ * The completion puts the token on the done list and sets the request;
+ * it kicks the vCPU unless a page-ready is out and un-acked (KVM's
+ * kvm_arch_async_page_present_queued): then the guest's ACK exit is sure
+ * to come and asks again. The handler meanwhile finds the slot taken and
+ * holds nothing for the entries to retry.
+ */
+static void completion_kicks_unless_an_ack_is_due(void **state)
+{
+	uint32_t first, second;
+
+	(void)state;
+	guest_enables();
+	assert_true(before_entry());            /* the wake-all, un-acked */
+	first = user_fault(0x5000);
+	kicks = quiet_requests = 0;
+	swap_in_done(0x5000);
+	assert_int_equal(kicks, 0);
+	assert_int_equal(quiet_requests, 1);
+	assert_true(vm.plat[0].requests & BIT(VCPU_REQ_PAGE_READY));
+	assert_false(before_entry());
+	assert_false(held);
+	assert_false(vm.plat[0].requests & BIT(VCPU_REQ_PAGE_READY));
+	/* The guest takes the wake-all and ACKs: the token follows. */
+	guest_takes_interrupts();
+	assert_int_equal(nwoken, 2);
+	assert_int_equal(woken[1], first);
+	/* Nothing out now: the next completion kicks (the ACKs asked too). */
+	second = user_fault(0x6000);
+	kicks = 0;
+	swap_in_done(0x6000);
+	assert_int_equal(kicks, 1);
+	assert_true(before_entry());
+	guest_takes_interrupts();
+	assert_int_equal(woken[2], second);
+	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 0);
+}
+
+/*
+ * A vCPU that waited for the page without a token (APF halt, a
+ * synchronous wait, async PF off) is kicked all the same, and its
+ * handler finds an empty done list without reading guest RAM.
+ */
+static void completion_without_a_token_kicks_and_costs_nothing(void **state)
+{
+	(void)state;
+	swap_in_done(0x5000);
+	assert_int_equal(kicks, 1);
+	assert_true(vm.plat[0].requests & BIT(VCPU_REQ_PAGE_READY));
+	assert_false(before_entry());
+	assert_false(held);
+	assert_int_equal(ram_reads, 0);
+	assert_int_equal(vm.plat[0].apf.stats.page_ready, 0);
+}
+
+/*
+ * Tokens in flight and nothing completed: entries do nothing for them
+ * (no request, nothing held), however many there are.
+ */
+static void entries_with_tokens_out_do_nothing_until_told(void **state)
+{
+	(void)state;
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	user_fault(0x5000);
+	user_fault(0x6000);
+	ram_reads = 0;
+	for (int i = 0; i < 5; i++)
+		assert_false(before_entry());
+	assert_int_equal(ram_reads, 0);
+	assert_int_equal(apf_outstanding(&vm.plat[0].apf), 2);
+}
+
+/*
+ * The not-present step is one call under one hold of mem_lock (the
+ * fakes check it is held for the fault and the flags word): a resolved
+ * fault takes no token, a joined swap-in (WAIT_IO) does, async PF off or
+ * a flags word the guest has not consumed makes the caller wait.
+ */
+static void not_present_step_is_one_call(void **state)
+{
+	struct apf_guest_state gs = { .interrupts_enabled = true,
+				      .paging = true, .cpl = 3 };
+	uint32_t token = 1;
+
+	(void)state;
+	fault_result = GUEST_FAULT_RESOLVED;
+	assert_int_equal(vm_fault_begin(&vm, 0, 0x5000, &gs, &token),
+			 GUEST_FAULT_RESOLVED);
+	assert_int_equal(token, 0);
+	fault_result = GUEST_FAULT_SWAPIN_STARTED;
+	vm_fault_begin(&vm, 0, 0x5000, &gs, &token);    /* async PF off */
+	assert_int_equal(token, 0);
+	assert_int_equal(faults_begun, 2);
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	fault_result = GUEST_FAULT_WAIT_IO;
+	assert_int_equal(vm_fault_begin(&vm, 0, 0x6000, &gs, &token),
+			 GUEST_FAULT_WAIT_IO);
+	assert_int_not_equal(token, 0);
+	/* The guest has not read the reason yet: a second one waits. */
+	vm_fault_begin(&vm, 0, 0x7000, &gs, &token);
+	assert_int_equal(token, 0);
+	assert_int_equal(gs.area_flags, KVM_PV_REASON_PAGE_NOT_PRESENT);
+	assert_int_equal(
+		vm.plat[0].apf.stats.sync[APF_SYNC_NOTIFICATION_UNCONSUMED], 1);
+	assert_int_equal(faults_begun, 4);
+	assert_false(spin_is_locked(&vm.memory.lock));
+	assert_false(spin_is_locked(&vm.plat[0].apf_lock));
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
@@ -447,6 +624,10 @@ int main(void)
 		T(page_ready_whose_token_cannot_be_written_stays_queued),
 		T(area_pin_that_failed_is_never_unpinned),
 		T(page_ready_held_while_paging_is_off),
+		T(completion_kicks_unless_an_ack_is_due),
+		T(completion_without_a_token_kicks_and_costs_nothing),
+		T(entries_with_tokens_out_do_nothing_until_told),
+		T(not_present_step_is_one_call),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

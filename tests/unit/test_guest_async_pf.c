@@ -60,11 +60,32 @@ int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
 	return 0;
 }
 
-bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa)
+/* No fault is begun, nothing completes: only the MSRs are tried. */
+int guest_memory_read(const struct guest_memory *gm, uint64_t gpa, void *dst,
+		      uint64_t len)
 {
 	(void)gm;
 	(void)gpa;
-	return false;
+	(void)dst;
+	(void)len;
+	fail_msg("guest_memory_read");
+	return -1;
+}
+
+int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
+		       uint64_t len)
+{
+	return guest_memory_read(gm, gpa, (void *)(uintptr_t)src, len);
+}
+
+enum guest_fault_result swap_fault_begin_locked(struct swap_daemon *d,
+						uint64_t gpa, unsigned vcpu)
+{
+	(void)d;
+	(void)gpa;
+	(void)vcpu;
+	fail_msg("swap_fault_begin_locked");
+	return GUEST_FAULT_RESOLVED;
 }
 
 void vm_request(struct vm *g, unsigned n, enum vcpu_request req)
@@ -72,6 +93,11 @@ void vm_request(struct vm *g, unsigned n, enum vcpu_request req)
 	(void)g;
 	(void)n;
 	(void)req;
+}
+
+void vm_request_no_kick(struct vm *g, unsigned n, enum vcpu_request req)
+{
+	vm_request(g, n, req);
 }
 
 static int setup(void **state)
