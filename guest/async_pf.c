@@ -48,19 +48,23 @@ static void not_present_locked(struct vm *vm, unsigned n,
 
 enum guest_fault_result vm_fault_begin(struct vm *vm, unsigned n,
 				       uint64_t gpa,
+				       void (*read_state)(struct apf_guest_state *),
 				       struct apf_guest_state *gs,
 				       uint32_t *token)
 {
 	enum guest_fault_result r;
 
 	*token = 0;
-	gs->area_flags = 0;
 	spin_lock(&vm->memory.lock);
 	r = swap_fault_begin_locked(vm->memory.swap, gpa, n);
-	if ((r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) &&
-	    apf_enabled(&vm->plat[n].apf))
-		not_present_locked(vm, n, gs, ALIGN_DOWN(gpa, PAGE_SIZE),
-				   token);
+	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) {
+		if (read_state)
+			read_state(gs);
+		gs->area_flags = 0;
+		if (apf_enabled(&vm->plat[n].apf))
+			not_present_locked(vm, n, gs,
+					   ALIGN_DOWN(gpa, PAGE_SIZE), token);
+	}
 	spin_unlock(&vm->memory.lock);
 	if (*token)
 		trace_async_pf_not_present(n, *token,

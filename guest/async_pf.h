@@ -25,11 +25,14 @@
  * "page not present" written into the shared area, before any completion
  * can look for the token. *token is that token (the caller injects #PF,
  * CR2 = *token, error code 0), or 0: the caller waits as without async
- * page faults (apf_halt_allowed, swap_fault_wait). gs is the vCPU state
- * the caller read; its area_flags is filled here.
+ * page faults (apf_halt_allowed, swap_fault_wait). gs is the vCPU state:
+ * read_state fills it only when the swap-in is under way (VMREADs that a
+ * fault the pool resolves at once does not pay), or, with read_state
+ * NULL, the caller filled it; its area_flags is filled here.
  */
 enum guest_fault_result vm_fault_begin(struct vm *vm, unsigned n,
 				       uint64_t gpa,
+				       void (*read_state)(struct apf_guest_state *),
 				       struct apf_guest_state *gs,
 				       uint32_t *token);
 

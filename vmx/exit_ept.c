@@ -130,8 +130,7 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 	exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MEMORY);
 	/* Stamped before the attempt, as the 2010 tracepoint is. */
 	tried = trace_on ? trace_clock() : 0;
-	read_fault_state(&gs);
-	r = vm_fault_begin(g, v->id, gpa, &gs, &token);
+	r = vm_fault_begin(g, v->id, gpa, read_fault_state, &gs, &token);
 	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) {
 		trace_try_async_get_page_at(tried, v->id, gpa, token != 0);
 		if (token) {

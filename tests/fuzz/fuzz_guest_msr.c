@@ -311,7 +311,7 @@ static void fault(struct fuzz_script *in, unsigned n)
 
 	nallowed = 0;
 	allow_area(n);
-	vm_fault_begin(&vm, n, gpa, &gs, &token);
+	vm_fault_begin(&vm, n, gpa, NULL, &gs, &token);
 	CHECK(!spin_is_locked(&vm.memory.lock));
 	if (token) {
 		uint32_t flags;

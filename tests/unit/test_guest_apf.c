@@ -236,7 +236,7 @@ static uint32_t user_fault(uint64_t gpa)
 	uint32_t token = 0;
 
 	fault_result = GUEST_FAULT_SWAPIN_STARTED;
-	assert_int_equal(vm_fault_begin(&vm, 0, gpa, &gs, &token),
+	assert_int_equal(vm_fault_begin(&vm, 0, gpa, NULL, &gs, &token),
 			 GUEST_FAULT_SWAPIN_STARTED);
 	assert_int_not_equal(token, 0);
 	assert_false(spin_is_locked(&vm.memory.lock));
@@ -587,22 +587,22 @@ static void not_present_step_is_one_call(void **state)
 
 	(void)state;
 	fault_result = GUEST_FAULT_RESOLVED;
-	assert_int_equal(vm_fault_begin(&vm, 0, 0x5000, &gs, &token),
+	assert_int_equal(vm_fault_begin(&vm, 0, 0x5000, NULL, &gs, &token),
 			 GUEST_FAULT_RESOLVED);
 	assert_int_equal(token, 0);
 	fault_result = GUEST_FAULT_SWAPIN_STARTED;
-	vm_fault_begin(&vm, 0, 0x5000, &gs, &token);    /* async PF off */
+	vm_fault_begin(&vm, 0, 0x5000, NULL, &gs, &token);    /* async PF off */
 	assert_int_equal(token, 0);
 	assert_int_equal(faults_begun, 2);
 	guest_enables();
 	before_entry();
 	guest_takes_interrupts();
 	fault_result = GUEST_FAULT_WAIT_IO;
-	assert_int_equal(vm_fault_begin(&vm, 0, 0x6000, &gs, &token),
+	assert_int_equal(vm_fault_begin(&vm, 0, 0x6000, NULL, &gs, &token),
 			 GUEST_FAULT_WAIT_IO);
 	assert_int_not_equal(token, 0);
 	/* The guest has not read the reason yet: a second one waits. */
-	vm_fault_begin(&vm, 0, 0x7000, &gs, &token);
+	vm_fault_begin(&vm, 0, 0x7000, NULL, &gs, &token);
 	assert_int_equal(token, 0);
 	assert_int_equal(gs.area_flags, KVM_PV_REASON_PAGE_NOT_PRESENT);
 	assert_int_equal(
@@ -612,12 +612,48 @@ static void not_present_step_is_one_call(void **state)
 	assert_false(spin_is_locked(&vm.plat[0].apf_lock));
 }
 
+static unsigned states_read;
+
+static void read_user_state(struct apf_guest_state *gs)
+{
+	states_read++;
+	*gs = (struct apf_guest_state){ .interrupts_enabled = true,
+					.paging = true, .cpl = 3 };
+}
+
+/*
+ * The vCPU's state (VMREADs in vmx/exit_ept.c) is read only for a fault
+ * whose swap-in is under way, under the same hold of mem_lock: a fault the
+ * pool resolves at once (a zero fill, say) does not pay for it.
+ */
+static void vcpu_state_read_only_for_a_swap_in(void **state)
+{
+	struct apf_guest_state gs = { 0 };
+	uint32_t token;
+
+	(void)state;
+	states_read = 0;
+	guest_enables();
+	before_entry();
+	guest_takes_interrupts();
+	fault_result = GUEST_FAULT_RESOLVED;
+	vm_fault_begin(&vm, 0, 0x5000, read_user_state, &gs, &token);
+	assert_int_equal(states_read, 0);
+	assert_int_equal(token, 0);
+	fault_result = GUEST_FAULT_SWAPIN_STARTED;
+	vm_fault_begin(&vm, 0, 0x6000, read_user_state, &gs, &token);
+	assert_int_equal(states_read, 1);
+	assert_int_equal(gs.cpl, 3);
+	assert_int_not_equal(token, 0);
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(wake_all_then_a_page_ready),
+		T(vcpu_state_read_only_for_a_swap_in),
 		T(page_ready_left_in_the_slot_across_off_and_on),
 		T(page_ready_waits_for_a_legal_vector),
 		T(page_ready_the_lapic_refuses_stays_queued),
