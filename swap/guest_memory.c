@@ -289,7 +289,9 @@ enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
 	if (!guest_ram_contains(&gm->ram, gpa))
 		return GUEST_FAULT_OUTSIDE_RAM;
 	r = fault_page(gm, gpa >> PAGE_SHIFT);
-	policies_see_fault(gm, gpa >> PAGE_SHIFT, r);
+	/* Most policies hear nothing of faults: no call then. */
+	if (gm->evict.ops->on_fault || gm->prefetch.ops->on_fault)
+		policies_see_fault(gm, gpa >> PAGE_SHIFT, r);
 	if (r == GUEST_FAULT_WAIT_IO)
 		gm->stats.wait_io++;
 	else if (r == GUEST_FAULT_NO_FRAME)

@@ -40,18 +40,8 @@ bool guest_page_state_has_frame(enum guest_page_state s)
 	return valid(s) && states[s].has_frame;
 }
 
-bool guest_page_transition_ok(enum guest_page_state from,
-			      enum guest_page_state to)
-{
-	if (!valid(from) || !valid(to))
-		return false;
-	switch ((unsigned)from << 8 | (unsigned)to) {
-#define TRANSITION_CASE(from_, to_, why)                                     \
-	case (unsigned)PAGE_##from_ << 8 | (unsigned)PAGE_##to_:
-		GUEST_PAGE_TRANSITION_LIST(TRANSITION_CASE)
-#undef TRANSITION_CASE
-		return true;
-	default:
-		return false;
-	}
-}
+const bool guest_page_transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES] = {
+#define TRANSITION_ROW(from_, to_, why) [PAGE_##from_][PAGE_##to_] = true,
+	GUEST_PAGE_TRANSITION_LIST(TRANSITION_ROW)
+#undef TRANSITION_ROW
+};

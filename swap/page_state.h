@@ -61,8 +61,19 @@ const char *guest_page_state_counter(enum guest_page_state s);
 /* True when a page in state s owns a host frame. */
 bool guest_page_state_has_frame(enum guest_page_state s);
 
-/* True when the lists above allow a page to move from one to the other. */
-bool guest_page_transition_ok(enum guest_page_state from,
-			      enum guest_page_state to);
+/* The transition list as a table (page_state.c): [from][to] allowed. */
+extern const bool guest_page_transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
+
+/*
+ * True when the lists above allow a page to move from one to the other.
+ * Inline: every state change of the fault path asks it.
+ */
+static inline bool guest_page_transition_ok(enum guest_page_state from,
+					    enum guest_page_state to)
+{
+	return (unsigned)from < GUEST_PAGE_STATES &&
+	       (unsigned)to < GUEST_PAGE_STATES &&
+	       guest_page_transitions[from][to];
+}
 
 #endif

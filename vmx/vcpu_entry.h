@@ -94,8 +94,8 @@ static inline void vcpu_prepare_entry(struct vcpu *v, struct vm *g,
 	 * the swap I/O (entry_cfg.apf_short_timer). Page-ready is not looked
 	 * for here: it comes as VCPU_REQ_PAGE_READY (vcpu_take_requests).
 	 */
-	bool apf = v->entry_cfg.apf_short_timer &&
-		   apf_outstanding(&plat->apf);
+	bool apf = apf_outstanding(&plat->apf) &&
+		   v->entry_cfg.apf_short_timer;
 
 	if (now < v->fast_entry_until && !apf &&
 	    vm_irq_gen(g) == v->irq_memo.irq_gen)
