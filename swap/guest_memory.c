@@ -25,6 +25,7 @@ void guest_memory_init(struct guest_memory *gm,
 	memset(gm->state, PAGE_UNTOUCHED, gm->npages);
 	gm->count[PAGE_UNTOUCHED] = gm->npages;
 	gm->evict = clock_policy(&gm->clock);
+	gm->evict_listens = eviction_policy_listens(&gm->evict);
 	gm->prefetch = prefetch_none();
 }
 
@@ -114,6 +115,7 @@ int guest_memory_enable_swap(struct guest_memory *gm,
 	gm->high_free = high;
 	if (cfg->evict.ops)
 		gm->evict = cfg->evict;
+	gm->evict_listens = eviction_policy_listens(&gm->evict);
 	if (cfg->prefetch.ops)
 		gm->prefetch = cfg->prefetch;
 	return 0;

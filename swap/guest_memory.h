@@ -220,6 +220,7 @@ struct guest_memory {
 	struct swap_io_ops io;
 	uint64_t low_free, high_free;   /* watermarks, in frames */
 	struct eviction_policy evict;   /* who picks the victims */
+	bool evict_listens;             /* eviction_policy_listens(&evict) */
 	struct clock_policy clock;      /* the default policy's state */
 	struct prefetch_policy prefetch;        /* what to read ahead */
 	/*

@@ -34,8 +34,12 @@ static inline void tell_eviction_policy(const struct guest_memory *gm,
 					enum guest_page_state from,
 					enum guest_page_state to)
 {
-	uint64_t page = guest_memory_index(gm, gfn);
+	uint64_t page;
 
+	/* CLOCK hears nothing of moves: every state change skips the rest. */
+	if (!gm->evict_listens)
+		return;
+	page = guest_memory_index(gm, gfn);
 	if (to == PAGE_RESIDENT && from == PAGE_SWAPIN)
 		eviction_policy_swapped_in(&gm->evict, page);
 	else if (to == PAGE_RESIDENT)

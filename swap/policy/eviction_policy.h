@@ -81,6 +81,12 @@ static inline bool eviction_policy_pick(const struct eviction_policy *p,
 	return p->ops->pick_victim(p->self, h, budget, victim);
 }
 
+/* True when the policy wants to hear of maps, evictions or swap-ins. */
+static inline bool eviction_policy_listens(const struct eviction_policy *p)
+{
+	return p->ops->on_map || p->ops->on_evict || p->ops->on_swap_in;
+}
+
 static inline void eviction_policy_fault(const struct eviction_policy *p,
 					 uint64_t page, bool swap_in)
 {

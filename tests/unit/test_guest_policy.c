@@ -87,6 +87,7 @@ static struct recorder *install_recorder(struct swap_fake *sf)
 	sf->test = r;
 	r->clock = &sf->gm.clock;
 	sf->gm.evict = (struct eviction_policy){ &recorder_ops, r };
+	sf->gm.evict_listens = eviction_policy_listens(&sf->gm.evict);
 	return r;
 }
 
