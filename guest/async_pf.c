@@ -46,30 +46,25 @@ static void not_present_locked(struct vm *vm, unsigned n,
 	spin_unlock(&p->apf_lock);
 }
 
-enum guest_fault_result vm_fault_begin(struct vm *vm, unsigned n,
-				       uint64_t gpa,
-				       void (*read_state)(struct apf_guest_state *),
-				       struct apf_guest_state *gs,
-				       uint32_t *token)
+/*
+ * vm_fault_begin's half for a swap-in under way, with mem_lock held. The
+ * trace stamp comes before the try, as the 2010 tracepoint's does.
+ */
+void vm_fault_swapin_locked(struct vm *vm, unsigned n, uint64_t gpa,
+			    void (*read_state)(struct apf_guest_state *),
+			    struct apf_guest_state *gs, struct vm_apf_try *try)
 {
-	enum guest_fault_result r;
+	uint64_t page = ALIGN_DOWN(gpa, PAGE_SIZE);
 
-	*token = 0;
-	spin_lock(&vm->memory.lock);
-	r = swap_fault_begin_locked(vm->memory.swap, gpa, n);
-	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) {
-		if (read_state)
-			read_state(gs);
-		gs->area_flags = 0;
-		if (apf_enabled(&vm->plat[n].apf))
-			not_present_locked(vm, n, gs,
-					   ALIGN_DOWN(gpa, PAGE_SIZE), token);
-	}
-	spin_unlock(&vm->memory.lock);
-	if (*token)
-		trace_async_pf_not_present(n, *token,
-					   ALIGN_DOWN(gpa, PAGE_SIZE));
-	return r;
+	try->tried = trace_on ? trace_clock() : 0;
+	if (read_state)
+		read_state(gs);
+	gs->area_flags = 0;
+	if (!apf_enabled(&vm->plat[n].apf))
+		return;
+	not_present_locked(vm, n, gs, page, &try->token);
+	if (try->token)
+		trace_async_pf_not_present(n, try->token, page);
 }
 
 void vm_apf_page_settled(struct vm *vm, unsigned n, uint64_t gpa)

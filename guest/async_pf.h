@@ -16,6 +16,13 @@
 #define GUEST_ASYNC_PF_H
 
 #include "guest/vm.h"
+#include "swap/swap_daemon.h"
+
+/* What vm_fault_begin tried for a swap-in under way. */
+struct vm_apf_try {
+	uint32_t token;         /* the async PF's token, or 0: none */
+	uint64_t tried;         /* trace clock before the try (0: not traced) */
+};
 
 /*
  * The not-present step of an EPT violation of vCPU n at gpa (guest RAM),
@@ -23,18 +30,37 @@
  * the page mapped, or its swap-in started or joined with n a waiter) and,
  * when the swap-in is under way and apf/ allows it, a token is taken and
  * "page not present" written into the shared area, before any completion
- * can look for the token. *token is that token (the caller injects #PF,
- * CR2 = *token, error code 0), or 0: the caller waits as without async
- * page faults (apf_halt_allowed, swap_fault_wait). gs is the vCPU state:
- * read_state fills it only when the swap-in is under way (VMREADs that a
- * fault the pool resolves at once does not pay), or, with read_state
- * NULL, the caller filled it; its area_flags is filled here.
+ * can look for the token. try->token is that token (the caller injects
+ * #PF, CR2 = the token, error code 0), or 0: the caller waits as without
+ * async page faults (apf_halt_allowed, swap_fault_wait); try->tried is
+ * set only with the swap-in under way. gs is the vCPU state: read_state
+ * fills it only when the swap-in is under way (VMREADs that a fault the
+ * pool resolves at once does not pay), or, with read_state NULL, the
+ * caller filled it; its area_flags is filled here.
  */
-enum guest_fault_result vm_fault_begin(struct vm *vm, unsigned n,
-				       uint64_t gpa,
-				       void (*read_state)(struct apf_guest_state *),
-				       struct apf_guest_state *gs,
-				       uint32_t *token);
+void vm_fault_swapin_locked(struct vm *vm, unsigned n, uint64_t gpa,
+			    void (*read_state)(struct apf_guest_state *),
+			    struct apf_guest_state *gs, struct vm_apf_try *try);
+
+/*
+ * Inline: it is the start of every EPT violation on guest RAM, and most
+ * of them (zero fills, refaults) never reach the swap-in half.
+ */
+static inline enum guest_fault_result
+vm_fault_begin(struct vm *vm, unsigned n, uint64_t gpa,
+	       void (*read_state)(struct apf_guest_state *),
+	       struct apf_guest_state *gs, struct vm_apf_try *try)
+{
+	enum guest_fault_result r;
+
+	try->token = 0;
+	spin_lock(&vm->memory.lock);
+	r = swap_fault_begin_locked(vm->memory.swap, gpa, n);
+	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO)
+		vm_fault_swapin_locked(vm, n, gpa, read_state, gs, try);
+	spin_unlock(&vm->memory.lock);
+	return r;
+}
 
 /*
  * The page at gpa, which vCPU n waited for, is settled (swap/'s

@@ -1,32 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/io_mmio.h"
-#include "guest/devices/vlapic_mmio.h"
-#include "guest/interrupts.h"
-#include "arch/x86/cpu.h"
 
-/*
- * The vCPU's own xAPIC page: registers in xAPIC mode, else not taken (a
- * hole, or the device under it). A store may send an IPI or an EOI.
- */
+/* The table's entry for the xAPIC page (guest_mmio_access calls it directly). */
 static enum io_claim lapic_mmio(struct vm *g, void *opaque, unsigned vcpu,
 				uint64_t offset, unsigned size, bool write,
 				uint64_t *value)
 {
-	struct vlapic *a = &g->plat[vcpu].lapic;
-	struct vlapic_ipi ipi;
-
 	(void)opaque;
-	if (!vlapic_xapic_mode(a))
-		return IO_UNCLAIMED;
-	if (!write) {
-		*value = vlapic_mmio_read(a, (uint32_t)offset, size, rdtsc());
-		return IO_CLAIMED;
-	}
-	guest_lapic_written(g, a,
-			    vlapic_mmio_write(a, (uint32_t)offset, size,
-					      (uint32_t)*value, rdtsc(), &ipi),
-			    &ipi);
-	return IO_CLAIMED_IRQ;
+	return guest_lapic_mmio(g, vcpu, offset, size, write, value);
 }
 
 /* IOREGSEL at any size, IOWIN and EOI at 32 bits (ioapic.h). */
@@ -58,7 +39,8 @@ bool guest_io_mmio_register(struct vm *g)
 		.base = IOAPIC_BASE, .len = IOAPIC_PAGE_SIZE, .fn = ioapic_mmio,
 	};
 
-	return io_register_mmio(&g->dev.io, &lapic) == IO_REGISTERED &&
+	return g->dev.io.nmmio == GUEST_MMIO_LAPIC &&
+	       io_register_mmio(&g->dev.io, &lapic) == IO_REGISTERED &&
 	       io_register_mmio(&g->dev.io, &ioapic) == IO_REGISTERED;
 }
 

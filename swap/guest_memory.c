@@ -29,6 +29,20 @@ void guest_memory_init(struct guest_memory *gm,
 	gm->prefetch = prefetch_none();
 }
 
+void guest_memory_use_policies(struct guest_memory *gm,
+			       const struct eviction_policy *evict,
+			       const struct prefetch_policy *prefetch)
+{
+	if (evict && evict->ops)
+		gm->evict = *evict;
+	if (prefetch && prefetch->ops)
+		gm->prefetch = *prefetch;
+	/* What the fault and state-change paths test instead of the hooks. */
+	gm->evict_listens = eviction_policy_listens(&gm->evict);
+	gm->fault_listeners = gm->meta && (gm->evict.ops->on_fault ||
+					   gm->prefetch.ops->on_fault);
+}
+
 static bool watermarks_valid(const struct guest_memory *gm, uint64_t low,
 			     uint64_t high)
 {
@@ -113,11 +127,7 @@ int guest_memory_enable_swap(struct guest_memory *gm,
 	gm->io = cfg->io;
 	gm->low_free = low;
 	gm->high_free = high;
-	if (cfg->evict.ops)
-		gm->evict = cfg->evict;
-	gm->evict_listens = eviction_policy_listens(&gm->evict);
-	if (cfg->prefetch.ops)
-		gm->prefetch = cfg->prefetch;
+	guest_memory_use_policies(gm, &cfg->evict, &cfg->prefetch);
 	return 0;
 }
 
@@ -126,8 +136,13 @@ void guest_memory_fill_freed_frames(struct guest_memory *gm, uint64_t value)
 	gm->freed_fill = value;
 }
 
-/* UNTOUCHED -> RESIDENT: a zeroed frame, mapped read/write/execute. */
-static enum guest_fault_result zero_fill(struct guest_memory *gm, uint64_t gfn)
+/*
+ * UNTOUCHED -> RESIDENT: a zeroed frame, mapped read/write/execute. i is
+ * gfn's index (guest_memory_index): the first touch of every page comes
+ * here, and finds it once.
+ */
+static enum guest_fault_result zero_fill(struct guest_memory *gm, uint64_t gfn,
+					 uint64_t i)
 {
 	uint64_t hpa;
 
@@ -139,8 +154,8 @@ static enum guest_fault_result zero_fill(struct guest_memory *gm, uint64_t gfn)
 		return GUEST_FAULT_INTERNAL_ERROR;
 	}
 	if (gm->meta)
-		page_meta(gm, gfn)->frame = (uint32_t)(hpa >> PAGE_SHIFT);
-	set_state(gm, gfn, PAGE_RESIDENT);
+		gm->meta[i].frame = (uint32_t)(hpa >> PAGE_SHIFT);
+	set_state_at(gm, i, gfn, PAGE_RESIDENT);
 	gm->stats.zero_fills++;
 	return GUEST_FAULT_RESOLVED;
 }
@@ -255,9 +270,11 @@ static enum guest_fault_result fault_resident(struct guest_memory *gm,
 static enum guest_fault_result fault_page(struct guest_memory *gm,
 					  uint64_t gfn)
 {
-	switch (page_state(gm, gfn)) {
+	uint64_t i = guest_memory_index(gm, gfn);
+
+	switch (gm->state[i]) {
 	case PAGE_UNTOUCHED:
-		return zero_fill(gm, gfn);
+		return zero_fill(gm, gfn, i);
 	case PAGE_RESIDENT:
 		return fault_resident(gm, gfn);
 	default:
@@ -266,7 +283,7 @@ static enum guest_fault_result fault_page(struct guest_memory *gm,
 	/* Without swap no page can be in the other states. */
 	if (!gm->meta)
 		return GUEST_FAULT_INTERNAL_ERROR;
-	switch (page_state(gm, gfn)) {
+	switch (gm->state[i]) {
 	case PAGE_WRITEBACK:
 		return fault_writeback(gm, gfn);
 	case PAGE_SWAPPED:
@@ -292,7 +309,7 @@ enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
 		return GUEST_FAULT_OUTSIDE_RAM;
 	r = fault_page(gm, gpa >> PAGE_SHIFT);
 	/* Most policies hear nothing of faults: no call then. */
-	if (gm->evict.ops->on_fault || gm->prefetch.ops->on_fault)
+	if (gm->fault_listeners)
 		policies_see_fault(gm, gpa >> PAGE_SHIFT, r);
 	if (r == GUEST_FAULT_WAIT_IO)
 		gm->stats.wait_io++;
@@ -326,7 +343,9 @@ int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 		if (!guest_ram_contains(&gm->ram, gpa))
 			return -1;
 		if (page_state(gm, gpa >> PAGE_SHIFT) == PAGE_UNTOUCHED &&
-		    zero_fill(gm, gpa >> PAGE_SHIFT) != GUEST_FAULT_RESOLVED)
+		    zero_fill(gm, gpa >> PAGE_SHIFT,
+			      guest_memory_index(gm, gpa >> PAGE_SHIFT)) !=
+			    GUEST_FAULT_RESOLVED)
 			return -1;
 		if (!host_frame(gm, gpa, &pa))
 			return -1;

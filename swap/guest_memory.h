@@ -221,6 +221,8 @@ struct guest_memory {
 	uint64_t low_free, high_free;   /* watermarks, in frames */
 	struct eviction_policy evict;   /* who picks the victims */
 	bool evict_listens;             /* eviction_policy_listens(&evict) */
+	/* Either policy has an on_fault hook (with swap on): set with them. */
+	bool fault_listeners;
 	struct clock_policy clock;      /* the default policy's state */
 	struct prefetch_policy prefetch;        /* what to read ahead */
 	/*
@@ -293,6 +295,15 @@ void guest_memory_init(struct guest_memory *gm,
 		       const struct guest_ram_layout *ram,
 		       uint8_t *state_storage, struct ept *ept,
 		       struct frame_pool *pool);
+
+/*
+ * Puts the eviction and prefetch policies in place (either NULL: keep the
+ * one there). Every change of policy goes through here: the fault path
+ * tests flags set here rather than the policies' hooks.
+ */
+void guest_memory_use_policies(struct guest_memory *gm,
+			       const struct eviction_policy *evict,
+			       const struct prefetch_policy *prefetch);
 
 /*
  * Turns on eviction. Pages already resident stay so; every other page must

@@ -25,48 +25,56 @@ static inline struct guest_page_meta *page_meta(const struct guest_memory *gm,
 }
 
 /* A move that swap/page_state.h does not list: counted, reported. */
+__attribute__((cold))
 void illegal_transition(struct guest_memory *gm, uint64_t gfn,
 			enum guest_page_state from, enum guest_page_state to);
 
-/* What the eviction policy hears of a page's move (eviction_policy.h). */
+/* What the eviction policy hears of page i's move (eviction_policy.h). */
 static inline void tell_eviction_policy(const struct guest_memory *gm,
-					uint64_t gfn,
+					uint64_t i,
 					enum guest_page_state from,
 					enum guest_page_state to)
 {
-	uint64_t page;
-
 	/* CLOCK hears nothing of moves: every state change skips the rest. */
 	if (!gm->evict_listens)
 		return;
-	page = guest_memory_index(gm, gfn);
 	if (to == PAGE_RESIDENT && from == PAGE_SWAPIN)
-		eviction_policy_swapped_in(&gm->evict, page);
+		eviction_policy_swapped_in(&gm->evict, i);
 	else if (to == PAGE_RESIDENT)
-		eviction_policy_mapped(&gm->evict, page);
+		eviction_policy_mapped(&gm->evict, i);
 	else if (to == PAGE_WRITEBACK)
-		eviction_policy_evicted(&gm->evict, page);
+		eviction_policy_evicted(&gm->evict, i);
 }
 
 /*
  * The one place where a page changes state: checks the move against
- * swap/page_state.h, counts it and tells the eviction policy.
+ * swap/page_state.h, counts it and tells the eviction policy. i is gfn's
+ * index (guest_memory_index), for a caller that has it at hand already.
  */
-static inline void set_state(struct guest_memory *gm, uint64_t gfn,
-			     enum guest_page_state to)
+static inline void set_state_at(struct guest_memory *gm, uint64_t i,
+				uint64_t gfn, enum guest_page_state to)
 {
-	enum guest_page_state from = page_state(gm, gfn);
+	enum guest_page_state from = (enum guest_page_state)gm->state[i];
 
-	if (!guest_page_transition_ok(from, to))
+	if (__builtin_expect(!guest_page_transition_ok(from, to), 0)) {
 		illegal_transition(gm, gfn, from, to);
+		if ((unsigned)from >= GUEST_PAGE_STATES)
+			from = to;      /* a byte no state: count nothing */
+	}
 	gm->stats.transitions[from][to]++;
 	gm->count[from]--;
 	gm->count[to]++;
-	gm->state[guest_memory_index(gm, gfn)] = (uint8_t)to;
+	gm->state[i] = (uint8_t)to;
 	/* A page newly resident may be evictable: end a swap-full stall. */
 	if (to == PAGE_RESIDENT)
 		gm->idle_scan = 0;
-	tell_eviction_policy(gm, gfn, from, to);
+	tell_eviction_policy(gm, i, from, to);
+}
+
+static inline void set_state(struct guest_memory *gm, uint64_t gfn,
+			     enum guest_page_state to)
+{
+	set_state_at(gm, guest_memory_index(gm, gfn), gfn, to);
 }
 
 static inline uint64_t gfn_gpa(uint64_t gfn)

@@ -13,11 +13,7 @@ static const struct {
 #undef STATE_ROW
 };
 
-/*
- * guest_page_transition_ok's switch keys a move as from << 8 | to; the
- * per-page state array holds a byte anyway. A move listed twice is a
- * duplicate case label: the build fails.
- */
+/* The per-page state array holds a byte. */
 _Static_assert(GUEST_PAGE_STATES <= 256, "a state fits a byte");
 
 static bool valid(enum guest_page_state s)
@@ -39,9 +35,3 @@ bool guest_page_state_has_frame(enum guest_page_state s)
 {
 	return valid(s) && states[s].has_frame;
 }
-
-const bool guest_page_transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES] = {
-#define TRANSITION_ROW(from_, to_, why) [PAGE_##from_][PAGE_##to_] = true,
-	GUEST_PAGE_TRANSITION_LIST(TRANSITION_ROW)
-#undef TRANSITION_ROW
-};

@@ -61,19 +61,25 @@ const char *guest_page_state_counter(enum guest_page_state s);
 /* True when a page in state s owns a host frame. */
 bool guest_page_state_has_frame(enum guest_page_state s);
 
-/* The transition list as a table (page_state.c): [from][to] allowed. */
-extern const bool guest_page_transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
-
 /*
- * True when the lists above allow a page to move from one to the other.
- * Inline: every state change of the fault path asks it.
+ * The transition list as one constant: bit to * GUEST_PAGE_STATES + from
+ * is set when the move is allowed. Every state change of the fault path
+ * asks it with a constant `to`, so the row of that `to` is a constant and
+ * the check is one bit test, no table in memory.
  */
+#define GUEST_PAGE_MOVE_BIT(from_, to_, why)                                 \
+	| (1ull << (PAGE_##to_ * GUEST_PAGE_STATES + PAGE_##from_))
+#define GUEST_PAGE_MOVES (0ull GUEST_PAGE_TRANSITION_LIST(GUEST_PAGE_MOVE_BIT))
+_Static_assert(GUEST_PAGE_STATES * GUEST_PAGE_STATES <= 64,
+	       "the allowed moves fit one 64-bit word (up to 8 states)");
+
+/* True when the lists above allow a page to move from one to the other. */
 static inline bool guest_page_transition_ok(enum guest_page_state from,
 					    enum guest_page_state to)
 {
 	return (unsigned)from < GUEST_PAGE_STATES &&
 	       (unsigned)to < GUEST_PAGE_STATES &&
-	       guest_page_transitions[from][to];
+	       (GUEST_PAGE_MOVES >> (to * GUEST_PAGE_STATES) >> from & 1);
 }
 
 #endif

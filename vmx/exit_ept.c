@@ -104,7 +104,7 @@ static enum exit_action unclaimed_access(struct vcpu *v,
 	    EPT_UNCLAIMED_EMULATE)
 		return not_emulated(v, e, gpa, "outside guest RAM");
 	v->stats.unclaimed_accesses++;
-	return handle_mmio(v, e, gpa, -1);
+	return handle_mmio(v, e, gpa, NULL);
 }
 
 enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
@@ -113,28 +113,25 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 	uint64_t gpa = vmcs_read(VMCS_GUEST_PHYSICAL_ADDRESS);
 	struct apf_guest_state gs;
 	enum guest_fault_result r;
-	uint64_t tried;
-	uint32_t token;
-	int range = -1;
+	struct vm_apf_try try;
+	struct guest_mmio_hit hit;
 
 	reblock_nmi_if_needed(v, e);
 	/* A device page counts only where guest RAM does not reach. */
-	if (!guest_memory_is_ram(&g->memory.ram, gpa))
-		range = vmx_mmio_range(v, gpa);
-	if (range >= 0) {
+	if (!guest_memory_is_ram(&g->memory.ram, gpa) &&
+	    vmx_mmio_range(v, gpa, &hit)) {
 		exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MMIO);
 		if (ept_violation_in_page_walk(e->qualification))
 			return not_emulated(v, e, gpa, "a device page");
-		return handle_mmio(v, e, gpa, range);
+		return handle_mmio(v, e, gpa, &hit);
 	}
 	exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MEMORY);
-	/* Stamped before the attempt, as the 2010 tracepoint is. */
-	tried = trace_on ? trace_clock() : 0;
-	r = vm_fault_begin(g, v->id, gpa, read_fault_state, &gs, &token);
+	r = vm_fault_begin(g, v->id, gpa, read_fault_state, &gs, &try);
 	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) {
-		trace_try_async_get_page_at(tried, v->id, gpa, token != 0);
-		if (token) {
-			inject_not_present(v, token);
+		trace_try_async_get_page_at(try.tried, v->id, gpa,
+					    try.token != 0);
+		if (try.token) {
+			inject_not_present(v, try.token);
 			return EXIT_RESUME;
 		}
 		/* The access runs again once the page is in or after an

@@ -5,6 +5,7 @@
 
 #include "vmx/vcpu.h"
 #include "vmx/vmx_ops.h"
+#include "guest/io_mmio.h"
 
 enum exit_action {
 	EXIT_RESUME,            /* enter the guest again */
@@ -25,17 +26,27 @@ enum exit_action handle_wrmsr(struct vcpu *v, const struct vmx_exit *e);
 enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e);
 /*
  * Emulated MMIO pages outside guest RAM (vmx/exit_mmio.c): the MMIO range
- * gpa lies in for this vCPU (-1: none), and the EPT
- * violation at gpa in that range (or where there is nothing: range -1),
- * decoded and performed.
+ * gpa lies in for this vCPU (false: none; every registered page, the
+ * xAPIC page in every mode: disabled or in x2APIC mode it is a hole,
+ * guest/devices/vlapic_mmio.h, handled here rather than sent through the
+ * swap layer's "not RAM" path, as KVM keeps the page on its APIC device
+ * in every mode), and the EPT violation at gpa there, decoded and
+ * performed.
  */
-int vmx_mmio_range(struct vcpu *v, uint64_t gpa);
+static inline bool vmx_mmio_range(struct vcpu *v, uint64_t gpa,
+				  struct guest_mmio_hit *hit)
+{
+	return guest_mmio_find(v->guest, v->id, gpa, hit);
+}
 static inline bool vmx_owns_mmio(struct vcpu *v, uint64_t gpa)
 {
-	return vmx_mmio_range(v, gpa) >= 0;
+	struct guest_mmio_hit hit;
+
+	return vmx_mmio_range(v, gpa, &hit);
 }
+/* hit NULL: nothing there (a load reads all ones, a store is dropped). */
 enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
-			     uint64_t gpa, int range);
+			     uint64_t gpa, const struct guest_mmio_hit *hit);
 /*
  * An EPT violation on a guest page lost to a failed swap-in
  * (vmx/exit_lost_page.c): a machine check for the guest, or the VM's end.

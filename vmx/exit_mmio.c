@@ -101,13 +101,13 @@ static void write_gpr(struct vcpu *v, enum mmio_gpr r, uint64_t value)
  * (guest/io_mmio.h): any size reaches it (1, 2, 4 or 8 bytes).
  */
 static void device_access(struct vcpu *v, const struct mmio_insn *insn,
-			  uint64_t gpa, int range)
+			  uint64_t gpa, const struct guest_mmio_hit *hit)
 {
 	uint64_t value = 0;
 
 	if (insn->write)
 		value = mmio_store_value(insn, read_gpr(v, insn->reg));
-	guest_mmio_access(v->guest, v->id, range, gpa, insn->size,
+	guest_mmio_access(v->guest, v->id, hit, gpa, insn->size,
 			  insn->write, &value);
 	if (!insn->write)
 		write_gpr(v, insn->reg,
@@ -122,17 +122,6 @@ static bool code_mode(enum mmio_cpu_mode *mode)
 
 	*mode = lma && (cs & SEGMENT_AR_L) ? MMIO_MODE_64 : MMIO_MODE_32;
 	return *mode == MMIO_MODE_64 || (cs & CS_AR_DEFAULT_32);
-}
-
-/*
- * Every registered MMIO page, the xAPIC page in every mode: disabled or in
- * x2APIC mode it is a hole (guest/devices/vlapic_mmio.h) handled here
- * rather than sent through the swap layer's "not RAM" path, as KVM keeps
- * the page on its APIC device in every mode.
- */
-int vmx_mmio_range(struct vcpu *v, uint64_t gpa)
-{
-	return guest_mmio_find(v->guest, v->id, gpa);
 }
 
 /* The one line that ends a guest whose MMIO instruction is refused. */
@@ -153,7 +142,7 @@ static enum exit_action refuse(struct vcpu *v, const struct vmx_exit *e,
 }
 
 enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
-			     uint64_t gpa, int range)
+			     uint64_t gpa, const struct guest_mmio_hit *hit)
 {
 	uint8_t bytes[MMIO_INSN_MAX];
 	struct mmio_insn insn;
@@ -175,7 +164,7 @@ enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
 	    insn.write != !!(e->qualification & EPT_QUAL_WRITE))
 		return refuse(v, e, gpa, bytes, n, !decodable);
 	v->stats.mmio_emulated++;
-	device_access(v, &insn, gpa, range);
+	device_access(v, &insn, gpa, hit);
 	done.instruction_length = insn.length;
 	vcpu_skip_instruction(&done);
 	return EXIT_RESUME;

@@ -75,6 +75,12 @@ struct vcpu {
 	bool halted;                    /* in vcpu_block_until_event/apf_halt */
 	/* vCPU 0 without a service CPU polls the console; others: never. */
 	uint64_t next_console_poll;     /* UINT64_MAX: never */
+	/*
+	 * From when an entry has a chore before it (vcpu_entry_chores):
+	 * next_console_poll, or 0 while a page-ready is held. One compare on
+	 * every full preparation covers both (vcpu_chores_changed keeps it).
+	 */
+	uint64_t chores_due;
 	/* Fixed at creation (vcpu_events_init), read before every entry. */
 	struct {
 		uint64_t poll_ticks;    /* the longest stay in guest mode */

@@ -64,24 +64,22 @@ static inline bool vcpu_guest_paging(void)
  * preemption timer's value change, and the console poll is not due,
  * only a move of irq_gen or an outstanding async PF (with the short
  * timer) can give this work something to do (what else would, clears it:
- * vcpu_poll_again; a held page-ready keeps it 0).
+ * vcpu_poll_again; a held page-ready keeps it 0 through chores_due).
  */
 static inline void vcpu_prepare_entry_fully(struct vcpu *v, uint64_t now,
 					    bool apf)
 {
 	struct vm *g = v->guest;
 
-	if (vcpu_console_poll_due(v, now))
-		vcpu_poll_console(v, now);
-	if (v->page_ready_held)
-		vcpu_page_ready(v);
+	if (now >= v->chores_due)
+		vcpu_entry_chores(v, now);
 	if (irq_poll_needed(&v->irq_memo, vm_irq_gen(g), now))
 		vcpu_poll_and_inject(v, now);
 	vcpu_arm_preemption_timer(v, now, v->irq_memo.deadline, apf);
+	/* chores_due is 0 while a page-ready is held: no fast entries. */
 	v->fast_entry_until = v->irq_memo.quiet && !apf &&
-				      !v->page_ready_held &&
 				      v->irq_memo.deadline == UINT64_MAX ?
-				      v->next_console_poll :
+				      v->chores_due :
 				      0;
 }
 

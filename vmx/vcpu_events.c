@@ -94,8 +94,16 @@ void vcpu_page_ready(struct vcpu *v)
 						 vcpu_guest_paging());
 
 	v->page_ready_held = r == VM_PAGE_READY_HELD;
+	vcpu_chores_changed(v);
 	if (r == VM_PAGE_READY_SENT && v->halted)
 		apf_count_halt_woken(&v->plat->apf);
+}
+
+void vcpu_entry_chores(struct vcpu *v, uint64_t now)
+{
+	vcpu_poll_console(v, now);
+	if (v->page_ready_held)
+		vcpu_page_ready(v);
 }
 
 bool vcpu_take_requests(struct vcpu *v)
@@ -115,6 +123,7 @@ bool vcpu_take_requests(struct vcpu *v)
 		v->sipi_pending = false;
 		v->nmi_pending = 0;
 		v->page_ready_held = false;
+		vcpu_chores_changed(v);
 	}
 	/* Only a CPU waiting for one takes a SIPI (SDM Vol. 3A, 9.4.4). */
 	if ((req & BIT(VCPU_REQ_SIPI)) && p->run_state == VCPU_WAIT_FOR_SIPI)
@@ -141,6 +150,7 @@ void vcpu_poll_console(struct vcpu *v, uint64_t now)
 	if (!vcpu_console_poll_due(v, now))
 		return;
 	v->next_console_poll = now + tsc_hz / VM_CONSOLE_POLLS_VCPU0;
+	vcpu_chores_changed(v);
 	vm_poll_console(v->guest);
 }
 
@@ -171,6 +181,7 @@ void vcpu_events_init(struct vcpu *v)
 	bool service_cpu = swap_daemon_has_service_cpu(v->guest->memory.swap);
 
 	v->next_console_poll = v->id == 0 && !service_cpu ? 0 : UINT64_MAX;
+	vcpu_chores_changed(v);
 	v->entry_cfg.poll_ticks = tsc_hz / POLL_INTERVALS_PER_SECOND;
 	v->entry_cfg.apf_short_timer =
 		swap_daemon_runs_on(v->guest->memory.swap, SWAP_WORKER_VCPU);

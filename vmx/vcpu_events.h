@@ -68,6 +68,18 @@ static inline bool vcpu_console_poll_due(const struct vcpu *v, uint64_t now)
 	return now >= v->next_console_poll;     /* UINT64_MAX: never */
 }
 
+/* After a change of next_console_poll or page_ready_held. */
+static inline void vcpu_chores_changed(struct vcpu *v)
+{
+	v->chores_due = v->page_ready_held ? 0 : v->next_console_poll;
+}
+
+/*
+ * Before an entry, once v->chores_due has come: the console poll when
+ * due, the held page-ready's retry.
+ */
+void vcpu_entry_chores(struct vcpu *v, uint64_t now);
+
 void vcpu_poll_console(struct vcpu *v, uint64_t now);
 
 /*

@@ -253,6 +253,7 @@ static bool one_exit(uint64_t rip, bool write, uint64_t gpa, uint64_t *next)
 	struct vlapic_ipi ipi = { 0 };
 	uint8_t bytes[MMIO_INSN_MAX];
 	struct mmio_insn insn;
+	struct guest_mmio_hit hit;
 	enum exit_action a;
 	unsigned n;
 	bool ok;
@@ -267,7 +268,8 @@ static bool one_exit(uint64_t rip, bool write, uint64_t gpa, uint64_t *next)
 			 &insn) && insn.write == write;
 
 	memset(&seen, 0, sizeof(seen));
-	a = handle_mmio(&v, &ex, gpa, vmx_mmio_range(&v, gpa));
+	a = handle_mmio(&v, &ex, gpa,
+			vmx_mmio_range(&v, gpa, &hit) ? &hit : NULL);
 
 	if (!ok) {
 		CHECK(a == EXIT_STOP && seen.ended);

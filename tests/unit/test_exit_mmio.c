@@ -120,12 +120,15 @@ static int setup(void **state)
 
 static enum exit_action mmio_exit(uint64_t rip, bool write, uint64_t gpa)
 {
+	struct guest_mmio_hit hit;
+
 	ex = (struct vmx_exit){
 		.qualification = write ? EPT_QUAL_WRITE : EPT_QUAL_READ,
 		.guest_rip = rip,
 	};
 	fake_vmcs[VMCS_GUEST_RIP] = rip;
-	return handle_mmio(&v, &ex, gpa, vmx_mmio_range(&v, gpa));
+	return handle_mmio(&v, &ex, gpa,
+			   vmx_mmio_range(&v, gpa, &hit) ? &hit : NULL);
 }
 
 /* mov eax, [edi] from the xAPIC version register: zero-extended. */

@@ -233,18 +233,18 @@ static uint32_t user_fault(uint64_t gpa)
 {
 	struct apf_guest_state gs = { .interrupts_enabled = true,
 				      .paging = true, .cpl = 3 };
-	uint32_t token = 0;
+	struct vm_apf_try try = { 0 };
 
 	fault_result = GUEST_FAULT_SWAPIN_STARTED;
-	assert_int_equal(vm_fault_begin(&vm, 0, gpa, NULL, &gs, &token),
+	assert_int_equal(vm_fault_begin(&vm, 0, gpa, NULL, &gs, &try),
 			 GUEST_FAULT_SWAPIN_STARTED);
-	assert_int_not_equal(token, 0);
+	assert_int_not_equal(try.token, 0);
 	assert_false(spin_is_locked(&vm.memory.lock));
 	assert_int_equal(area_word(KVM_APF_AREA_FLAGS_OFFSET),
 			 KVM_PV_REASON_PAGE_NOT_PRESENT);
 	/* The guest's #PF handler reads and clears the reason. */
 	set_area_word(KVM_APF_AREA_FLAGS_OFFSET, 0);
-	return token;
+	return try.token;
 }
 
 /* The completion, on the CPU that harvested it, under mem_lock. */
@@ -583,27 +583,27 @@ static void not_present_step_is_one_call(void **state)
 {
 	struct apf_guest_state gs = { .interrupts_enabled = true,
 				      .paging = true, .cpl = 3 };
-	uint32_t token = 1;
+	struct vm_apf_try try = { .token = 1 };
 
 	(void)state;
 	fault_result = GUEST_FAULT_RESOLVED;
-	assert_int_equal(vm_fault_begin(&vm, 0, 0x5000, NULL, &gs, &token),
+	assert_int_equal(vm_fault_begin(&vm, 0, 0x5000, NULL, &gs, &try),
 			 GUEST_FAULT_RESOLVED);
-	assert_int_equal(token, 0);
+	assert_int_equal(try.token, 0);
 	fault_result = GUEST_FAULT_SWAPIN_STARTED;
-	vm_fault_begin(&vm, 0, 0x5000, NULL, &gs, &token);    /* async PF off */
-	assert_int_equal(token, 0);
+	vm_fault_begin(&vm, 0, 0x5000, NULL, &gs, &try);    /* async PF off */
+	assert_int_equal(try.token, 0);
 	assert_int_equal(faults_begun, 2);
 	guest_enables();
 	before_entry();
 	guest_takes_interrupts();
 	fault_result = GUEST_FAULT_WAIT_IO;
-	assert_int_equal(vm_fault_begin(&vm, 0, 0x6000, NULL, &gs, &token),
+	assert_int_equal(vm_fault_begin(&vm, 0, 0x6000, NULL, &gs, &try),
 			 GUEST_FAULT_WAIT_IO);
-	assert_int_not_equal(token, 0);
+	assert_int_not_equal(try.token, 0);
 	/* The guest has not read the reason yet: a second one waits. */
-	vm_fault_begin(&vm, 0, 0x7000, NULL, &gs, &token);
-	assert_int_equal(token, 0);
+	vm_fault_begin(&vm, 0, 0x7000, NULL, &gs, &try);
+	assert_int_equal(try.token, 0);
 	assert_int_equal(gs.area_flags, KVM_PV_REASON_PAGE_NOT_PRESENT);
 	assert_int_equal(
 		vm.plat[0].apf.stats.sync[APF_SYNC_NOTIFICATION_UNCONSUMED], 1);
@@ -629,7 +629,7 @@ static void read_user_state(struct apf_guest_state *gs)
 static void vcpu_state_read_only_for_a_swap_in(void **state)
 {
 	struct apf_guest_state gs = { 0 };
-	uint32_t token;
+	struct vm_apf_try try;
 
 	(void)state;
 	states_read = 0;
@@ -637,14 +637,14 @@ static void vcpu_state_read_only_for_a_swap_in(void **state)
 	before_entry();
 	guest_takes_interrupts();
 	fault_result = GUEST_FAULT_RESOLVED;
-	vm_fault_begin(&vm, 0, 0x5000, read_user_state, &gs, &token);
+	vm_fault_begin(&vm, 0, 0x5000, read_user_state, &gs, &try);
 	assert_int_equal(states_read, 0);
-	assert_int_equal(token, 0);
+	assert_int_equal(try.token, 0);
 	fault_result = GUEST_FAULT_SWAPIN_STARTED;
-	vm_fault_begin(&vm, 0, 0x6000, read_user_state, &gs, &token);
+	vm_fault_begin(&vm, 0, 0x6000, read_user_state, &gs, &try);
 	assert_int_equal(states_read, 1);
 	assert_int_equal(gs.cpl, 3);
-	assert_int_not_equal(token, 0);
+	assert_int_not_equal(try.token, 0);
 }
 
 #define T(name) cmocka_unit_test_setup(name, setup)

@@ -86,8 +86,9 @@ static struct recorder *install_recorder(struct swap_fake *sf)
 	assert_non_null(r);
 	sf->test = r;
 	r->clock = &sf->gm.clock;
-	sf->gm.evict = (struct eviction_policy){ &recorder_ops, r };
-	sf->gm.evict_listens = eviction_policy_listens(&sf->gm.evict);
+	guest_memory_use_policies(&sf->gm,
+				  &(struct eviction_policy){ &recorder_ops, r },
+				  NULL);
 	return r;
 }
 
@@ -196,6 +197,7 @@ static struct swap_fake *swapped_guest(void **state,
 				       struct prefetch_sequential *seq)
 {
 	struct swap_fake *sf = swap_fake_new(32, 16, 40, 2, 3);
+	struct prefetch_policy ahead = prefetch_sequential(seq);
 
 	*state = sf;
 	for (unsigned p = 0; p < 8; p++)
@@ -205,7 +207,7 @@ static struct swap_fake *swapped_guest(void **state,
 		swap_fake_complete_all(sf);
 		assert_state(sf, p, PAGE_SWAPPED);
 	}
-	sf->gm.prefetch = prefetch_sequential(seq);
+	guest_memory_use_policies(&sf->gm, NULL, &ahead);
 	return sf;
 }
 
@@ -289,6 +291,7 @@ static void test_prefetch_replay(void **state)
 {
 	struct swap_fake *sf = swap_fake_new(96, 24, 128, 2, 8);
 	struct prefetch_sequential seq = { .pages = 4 };
+	struct prefetch_policy reads_ahead = prefetch_sequential(&seq);
 	struct replay_result plain, ahead;
 	uint64_t major;
 
@@ -298,7 +301,7 @@ static void test_prefetch_replay(void **state)
 	swap_fake_free(sf);
 	sf = swap_fake_new(96, 24, 128, 2, 8);
 	*state = sf;
-	sf->gm.prefetch = prefetch_sequential(&seq);
+	guest_memory_use_policies(&sf->gm, NULL, &reads_ahead);
 	swap_replay(sf, 4000, 1, &ahead);
 	assert_true(sf->gm.stats.prefetch_reads > 0);
 	assert_true(ahead.reads_checked > 0);
