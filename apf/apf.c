@@ -323,8 +323,11 @@ void apf_page_ready_sent(struct apf_vcpu *v, uint64_t tsc)
 		v->stats.wake_all++;
 	} else {
 		v->stats.page_ready++;
-		if (tsc > e->not_present_tsc)   /* TSCs of two CPUs may skew */
+		if (tsc > e->not_present_tsc) { /* TSCs of two CPUs may skew */
 			v->stats.ready_latency_tsc += tsc - e->not_present_tsc;
+			latency_hist_add(&v->stats.ready_latency,
+					 tsc - e->not_present_tsc);
+		}
 	}
 	release_entry(v, e);
 	v->page_ready_pending = true;

@@ -27,6 +27,7 @@
 #define APF_APF_H
 
 #include "apf/kvm_para.h"
+#include "lib/latency_hist.h"
 #include "lib/counters.h"
 #include "lib/guest_ram.h"
 #include "lib/types.h"
@@ -80,6 +81,8 @@ struct apf_stats {
 	uint64_t sync[APF_VERDICT_COUNT];
 	/* Largest number of tokens in flight at once (the max, not a sum). */
 	uint64_t peak_outstanding;
+	/* Each token's "not present" to its page-ready sent ("lat.apf_ready"). */
+	struct latency_hist ready_latency;
 };
 
 enum apf_entry_state {

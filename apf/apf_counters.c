@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The counters of apf/ in the registry (lib/counters.h), named once. */
 #include "apf/apf.h"
+#include "lib/string.h"
 
 #define APF_SYNC_COUNTER_DEF(reason, name)                                   \
 	{ "apf.sync." name, offsetof(struct apf_stats, sync[reason]) },
@@ -24,20 +25,27 @@ const char *apf_verdict_name(enum apf_verdict verdict)
 	return verdict_names[verdict];
 }
 
-/* A peak summed over vCPUs would mean nothing: report the largest. */
+/*
+ * What a sum over vCPUs would not give: the largest peak, and the vCPUs'
+ * latency histograms merged.
+ */
 static void each_peak(const void *obj, counter_fn fn, void *ctx)
 {
 	const struct apf_counter_sources *src = obj;
 	const char *base = (const char *)src->first;
+	struct latency_hist ready;
 	uint64_t peak = 0;
 
+	memset(&ready, 0, sizeof(ready));
 	for (unsigned i = 0; i < src->nvcpus; i++) {
 		const struct apf_vcpu *v =
 			(const struct apf_vcpu *)(base + i * src->stride);
 
 		peak = MAX(peak, v->stats.peak_outstanding);
+		latency_hist_merge(&ready, &v->stats.ready_latency);
 	}
 	fn(ctx, "apf.peak_outstanding", peak);
+	latency_hist_report(&ready, "apf_ready", fn, ctx);
 }
 
 void apf_counters_register(struct apf_counter_sources *src,

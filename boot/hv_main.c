@@ -198,7 +198,11 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 			  .fail_reads = bi->cfg.debug_swap_fail_reads,
 			  .fail_writes = bi->cfg.debug_swap_fail_writes,
 			  .verify = bi->cfg.debug_swap_verify,
-			  .read_latency_ns = bi->cfg.swap_read_latency_ns },
+			  .read_latency_ns = bi->cfg.swap_read_latency_ns,
+			  .policy = bi->cfg.swap_policy,
+			  .prefetch = bi->cfg.swap_prefetch,
+			  .prefetch_depth = bi->cfg.swap_prefetch_depth,
+			  .protect_kernel = bi->cfg.swap_protect_kernel },
 		.service_cpu = host_cpu_count > bi->cfg.guest_vcpus,
 		.apf = bi->cfg.apf,
 		.terminal_write = guest_terminal_active() ?

@@ -60,6 +60,8 @@ void vm_fault_swapin_locked(struct vm *vm, unsigned n, uint64_t gpa,
 	if (read_state)
 		read_state(gs);
 	gs->area_flags = 0;
+	/* swap.protect_kernel learns here which pages the kernel waits for. */
+	guest_memory_note_fault_mode(&vm->memory.ram, gpa, gs->cpl == 0);
 	if (!apf_enabled(&vm->plat[n].apf))
 		return;
 	not_present_locked(vm, n, gs, page, &try->token);

@@ -33,8 +33,17 @@ void guest_memory_use_policies(struct guest_memory *gm,
 			       const struct eviction_policy *evict,
 			       const struct prefetch_policy *prefetch)
 {
-	if (evict && evict->ops)
+	if (evict && evict->ops) {
 		gm->evict = *evict;
+		/*
+		 * A policy that keeps its own order of resident pages (FIFO)
+		 * hears of those already resident, in index order.
+		 */
+		for (uint64_t i = 0; i < gm->npages &&
+				     gm->evict.ops->on_map; i++)
+			if (gm->state[i] == PAGE_RESIDENT)
+				eviction_policy_mapped(&gm->evict, i);
+	}
 	if (prefetch && prefetch->ops)
 		gm->prefetch = *prefetch;
 	/* What the fault and state-change paths test instead of the hooks. */
@@ -128,6 +137,7 @@ int guest_memory_enable_swap(struct guest_memory *gm,
 	gm->low_free = low;
 	gm->high_free = high;
 	guest_memory_use_policies(gm, &cfg->evict, &cfg->prefetch);
+	gm->protect_kernel = cfg->protect_kernel;
 	return 0;
 }
 
@@ -289,6 +299,8 @@ static enum guest_fault_result fault_page(struct guest_memory *gm,
 	case PAGE_SWAPPED:
 		return start_swapin(gm, gfn);
 	case PAGE_SWAPIN:
+		/* The guest wants a page read ahead for it: a late hit. */
+		prefetch_touched(gm, page_meta(gm, gfn), true);
 		/* Without I/O in flight only after a failed map_kept_frame. */
 		if (page_meta(gm, gfn)->flags & GPM_IO)
 			return GUEST_FAULT_WAIT_IO;
@@ -316,6 +328,23 @@ enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
 	else if (r == GUEST_FAULT_NO_FRAME)
 		gm->stats.no_frame++;
 	return r;
+}
+
+void guest_memory_note_fault_mode(struct guest_memory *gm, uint64_t gpa,
+				  bool kernel)
+{
+	struct guest_page_meta *m;
+
+	if (!gm->protect_kernel || !gm->meta ||
+	    !guest_ram_contains(&gm->ram, gpa))
+		return;
+	m = page_meta(gm, gpa >> PAGE_SHIFT);
+	if (kernel && !(m->flags & GPM_KERNEL)) {
+		m->flags |= GPM_KERNEL;
+		gm->stats.kernel_marked++;
+	} else if (!kernel) {
+		m->flags &= (uint8_t)~GPM_KERNEL;
+	}
 }
 
 /*
@@ -568,8 +597,16 @@ void guest_memory_each_stat(const struct guest_memory *gm,
 	fn(ctx, "swap.slots_peak", gm->slots->peak);
 	fn(ctx, "swap.slots_total", gm->slots->nslots);
 	/* Only once they happen: a prefetch policy was installed, or a bug. */
-	if (gm->stats.prefetch_reads)
+	if (gm->protect_kernel) {
+		fn(ctx, "swap.kernel_marked", gm->stats.kernel_marked);
+		fn(ctx, "swap.kernel_spared", gm->stats.kernel_spared);
+		fn(ctx, "swap.kernel_evicted", gm->stats.kernel_evicted);
+	}
+	if (gm->stats.prefetch_reads) {
 		fn(ctx, "swap.prefetch_reads", gm->stats.prefetch_reads);
+		fn(ctx, "swap.prefetch_used", gm->stats.prefetch_used);
+		fn(ctx, "swap.prefetch_wasted", gm->stats.prefetch_wasted);
+	}
 	if (gm->stats.illegal_transitions)
 		fn(ctx, "pages.illegal_transitions",
 		   gm->stats.illegal_transitions);

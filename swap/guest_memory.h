@@ -122,6 +122,13 @@ struct guest_page_meta {
 #define GPM_CANCEL      BIT(3)  /* WRITEBACK: stay resident after the write */
 #define GPM_LOST        BIT(4)  /* SWAPPED: the slot could not be read */
 #define GPM_PINNED      BIT(5)  /* RESIDENT and never a victim (pins[]) */
+/* Read by the prefetch policy and not touched by the guest since. */
+#define GPM_PREFETCHED  BIT(6)
+/*
+ * swap.protect_kernel: the guest's kernel waited for this page's swap-in
+ * (a CPL 0 fault, which never becomes an async PF); evicted last.
+ */
+#define GPM_KERNEL      BIT(7)
 
 /*
  * Pages the hypervisor writes on its own (a vCPU's async-PF area, its
@@ -180,6 +187,18 @@ struct guest_memory_stats {
 	uint64_t translations_dropped;  /* guest_memory_drop_translation */
 	uint64_t dropped_refaults;      /* ... and mapped again by a fault */
 	uint64_t prefetch_reads;        /* swap-ins the prefetch policy asked */
+	/*
+	 * Of those: touched by the guest before they were evicted (its
+	 * accessed bit, or a fault while the read was in flight), and
+	 * evicted untouched.
+	 */
+	uint64_t prefetch_used, prefetch_wasted;
+	/*
+	 * swap.protect_kernel: pages marked as the kernel's, times the
+	 * policy's scan had to pass one by, and marked pages evicted all the
+	 * same (nothing else could go).
+	 */
+	uint64_t kernel_marked, kernel_spared, kernel_evicted;
 	uint64_t illegal_transitions;   /* not in page_state.h's list: a bug */
 	uint64_t transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
 };
@@ -223,6 +242,8 @@ struct guest_memory {
 	bool evict_listens;             /* eviction_policy_listens(&evict) */
 	/* Either policy has an on_fault hook (with swap on): set with them. */
 	bool fault_listeners;
+	/* swap.protect_kernel; kernel_pass: this scan may take them too. */
+	bool protect_kernel, kernel_pass;
 	struct clock_policy clock;      /* the default policy's state */
 	struct prefetch_policy prefetch;        /* what to read ahead */
 	/*
@@ -268,6 +289,7 @@ struct guest_swap_config {
 	/* The policies (swap/policy/); ops NULL: CLOCK, and no prefetch. */
 	struct eviction_policy evict;
 	struct prefetch_policy prefetch;
+	bool protect_kernel;            /* swap.protect_kernel */
 };
 
 struct guest_evict_result {
@@ -304,6 +326,16 @@ void guest_memory_init(struct guest_memory *gm,
 void guest_memory_use_policies(struct guest_memory *gm,
 			       const struct eviction_policy *evict,
 			       const struct prefetch_policy *prefetch);
+
+/*
+ * swap.protect_kernel: the guest faulted on page gpa in kernel mode
+ * (kernel true, CPL 0) or in user mode, on a swap-in under way. A page the
+ * kernel waits for is marked and evicted only when no other page can go;
+ * a user-mode fault on it takes the mark off. Nothing without swap or
+ * with protect_kernel off.
+ */
+void guest_memory_note_fault_mode(struct guest_memory *gm, uint64_t gpa,
+				  bool kernel);
 
 /*
  * Turns on eviction. Pages already resident stay so; every other page must

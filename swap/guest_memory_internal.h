@@ -107,6 +107,23 @@ static inline enum hv_err map_frame(struct guest_memory *gm, uint64_t gfn,
 }
 
 /*
+ * A page read ahead (GPM_PREFETCHED) leaves that mark the first time the
+ * guest is seen to want it (used) or when it is evicted untouched
+ * (wasted).
+ */
+static inline void prefetch_touched(struct guest_memory *gm,
+				    struct guest_page_meta *m, bool used)
+{
+	if (!(m->flags & GPM_PREFETCHED))
+		return;
+	m->flags &= (uint8_t)~GPM_PREFETCHED;
+	if (used)
+		gm->stats.prefetch_used++;
+	else
+		gm->stats.prefetch_wasted++;
+}
+
+/*
  * -> RESIDENT with the frame the page kept while unmapped (WRITEBACK, or
  * SWAPIN once read). The mapping cannot fail in practice: the page was
  * mapped before, so its tables exist. Should it fail, the page stays as it
@@ -115,7 +132,15 @@ static inline enum hv_err map_frame(struct guest_memory *gm, uint64_t gfn,
  */
 static inline enum hv_err map_kept_frame(struct guest_memory *gm, uint64_t gfn)
 {
-	enum hv_err err = map_frame(gm, gfn, meta_frame_pa(page_meta(gm, gfn)));
+	const struct guest_page_meta *m = page_meta(gm, gfn);
+	/*
+	 * A page read ahead is mapped with its accessed bit clear: only the
+	 * guest's use sets it, which tells a prefetch used from one wasted.
+	 */
+	enum hv_err err = m->flags & GPM_PREFETCHED ?
+		ept_map(gm->ept, gfn_gpa(gfn), meta_frame_pa(m), EPT_PAGE_4K,
+			EPT_RWX) :
+		map_frame(gm, gfn, meta_frame_pa(m));
 
 	if (err)
 		return err;

@@ -35,8 +35,10 @@ static void prefetch_page(struct guest_memory *gm, uint64_t page)
 	if (page_state(gm, gfn) != PAGE_SWAPPED ||
 	    (page_meta(gm, gfn)->flags & (GPM_LOST | GPM_IO)))
 		return;
-	if (start_swapin(gm, gfn) == GUEST_FAULT_SWAPIN_STARTED)
+	if (start_swapin(gm, gfn) == GUEST_FAULT_SWAPIN_STARTED) {
+		page_meta(gm, gfn)->flags |= GPM_PREFETCHED;
 		gm->stats.prefetch_reads++;
+	}
 }
 
 void policies_see_fault(struct guest_memory *gm, uint64_t gfn,

@@ -100,9 +100,16 @@ static bool history_inspect(void *ctx, uint64_t page, struct page_history *h)
 	}
 	gm->stats.clock_scanned++;
 	check_dirty(gm, gfn, map.dirty);
+	if (map.accessed)
+		prefetch_touched(gm, page_meta(gm, gfn), true);
 	if ((page_meta(gm, gfn)->flags & GPM_PINNED) ||
 	    unevictable_now(gm, gfn)) {
 		note_idle(gm);
+		return false;
+	}
+	/* swap.protect_kernel: the kernel's pages only in a last pass. */
+	if ((page_meta(gm, gfn)->flags & GPM_KERNEL) && !gm->kernel_pass) {
+		gm->stats.kernel_spared++;
 		return false;
 	}
 	/* Spared or taken, the page could go: not a stall. */
@@ -158,6 +165,9 @@ static bool unmap_victim(struct guest_memory *gm, uint64_t gfn)
 	if (ept_unmap(gm->ept, gfn_gpa(gfn), EPT_PAGE_4K, &old))
 		return false;
 	check_dirty(gm, gfn, old.dirty);
+	prefetch_touched(gm, page_meta(gm, gfn), old.accessed);
+	if (page_meta(gm, gfn)->flags & GPM_KERNEL)
+		gm->stats.kernel_evicted++;
 	set_state(gm, gfn, PAGE_WRITEBACK);
 	return true;
 }
@@ -382,24 +392,41 @@ static unsigned batch_size(const struct guest_memory *gm, unsigned budget)
 			     gm->high_free - free);
 }
 
+/* Batches until the high watermark, budget pages looked at; how many. */
+static unsigned evict_batches(struct guest_memory *gm, unsigned max_pages,
+			      uint64_t budget, struct guest_evict_result *r)
+{
+	uint64_t scan_left = budget;
+	unsigned want;
+
+	while (!r->swap_full &&
+	       (want = batch_size(gm, max_pages - r->victims)) &&
+	       evict_batch(gm, want, &scan_left, r))
+		;
+	return (unsigned)(budget - scan_left);
+}
+
 unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
 				 struct guest_evict_result *res)
 {
 	struct guest_evict_result r = { 0 };
-	uint64_t scan_left;
-	unsigned want;
 
 	if (gm->meta && !gm->evicting) {
 		uint64_t budget = scan_budget(gm);
 
-		scan_left = budget;
 		gm->evicting = true;
-		while (!r.swap_full &&
-		       (want = batch_size(gm, max_pages - r.victims)) &&
-		       evict_batch(gm, want, &scan_left, &r))
-			;
+		r.scanned = evict_batches(gm, max_pages, budget, &r);
+		/*
+		 * swap.protect_kernel: the kernel's pages go only when nothing
+		 * else could, in a second scan with a budget of its own.
+		 */
+		if (gm->protect_kernel && !r.victims && !r.swap_full &&
+		    batch_size(gm, max_pages)) {
+			gm->kernel_pass = true;
+			r.scanned += evict_batches(gm, max_pages, budget, &r);
+			gm->kernel_pass = false;
+		}
 		gm->evicting = false;
-		r.scanned = (unsigned)(budget - scan_left);
 	}
 	if (res)
 		*res = r;

@@ -552,8 +552,10 @@ enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
 		r = swap_fault_begin(d, gpa, vcpu);
 	}
 	if (start) {
-		__atomic_fetch_add(&d->stats.wait_tsc, rdtsc() - start,
-				   __ATOMIC_RELAXED);
+		uint64_t waited = rdtsc() - start;
+
+		__atomic_fetch_add(&d->stats.wait_tsc, waited, __ATOMIC_RELAXED);
+		latency_hist_add_atomic(&d->wait_latency, waited);
 		swap_thrash_note_vcpu(&d->thrash, vcpu);
 	}
 	return r;
@@ -638,12 +640,34 @@ static bool open_swap(struct swap_daemon *d)
 		hv_info("debug: swap pages are checksummed and verified on "
 			"swap-in");
 	}
+	if (!swap_policies_build(&d->policies, &cfg->params, d->mem->npages,
+				 hv_alloc)) {
+		hv_error("swap: the %s eviction policy cannot be set up for a "
+			 "guest of %llu pages",
+			 swap_evict_kind_name(cfg->params.policy),
+			 (unsigned long long)d->mem->npages);
+		return false;
+	}
+	if (cfg->params.policy != SWAP_EVICT_CLOCK ||
+	    cfg->params.prefetch != SWAP_PREFETCH_NONE)
+		hv_info("swap: eviction policy %s, prefetch %s (depth %u)",
+			swap_evict_kind_name(cfg->params.policy),
+			swap_prefetch_kind_name(cfg->params.prefetch),
+			cfg->params.prefetch == SWAP_PREFETCH_NONE ? 0 :
+			MIN(MAX(cfg->params.prefetch_depth, 1u),
+			    PREFETCH_MAX_PAGES));
 	sc = (struct guest_swap_config){
 		.meta = hv_alloc(d->mem->npages * sizeof(struct guest_page_meta)),
 		.slots = &d->slots,
 		.io = { queue_io, flush_translations, d, page_settled,
 			d->verifying ? clean_drop_ok : NULL },
+		.evict = d->policies.evict,
+		.prefetch = d->policies.prefetch,
+		.protect_kernel = cfg->params.protect_kernel,
 	};
+	if (cfg->params.protect_kernel)
+		hv_info("swap: pages the guest's kernel waited for are evicted "
+			"last (swap.protect_kernel)");
 	if (guest_memory_enable_swap(d->mem, &sc)) {
 		hv_error("swap: cannot enable eviction for this guest");
 		return false;

@@ -8,6 +8,8 @@
 #ifndef SWAP_SWAP_DAEMON_INTERNAL_H
 #define SWAP_SWAP_DAEMON_INTERNAL_H
 
+#include "lib/latency_hist.h"
+#include "swap/swap_policies.h"
 #include "lib/counters.h"
 #include "swap/swap_daemon.h"
 #include "swap/swap_format.h"
@@ -59,6 +61,10 @@ struct swap_daemon {
 	/* Per guest page: the vCPUs waiting for its I/O (bit n = vCPU n). */
 	uint64_t *waiters;
 	bool verifying;                         /* debug.swap_verify */
+	struct swap_policies policies;          /* swap.policy, .prefetch */
+	/* Each synchronous wait of a vCPU in swap_fault_wait: "lat.swap_wait". */
+	struct latency_hist wait_latency;
+	struct counter_source latency_counters;
 	struct swap_verify verify;
 	unsigned stuck_steps;
 	volatile bool stuck;                    /* reported: nothing can go */

@@ -52,6 +52,13 @@ void swap_daemon_register_memory_counters(struct swap_daemon *d)
 	counters_register(&d->memory_counters);
 }
 
+static void each_latency_counter(const void *obj, counter_fn fn, void *ctx)
+{
+	const struct swap_daemon *d = obj;
+
+	latency_hist_report(&d->wait_latency, "swap_wait", fn, ctx);
+}
+
 void swap_daemon_register_counters(struct swap_daemon *d)
 {
 	d->daemon_counters = (struct counter_source){
@@ -71,6 +78,11 @@ void swap_daemon_register_counters(struct swap_daemon *d)
 	counters_register(&d->daemon_counters);
 	counters_register(&d->queue_counters);
 	counters_register(&d->device_counters);
+	d->latency_counters = (struct counter_source){
+		.each = each_latency_counter,
+		.obj = d,
+	};
+	counters_register(&d->latency_counters);
 	if (d->cfg.params.fail_reads || d->cfg.params.fail_writes) {
 		d->injected_counters = (struct counter_source){
 			.each = each_injected_counter,

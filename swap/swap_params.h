@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the configuration asks of the swap layer (boot/ fills it from
- * apfvisor.cfg): which device, and the debug switches.
+ * apfvisor.cfg): which device, the policies, and the debug switches.
  */
 #ifndef SWAP_SWAP_PARAMS_H
 #define SWAP_SWAP_PARAMS_H
@@ -17,12 +17,31 @@ enum swap_device_kind {
 	SWAP_DEVICE_AHCI,
 };
 
+/* swap.policy: which pages go when frames run short (swap/policy/). */
+enum swap_evict_kind {
+	SWAP_EVICT_CLOCK,
+	SWAP_EVICT_FIFO,
+	SWAP_EVICT_RANDOM,
+	SWAP_EVICT_AGING,
+};
+
+/* swap.prefetch: what else is read when a fault starts a swap-in. */
+enum swap_prefetch_kind {
+	SWAP_PREFETCH_NONE,
+	SWAP_PREFETCH_SEQUENTIAL,
+	SWAP_PREFETCH_STRIDE,
+};
+
 struct swap_params {
 	enum swap_device_kind device;   /* swap.device */
 	/* debug.swap_fail_reads/_writes: fail every Nth read/write (0: no) */
 	uint32_t fail_reads, fail_writes;
 	bool verify;                    /* debug.swap_verify: checksum pages */
 	uint64_t read_latency_ns;       /* swap.read_latency */
+	enum swap_evict_kind policy;    /* swap.policy */
+	enum swap_prefetch_kind prefetch;       /* swap.prefetch */
+	unsigned prefetch_depth;        /* swap.prefetch_depth: pages */
+	bool protect_kernel;            /* swap.protect_kernel */
 };
 
 #endif

@@ -141,7 +141,10 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 			return g->end.ended ? EXIT_STOP : EXIT_RESUME;
 		}
 	}
-	if (r != GUEST_FAULT_RESOLVED)
+	if (r == GUEST_FAULT_RESOLVED)
+		latency_hist_add(&v->stats.minor_fault,
+				 rdtsc() - v->stats.exit.exit_tsc);
+	else
 		r = swap_fault_wait(g->memory.swap, gpa, v->id, &g->end.ended);
 	if (r == GUEST_FAULT_RESOLVED || g->end.ended)
 		return g->end.ended ? EXIT_STOP : EXIT_RESUME;

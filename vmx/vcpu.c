@@ -15,6 +15,7 @@
 #include "lib/format.h"
 #include "lib/heap.h"
 #include "lib/ratelimit.h"
+#include "lib/string.h"
 #include "lib/trace/trace.h"
 
 /* vmx/vmx_entry.asm: 0 after a VM exit, else the entry failed. */
@@ -62,9 +63,14 @@ static const struct counter_def vcpu_counter_defs[] = {
 static void each_exit_counter(const void *obj, counter_fn fn, void *ctx)
 {
 	const struct vcpu *vcpus = obj;
+	struct latency_hist minor;
 
 	exit_stats_each(&vcpus[0].stats.exit, vcpus[0].guest->nvcpus,
 			sizeof(struct vcpu), fn, ctx);
+	memset(&minor, 0, sizeof(minor));
+	for (unsigned i = 0; i < vcpus[0].guest->nvcpus; i++)
+		latency_hist_merge(&minor, &vcpus[i].stats.minor_fault);
+	latency_hist_report(&minor, "fault_minor", fn, ctx);
 }
 
 struct vcpu *vcpus_create(struct vm *vm)

@@ -3,6 +3,7 @@
 #ifndef VMX_VCPU_H
 #define VMX_VCPU_H
 
+#include "lib/latency_hist.h"
 #include "lib/counters.h"
 #include "vmx/exit_stats.h"
 #include "guest/vm.h"
@@ -46,6 +47,12 @@ struct guest_regs {
 struct vcpu_stats {
 	struct exit_stats exit;         /* per reason: count, root time */
 	VCPU_COUNTERS(COUNTER_FIELD)
+	/*
+	 * EPT violations on guest RAM resolved without I/O (a zero fill, a
+	 * page another vCPU just mapped): root-mode cycles from the exit to
+	 * the page mapped ("lat.fault_minor").
+	 */
+	struct latency_hist minor_fault;
 };
 
 struct percpu;

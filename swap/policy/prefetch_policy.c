@@ -23,3 +23,36 @@ const struct prefetch_policy_ops prefetch_sequential_ops = {
 	.name = "sequential",
 	.on_fault = sequential_fault,
 };
+
+static unsigned stride_fault(void *self, uint64_t page, bool swap_in,
+			     uint64_t *more, unsigned room)
+{
+	struct prefetch_stride *s = self;
+	unsigned n = MIN(MIN(s->pages, room), PREFETCH_MAX_PAGES);
+	int64_t step = (int64_t)(page - s->last);
+	bool walking = s->started && step && step == s->stride;
+	unsigned asked = 0;
+
+	if (!swap_in)
+		return 0;
+	s->started = true;
+	s->stride = step;
+	s->last = page;
+	if (!walking)
+		return 0;
+	/* Forward up to 2^64 - 1, backward down to page 0, no further. */
+	while (asked < n) {
+		uint64_t next = s->last + (uint64_t)step;
+
+		if (step > 0 ? next < s->last : next > s->last)
+			break;
+		more[asked++] = next;
+		s->last = next;
+	}
+	return asked;
+}
+
+const struct prefetch_policy_ops prefetch_stride_ops = {
+	.name = "stride",
+	.on_fault = stride_fault,
+};

@@ -41,9 +41,13 @@ static inline unsigned prefetch_policy_fault(const struct prefetch_policy *p,
 					     uint64_t page, bool swap_in,
 					     uint64_t *more, unsigned room)
 {
+	unsigned asked;
+
 	if (!p->ops->on_fault)
 		return 0;
-	return MIN(p->ops->on_fault(p->self, page, swap_in, more, room), room);
+	/* Once: a policy with state (stride) moves on at each call. */
+	asked = p->ops->on_fault(p->self, page, swap_in, more, room);
+	return MIN(asked, room);
 }
 
 /* Reads nothing ahead: today's behaviour. */
@@ -69,6 +73,30 @@ static inline struct prefetch_policy
 prefetch_sequential(struct prefetch_sequential *s)
 {
 	return (struct prefetch_policy){ .ops = &prefetch_sequential_ops,
+					 .self = s };
+}
+
+/*
+ * STRIDE: when the last major faults were a constant distance apart (an
+ * array walked by a step: a column of a matrix, a field of each record;
+ * 1 is a sequential stream, either direction), the walk's next pages are
+ * asked for, page + stride up to page + pages * stride. The walk is then
+ * expected to fault next just past the last page asked for, so a walk the
+ * prefetching keeps ahead of stays recognised.
+ */
+struct prefetch_stride {
+	unsigned pages;         /* how far ahead, at most PREFETCH_MAX_PAGES */
+	uint64_t last;          /* the walk's last page: faulted or asked for */
+	int64_t stride;         /* the distance seen last; 0: none yet */
+	bool started;           /* last is set */
+};
+
+extern const struct prefetch_policy_ops prefetch_stride_ops;
+
+static inline struct prefetch_policy
+prefetch_stride(struct prefetch_stride *s)
+{
+	return (struct prefetch_policy){ .ops = &prefetch_stride_ops,
 					 .self = s };
 }
 

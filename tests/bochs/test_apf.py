@@ -42,6 +42,22 @@ def expect_slot_line(run, swap_mib, guest_mib):
                     f"guest of {pages} pages uses the first {used}")
 
 
+APFTEST_READ_LATENCY_S = 250e-6      # swap.read_latency in apftest.cfg
+
+
+def expect_latency_at_least(run, path, seconds):
+    """The median of histogram lat.PATH is at least `seconds` of the TSC
+    rate the run measured (a bucket's upper end is reported: never less
+    than the true median)."""
+    m = run.expect_regex(r"^apfvisor: tsc: (\d+\.\d{3}) MHz from ")
+    floor = float(m[1]) * 1e6 * seconds
+    p50 = run.stat(f"lat.{path}.p50_tsc")
+    expect(p50 >= floor, f"expected lat.{path}.p50_tsc >= {floor:.0f} "
+           f"({seconds * 1e6:.0f} us), got {p50}")
+    expect(run.stat(f"lat.{path}.max_tsc") >= p50,
+           f"lat.{path}.max_tsc below its median")
+
+
 @cases(cpus=(1, 2))
 def test_apftest_guest(ctx, cpus):
     # With 2 host CPUs the run is traced too, and the trace checked
@@ -88,6 +104,14 @@ def test_apftest_guest(ctx, cpus):
     run.expect_stat("swap.read_failures", 0)
     run.expect_stat_at_least("apf.vcpus_enabled", 1)
     run.expect_stat_at_least("swap.reads_delayed", 1)
+    # The latency histograms (lib/latency_hist.h): one entry per
+    # page-ready, its median at least the 2 ms reads are held back for,
+    # and every first touch (a minor fault) timed.
+    expect(run.stat("lat.apf_ready.count") == run.stat("apf.page_ready"),
+           f"lat.apf_ready.count {run.stat('lat.apf_ready.count')} != "
+           f"apf.page_ready {run.stat('apf.page_ready')}")
+    expect_latency_at_least(run, "apf_ready", APFTEST_READ_LATENCY_S)
+    run.expect_stat_at_least("lat.fault_minor.count", 1)
     run.expect_line("apfvisor: guest halted: test-exit code 0")
     run.expect_status(0)
     if cpus == 2:

@@ -348,7 +348,10 @@ def test_isolation_scan_under_swap(ctx):
     # every page goes to swap a second time; the second only reads): the
     # secret is found 0 times and every word holds its pattern (no zero,
     # stale or foreign page). One host CPU: the vCPU's exits run the
-    # paging daemon.
+    # paging daemon. The policies are not the defaults: AGING picks the
+    # victims and STRIDE reads ahead of the sequential passes, so pages
+    # read ahead (mapped before the guest asked) are checked for the
+    # secret and their contents too.
     secret = secrets.randbits(64) | 1 << 63     # bit 63: never a pattern
     masked = secret ^ 0x5A5A5A5A5A5A5A5A
     swap, slots = secret_swap(ctx, "swap.img", "48M", secret)
@@ -358,6 +361,9 @@ def test_isolation_scan_under_swap(ctx):
                        f"guest.memory = {ISOLATION_MIB}M\n"
                        f"host.guest_frames = {ISOLATION_SWAP_FRAMES_MIB}M\n"
                        "swap.device = ata\n"
+                       "swap.policy = aging\n"
+                       "swap.prefetch = stride\n"
+                       "swap.prefetch_depth = 8\n"
                        f"guest.cmdline = 0x{masked:016x} fill\n"
                        f"debug.isolation_secret = 0x{secret:016x}\n"
                        f"debug.swap_fail_reads = {ISOLATION_FAIL_READS}\n"
@@ -410,6 +416,16 @@ def test_isolation_scan_under_swap(ctx):
         ctx.log(f"### {name} {run.stat(name)}")
     run.expect_stat("swap.read_failures", 0)
     run.expect_stat("swap.frame_free_errors", 0)
+    # The policies asked for, and the scans' strides read ahead: most of
+    # what was read ahead was then used (the passes are sequential).
+    run.expect_line("apfvisor: swap: eviction policy aging, prefetch stride "
+                    "(depth 8)")
+    ahead = run.expect_stat_at_least("swap.prefetch_reads", fill_pages // 4)
+    used = run.stat("swap.prefetch_used")
+    ctx.log(f"### prefetch: {ahead} read ahead, {used} used, "
+            f"{run.stat('swap.prefetch_wasted')} wasted")
+    expect(used * 2 >= ahead, f"expected at least half of the {ahead} pages "
+           f"read ahead used by the sequential passes, got {used}")
     run.expect_status(0)
 
 

@@ -57,7 +57,7 @@ fuzz_srcs_fuzz_guest_devices := guest/interrupts.c guest/devices/vlapic.c \
 	guest/devices/pc_testdev.c guest/devices/acpi_tables.c guest/devices/fw_cfg.c lib/string.c lib/format.c \
 	lib/console.c lib/guest_ram.c
 # The async page fault protocol's host side for two vCPUs, with a model.
-fuzz_srcs_fuzz_apf_protocol := apf/apf.c apf/apf_msr.c apf/apf_counters.c \
+fuzz_srcs_fuzz_apf_protocol := apf/apf.c apf/apf_msr.c apf/apf_counters.c lib/latency_hist.c \
 	lib/counters.c lib/format.c lib/string.c lib/guest_ram.c
 # INS/OUTS over the guest's page tables, with the exit handlers' fakes.
 fuzz_includes_fuzz_string_io := -Itests/unit/fake_exits
@@ -75,7 +75,7 @@ fuzz_srcs_fuzz_guest_msr := guest/msr.c guest/vcpu_tsc.c guest/mce.c \
 	guest/async_pf.c \
 	guest/kvmclock.c guest/devices/vlapic.c guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c \
 	apf/apf.c \
-	apf/apf_msr.c apf/apf_counters.c lib/counters.c lib/format.c \
+	apf/apf_msr.c apf/apf_counters.c lib/counters.c lib/latency_hist.c lib/format.c \
 	lib/string.c lib/ratelimit.c lib/guest_ram.c
 # A PCI function's configuration space as the drivers read it: BARs,
 # capabilities, the virtio-PCI structures (port I/O is the target's).

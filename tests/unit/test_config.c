@@ -96,6 +96,10 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.guest_format, GUEST_FORMAT_AUTO);
 	assert_false(cfg.guest_testdev);
 	assert_int_equal(cfg.swap_read_latency_ns, 0);
+	assert_int_equal(cfg.swap_policy, SWAP_EVICT_CLOCK);
+	assert_int_equal(cfg.swap_prefetch, SWAP_PREFETCH_NONE);
+	assert_int_equal(cfg.swap_prefetch_depth, 4);
+	assert_false(cfg.swap_protect_kernel);
 	assert_int_equal(cfg.trace_buffer, 4 << 20);
 	assert_false(cfg.trace_overwrite);
 	assert_int_equal(cfg.console_output, CONSOLE_OUTPUT_BOTH);
@@ -197,6 +201,23 @@ static void test_enum_values(void **state)
 		parse_ok(cases[i].text, &cfg);
 		assert_int_equal(cfg.swap_device, cases[i].kind);
 	}
+	parse_ok("guest.kernel=k\nswap.policy = fifo\nswap.prefetch = stride\n"
+		 "swap.prefetch_depth = 16\n", &cfg);
+	assert_int_equal(cfg.swap_policy, SWAP_EVICT_FIFO);
+	assert_int_equal(cfg.swap_prefetch, SWAP_PREFETCH_STRIDE);
+	assert_int_equal(cfg.swap_prefetch_depth, 16);
+	parse_ok("guest.kernel=k\nswap.policy = random\n"
+		 "swap.prefetch = sequential\n", &cfg);
+	assert_int_equal(cfg.swap_policy, SWAP_EVICT_RANDOM);
+	assert_int_equal(cfg.swap_prefetch, SWAP_PREFETCH_SEQUENTIAL);
+	parse_ok("guest.kernel=k\nswap.policy = aging\n", &cfg);
+	assert_int_equal(cfg.swap_policy, SWAP_EVICT_AGING);
+	parse_fails("guest.kernel=k\nswap.policy = lru\n",
+		    "apfvisor.cfg:2: bad value 'lru' for swap.policy "
+		    "(expected clock, fifo, random or aging)");
+	parse_fails("guest.kernel=k\nswap.prefetch_depth = 17\n",
+		    "apfvisor.cfg:2: bad value '17' for swap.prefetch_depth "
+		    "(expected a number from 1 to 16)");
 	parse_ok("guest.kernel=k\napf=on\ntrace=off\n", &cfg);
 	assert_true(cfg.apf);
 	assert_false(cfg.trace);

@@ -131,6 +131,22 @@ int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
 static unsigned faults_begun;
 static enum guest_fault_result fault_result;
 
+/* swap.protect_kernel's note of the last swap-in fault's mode. */
+static struct {
+	unsigned calls;
+	uint64_t gpa;
+	bool kernel;
+} mode_noted;
+
+void guest_memory_note_fault_mode(struct guest_memory *gm, uint64_t gpa,
+				  bool kernel)
+{
+	assert_ptr_equal(gm, &vm.memory.ram);
+	mode_noted.calls++;
+	mode_noted.gpa = gpa;
+	mode_noted.kernel = kernel;
+}
+
 enum guest_fault_result swap_fault_begin_locked(struct swap_daemon *d,
 						uint64_t gpa, unsigned vcpu)
 {
@@ -637,13 +653,19 @@ static void vcpu_state_read_only_for_a_swap_in(void **state)
 	before_entry();
 	guest_takes_interrupts();
 	fault_result = GUEST_FAULT_RESOLVED;
+	mode_noted.calls = 0;
 	vm_fault_begin(&vm, 0, 0x5000, read_user_state, &gs, &try);
 	assert_int_equal(states_read, 0);
+	assert_int_equal(mode_noted.calls, 0);
 	assert_int_equal(try.token, 0);
 	fault_result = GUEST_FAULT_SWAPIN_STARTED;
 	vm_fault_begin(&vm, 0, 0x6000, read_user_state, &gs, &try);
 	assert_int_equal(states_read, 1);
 	assert_int_equal(gs.cpl, 3);
+	/* The swap-in's mode goes to swap.protect_kernel: user mode here. */
+	assert_int_equal(mode_noted.calls, 1);
+	assert_int_equal(mode_noted.gpa, 0x6000);
+	assert_false(mode_noted.kernel);
 	assert_int_not_equal(try.token, 0);
 }
 

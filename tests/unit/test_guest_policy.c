@@ -237,6 +237,56 @@ static void test_prefetch_sequential(void **state)
 	assert_null(strstr(s.text, "illegal"));
 }
 
+/*
+ * A page read ahead is mapped with its accessed bit clear, so the guest's
+ * use tells: seen used by the daemon's scan (or wanted by a fault while
+ * its read is in flight, a late hit) counts in prefetch_used; evicted
+ * untouched, in prefetch_wasted.
+ */
+static void test_prefetch_used_and_wasted(void **state)
+{
+	struct prefetch_sequential seq = { .pages = 3 };
+	struct swap_fake *sf = swapped_guest(state, &seq);
+	uint64_t high = sf->gm.high_free;
+	enum guest_fault_result r;
+	struct ept_mapping m;
+	struct seen s = { { 0 } };
+
+	swap_in(sf, 2);
+	for (unsigned p = 3; p <= 5; p++) {
+		assert_true(ept_lookup(&sf->ef->ept, (uint64_t)p << PAGE_SHIFT,
+				       &m));
+		assert_false(m.accessed);
+		assert_true(page_flags(sf, p) & GPM_PREFETCHED);
+	}
+	assert_int_equal(get(sf, 3), 0xc3);
+	/* One victim, the hand on page 3: used, spared; 4 goes unused. */
+	sf->gm.clock.hand = guest_memory_index(&sf->gm, 3);
+	sf->gm.high_free = sf->pool.nfree + sf->gm.count[PAGE_WRITEBACK] -
+			   sf->gm.cancelled + 1;
+	guest_memory_evict_step(&sf->gm, 1, NULL);
+	sf->gm.high_free = high;
+	assert_state(sf, 3, PAGE_RESIDENT);
+	/* Clean (its swap copy is valid): dropped, nothing written. */
+	assert_state(sf, 4, PAGE_SWAPPED);
+	assert_int_equal(sf->gm.stats.prefetch_used, 1);
+	assert_int_equal(sf->gm.stats.prefetch_wasted, 1);
+	assert_false(page_flags(sf, 3) & GPM_PREFETCHED);
+	swap_fake_complete_all(sf);
+	/* Page 7 read ahead of 6; the guest wants it before it is in. */
+	assert_null(swap_fake_access(sf, 6, false, &r));
+	assert_int_equal(r, GUEST_FAULT_SWAPIN_STARTED);
+	assert_true(page_flags(sf, 7) & GPM_PREFETCHED);
+	assert_null(swap_fake_access(sf, 7, false, &r));
+	assert_int_equal(r, GUEST_FAULT_WAIT_IO);
+	assert_int_equal(sf->gm.stats.prefetch_used, 2);
+	swap_fake_complete_all(sf);
+	assert_int_equal(get(sf, 7), 0xc7);
+	guest_memory_each_stat(&sf->gm, record, &s);
+	assert_non_null(strstr(s.text, "swap.prefetch_used=2;"));
+	assert_non_null(strstr(s.text, "swap.prefetch_wasted=1;"));
+}
+
 /* Reads ahead never take the pool down to the low watermark. */
 static void test_prefetch_keeps_frames(void **state)
 {
@@ -335,6 +385,7 @@ int main(void)
 		policy_test(test_default_and_configured),
 		policy_test(test_stray_picks_ignored),
 		swap_test(test_prefetch_sequential),
+		swap_test(test_prefetch_used_and_wasted),
 		swap_test(test_prefetch_keeps_frames),
 		swap_test(test_prefetch_skips),
 		swap_test(test_prefetch_replay),

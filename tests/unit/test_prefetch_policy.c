@@ -2,7 +2,10 @@
 /*
  * The prefetch policies of swap/policy/prefetch_policy.c on their own:
  * none asks for nothing; sequential asks for the next pages after a fault
- * that started a swap-in, no more than there is room for.
+ * that started a swap-in, no more than there is room for; stride asks for
+ * the next pages of a walk once two faults in a row were the same distance
+ * apart, keeps recognising the walk past the pages it read ahead, either
+ * direction, never past page 0.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,12 +68,65 @@ static void test_sequential_bounds(void **state)
 					       PREFETCH_MAX_PAGES), 0);
 }
 
+static void test_stride(void **state)
+{
+	struct prefetch_stride st = { .pages = 3 };
+	struct prefetch_policy p = prefetch_stride(&st);
+	uint64_t more[PREFETCH_MAX_PAGES];
+
+	(void)state;
+	assert_string_equal(p.ops->name, "stride");
+	/* Two faults make one distance: nothing to go on yet. */
+	assert_int_equal(prefetch_policy_fault(&p, 100, true, more, 16), 0);
+	assert_int_equal(prefetch_policy_fault(&p, 108, true, more, 16), 0);
+	/* The same distance again: the walk's next three pages. */
+	assert_int_equal(prefetch_policy_fault(&p, 116, true, more, 16), 3);
+	assert_int_equal(more[0], 124);
+	assert_int_equal(more[1], 132);
+	assert_int_equal(more[2], 140);
+	/* Read ahead, those do not fault: the walk's next fault is 148. */
+	assert_int_equal(prefetch_policy_fault(&p, 148, true, more, 16), 3);
+	assert_int_equal(more[0], 156);
+	/* A minor fault says nothing about the walk. */
+	assert_int_equal(prefetch_policy_fault(&p, 5, false, more, 16), 0);
+	assert_int_equal(prefetch_policy_fault(&p, 180, true, more, 16), 3);
+	/*
+	 * Another distance breaks it (181 is 23 before the walk's end, 204);
+	 * the same one twice (+1, +1) starts a new walk.
+	 */
+	assert_int_equal(prefetch_policy_fault(&p, 181, true, more, 16), 0);
+	assert_int_equal(prefetch_policy_fault(&p, 182, true, more, 16), 0);
+	assert_int_equal(prefetch_policy_fault(&p, 183, true, more, 16), 3);
+	assert_int_equal(more[0], 184);
+}
+
+static void test_stride_backwards_stops_at_zero(void **state)
+{
+	struct prefetch_stride st = { .pages = 16 };
+	struct prefetch_policy p = prefetch_stride(&st);
+	uint64_t more[PREFETCH_MAX_PAGES];
+
+	(void)state;
+	prefetch_policy_fault(&p, 30, true, more, 16);
+	prefetch_policy_fault(&p, 20, true, more, 16);
+	assert_int_equal(prefetch_policy_fault(&p, 10, true, more, 16), 1);
+	assert_int_equal(more[0], 0);
+	/* Upwards, the page numbers would wrap: it stops short too. */
+	st = (struct prefetch_stride){ .pages = 4 };
+	prefetch_policy_fault(&p, UINT64_MAX - 20, true, more, 16);
+	prefetch_policy_fault(&p, UINT64_MAX - 10, true, more, 16);
+	assert_int_equal(prefetch_policy_fault(&p, UINT64_MAX, true, more, 16),
+			 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_none),
 		cmocka_unit_test(test_sequential),
 		cmocka_unit_test(test_sequential_bounds),
+		cmocka_unit_test(test_stride),
+		cmocka_unit_test(test_stride_backwards_stops_at_zero),
 	};
 
 	return cmocka_run_group_tests_name("prefetch_policy", tests, NULL,

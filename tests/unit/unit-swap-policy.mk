@@ -15,3 +15,8 @@ unit_srcs_test_guest_policy = $(unit_srcs_test_guest_swap) \
 UNIT_TESTS += test_swap_replay
 unit_srcs_test_swap_replay = $(unit_srcs_test_guest_swap) \
 	tests/unit/swap_replay.c
+
+# The policies of swap.policy on recorded access patterns (a loop larger
+# than memory, a hot set with a cold sweep, uniform accesses).
+UNIT_TESTS += test_eviction_policies
+unit_srcs_test_eviction_policies = $(unit_srcs_test_guest_swap)

@@ -28,6 +28,9 @@ UNIT_TESTS := test_config test_format test_ept test_ept_model \
 unit_srcs_test_config := boot/config.c guest/loaders/image_format.c lib/format.c \
 	lib/string.c
 unit_srcs_test_format := lib/format.c
+# Log2 latency histograms and the counters they report.
+UNIT_TESTS += test_latency_hist
+unit_srcs_test_latency_hist := lib/latency_hist.c lib/format.c lib/string.c
 # lib/guest_ram.c, the layout under test, is linked by every test.
 unit_srcs_test_guest_ram :=
 unit_srcs_test_ept := ept/ept.c tests/unit/ept_fake.c
@@ -37,7 +40,9 @@ unit_srcs_test_page_alloc := lib/page_alloc.c lib/string.c
 # What every test of swap/guest_memory.c links with it: the page-state
 # machine and the policies behind their seams (swap/policy/).
 UNIT_SWAP_POLICY_SRCS := swap/page_state.c swap/guest_policy.c \
-	swap/policy/clock_policy.c swap/policy/prefetch_policy.c
+	swap/policy/clock_policy.c swap/policy/prefetch_policy.c \
+	swap/policy/fifo_policy.c swap/policy/random_policy.c \
+	swap/policy/aging_policy.c swap/swap_policies.c
 unit_srcs_test_guest_memory := swap/guest_memory.c swap/frame_pool.c \
 	ept/ept.c tests/unit/ept_fake.c $(UNIT_SWAP_POLICY_SRCS)
 unit_srcs_test_uart := guest/devices/uart.c

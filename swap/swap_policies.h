@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The policies swap.policy and swap.prefetch name, built for a guest of
+ * npages pages: their state lives here, their per-page arrays come from
+ * the caller's allocator (the hypervisor heap, or calloc in a test).
+ */
+#ifndef SWAP_SWAP_POLICIES_H
+#define SWAP_SWAP_POLICIES_H
+
+#include "swap/swap_params.h"
+#include "swap/policy/aging_policy.h"
+#include "swap/policy/clock_policy.h"
+#include "swap/policy/fifo_policy.h"
+#include "swap/policy/prefetch_policy.h"
+#include "swap/policy/random_policy.h"
+
+/* Seed of swap.policy = random: the same victims on every run. */
+#define SWAP_RANDOM_POLICY_SEED 0x5eed0fa9f00du
+
+struct swap_policies {
+	struct clock_policy clock;
+	struct fifo_policy fifo;
+	struct random_policy random;
+	struct aging_policy aging;
+	struct prefetch_sequential sequential;
+	struct prefetch_stride stride;
+	/* What swap_policies_build put in place. */
+	struct eviction_policy evict;
+	struct prefetch_policy prefetch;
+};
+
+/*
+ * The policies p asks for over npages pages; alloc(bytes) returns zeroed
+ * memory or NULL. False when the memory could not be had (or the guest is
+ * too big for the policy): the caller says so and stops.
+ */
+bool swap_policies_build(struct swap_policies *sp, const struct swap_params *p,
+			 uint64_t npages, void *(*alloc)(size_t bytes));
+
+/* "clock", "fifo", ...: the names apfvisor.cfg uses. */
+const char *swap_evict_kind_name(enum swap_evict_kind k);
+const char *swap_prefetch_kind_name(enum swap_prefetch_kind k);
+
+#endif
