@@ -920,8 +920,10 @@ class LatencyTest(ToolTest):
                          r"+1500\.000 ")
         self.assertRegex(out, r"\n  swap-in device +3 +1990\.000 ")
         self.assertIn("prefetch hit", out)
-        self.assertIn("not counted: 2 ept_violation outside an "
-                      "EPT-violation exit, 1 waited", out)
+        self.assertIn("\nnot counted:\n  2 ept_violation outside an "
+                      "EPT-violation exit\n  1 waited try_async_get_page "
+                      "without a later swap_in_done\n  1 async_pf_not_present"
+                      " without async_pf_ready\n", out)
 
     def test_empty_trace(self):
         out = self.decode_ok(build_trace([]), "--latency")
