@@ -32,6 +32,9 @@ struct boot_info {
 	uint64_t kernel_size;
 	const void *initrd;
 	uint64_t initrd_size;
+	/* swap.prefetch_trace, as read (NULL: none). */
+	const char *prefetch_list;
+	uint64_t prefetch_list_size;
 
 	uint64_t acpi_rsdp;             /* 0 when the firmware gave none */
 

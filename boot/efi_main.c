@@ -102,6 +102,33 @@ static EFI_STATUS load_guest_images(EFI_HANDLE image, struct boot_info *bi)
 	return EFI_SUCCESS;
 }
 
+/* swap.prefetch_trace: replay's fault list (swap/policy/fault_list.h). */
+static EFI_STATUS load_prefetch_list(EFI_HANDLE image, struct boot_info *bi)
+{
+	struct efi_file f;
+	EFI_STATUS st;
+
+	if (bi->cfg.swap_prefetch == SWAP_PREFETCH_REPLAY &&
+	    !bi->cfg.swap_prefetch_trace[0]) {
+		hv_error("apfvisor.cfg: swap.prefetch = replay needs "
+			 "swap.prefetch_trace (a fault list: tools/apftrace "
+			 "--extract-faults)");
+		return EFI_INVALID_PARAMETER;
+	}
+	if (!bi->cfg.swap_prefetch_trace[0])
+		return EFI_SUCCESS;
+	st = efi_read_file(image, bi->cfg.swap_prefetch_trace, &f);
+	if (EFI_ERROR(st)) {
+		hv_error("apfvisor.cfg: swap.prefetch_trace: cannot read '%s' "
+			 "(%s)", bi->cfg.swap_prefetch_trace,
+			 efi_status_name(st));
+		return st;
+	}
+	bi->prefetch_list = f.data;
+	bi->prefetch_list_size = f.size;
+	return EFI_SUCCESS;
+}
+
 static bool images_loadable(const struct boot_info *bi)
 {
 	struct vm_spec spec = { 0 };
@@ -204,6 +231,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	 * that cannot be loaded is refused the same way on any machine.
 	 */
 	st = load_guest_images(image, bi);
+	if (!EFI_ERROR(st))
+		st = load_prefetch_list(image, bi);
 	if (EFI_ERROR(st))
 		return return_to_firmware(st);
 	if (!bi->cfg.debug_blockdev_selftest && !images_loadable(bi))

@@ -202,7 +202,9 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 			  .policy = bi->cfg.swap_policy,
 			  .prefetch = bi->cfg.swap_prefetch,
 			  .prefetch_depth = bi->cfg.swap_prefetch_depth,
-			  .protect_kernel = bi->cfg.swap_protect_kernel },
+			  .protect_kernel = bi->cfg.swap_protect_kernel,
+			  .replay_list = bi->prefetch_list,
+			  .replay_list_len = bi->prefetch_list_size },
 		.service_cpu = host_cpu_count > bi->cfg.guest_vcpus,
 		.apf = bi->cfg.apf,
 		.terminal_write = guest_terminal_active() ?

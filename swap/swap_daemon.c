@@ -590,6 +590,8 @@ static bool open_swap(struct swap_daemon *d)
 {
 	const struct swap_daemon_config *cfg = &d->cfg;
 	struct guest_swap_config sc;
+	uint64_t replay_skipped;
+	char why[128];
 	uint32_t nslots;
 
 	if (cfg->params.device == SWAP_DEVICE_NONE) {
@@ -640,14 +642,17 @@ static bool open_swap(struct swap_daemon *d)
 		hv_info("debug: swap pages are checksummed and verified on "
 			"swap-in");
 	}
-	if (!swap_policies_build(&d->policies, &cfg->params, d->mem->npages,
-				 hv_alloc)) {
-		hv_error("swap: the %s eviction policy cannot be set up for a "
-			 "guest of %llu pages",
-			 swap_evict_kind_name(cfg->params.policy),
-			 (unsigned long long)d->mem->npages);
+	if (!swap_policies_build(&d->policies, &cfg->params, &d->mem->ram,
+				 hv_alloc, &replay_skipped, why, sizeof(why))) {
+		hv_error("swap: %s", why);
 		return false;
 	}
+	if (cfg->params.prefetch == SWAP_PREFETCH_REPLAY)
+		hv_info("swap: replaying a fault list of %llu pages "
+			"(swap.prefetch_trace)%s",
+			(unsigned long long)d->policies.replay.count,
+			replay_skipped ? "; pages outside guest RAM left out" :
+					 "");
 	if (cfg->params.policy != SWAP_EVICT_CLOCK ||
 	    cfg->params.prefetch != SWAP_PREFETCH_NONE)
 		hv_info("swap: eviction policy %s, prefetch %s (depth %u)",

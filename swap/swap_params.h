@@ -30,6 +30,7 @@ enum swap_prefetch_kind {
 	SWAP_PREFETCH_NONE,
 	SWAP_PREFETCH_SEQUENTIAL,
 	SWAP_PREFETCH_STRIDE,
+	SWAP_PREFETCH_REPLAY,
 };
 
 struct swap_params {
@@ -42,6 +43,9 @@ struct swap_params {
 	enum swap_prefetch_kind prefetch;       /* swap.prefetch */
 	unsigned prefetch_depth;        /* swap.prefetch_depth: pages */
 	bool protect_kernel;            /* swap.protect_kernel */
+	/* swap.prefetch_trace, as read from the ESP (replay's fault list). */
+	const char *replay_list;
+	uint64_t replay_list_len;
 };
 
 #endif

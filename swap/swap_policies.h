@@ -8,6 +8,7 @@
 #define SWAP_SWAP_POLICIES_H
 
 #include "swap/swap_params.h"
+#include "lib/guest_ram.h"
 #include "swap/policy/aging_policy.h"
 #include "swap/policy/clock_policy.h"
 #include "swap/policy/fifo_policy.h"
@@ -24,18 +25,23 @@ struct swap_policies {
 	struct aging_policy aging;
 	struct prefetch_sequential sequential;
 	struct prefetch_stride stride;
+	struct prefetch_replay replay;
 	/* What swap_policies_build put in place. */
 	struct eviction_policy evict;
 	struct prefetch_policy prefetch;
 };
 
 /*
- * The policies p asks for over npages pages; alloc(bytes) returns zeroed
- * memory or NULL. False when the memory could not be had (or the guest is
- * too big for the policy): the caller says so and stops.
+ * The policies p asks for over the guest RAM ram describes; alloc(bytes)
+ * returns zeroed memory or NULL. False with the reason in err when the
+ * memory could not be had, the guest is too big for the policy, or
+ * replay's fault list is refused: the caller says so and stops. A replay
+ * list's pages outside RAM are left out (counted in *replay_skipped).
  */
 bool swap_policies_build(struct swap_policies *sp, const struct swap_params *p,
-			 uint64_t npages, void *(*alloc)(size_t bytes));
+			 const struct guest_ram_layout *ram,
+			 void *(*alloc)(size_t bytes), uint64_t *replay_skipped,
+			 char *err, size_t err_len);
 
 /* "clock", "fifo", ...: the names apfvisor.cfg uses. */
 const char *swap_evict_kind_name(enum swap_evict_kind k);

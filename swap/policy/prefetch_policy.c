@@ -56,3 +56,46 @@ const struct prefetch_policy_ops prefetch_stride_ops = {
 	.name = "stride",
 	.on_fault = stride_fault,
 };
+
+bool prefetch_replay_init(struct prefetch_replay *r, const uint64_t *order,
+			  uint64_t count, uint32_t *position, uint64_t npages,
+			  unsigned pages)
+{
+	if (count >= UINT32_MAX)
+		return false;
+	*r = (struct prefetch_replay){ .order = order, .count = count,
+				       .position = position, .npages = npages,
+				       .pages = pages };
+	for (uint64_t i = 0; i < count; i++)
+		if (order[i] < npages && !position[order[i]])
+			position[order[i]] = (uint32_t)(i + 1);
+	return true;
+}
+
+static unsigned replay_fault(void *self, uint64_t page, bool swap_in,
+			     uint64_t *more, unsigned room)
+{
+	struct prefetch_replay *r = self;
+	unsigned n = MIN(MIN(r->pages, room), PREFETCH_MAX_PAGES);
+	uint64_t from, asked = 0;
+
+	if (!swap_in || page >= r->npages || !r->position[page])
+		return 0;
+	/* The entry after the page's; further on if that stretch was asked. */
+	from = r->position[page];
+	if (r->next > from && r->next - from < n)
+		from = r->next;
+	while (asked < n && from < r->count) {
+		uint64_t want = r->order[from++];
+
+		if (want < r->npages && want != page)
+			more[asked++] = want;
+	}
+	r->next = from;
+	return (unsigned)asked;
+}
+
+const struct prefetch_policy_ops prefetch_replay_ops = {
+	.name = "replay",
+	.on_fault = replay_fault,
+};

@@ -93,6 +93,44 @@ struct prefetch_stride {
 
 extern const struct prefetch_policy_ops prefetch_stride_ops;
 
+/*
+ * REPLAY: a recorded run's swap-in faults, in the order they first
+ * faulted (swap/policy/fault_list.h, from tools/apftrace
+ * --extract-faults), as REAP replays a snapshot's working set. A fault
+ * that starts the swap-in of a page on the list asks for the pages the
+ * list has after it, up to pages of them, going on from where the last
+ * request stopped when the guest is still on the same stretch of the list.
+ * The list is of page indexes (0 to npages - 1, as every policy sees
+ * pages); position[page] is the page's place in it plus one (0: not on
+ * it), npages entries.
+ */
+struct prefetch_replay {
+	const uint64_t *order;  /* count page indexes */
+	uint64_t count;
+	uint32_t *position;     /* npages entries */
+	uint64_t npages;
+	unsigned pages;         /* how far ahead, at most PREFETCH_MAX_PAGES */
+	uint64_t next;          /* the list's position after the last asked */
+};
+
+extern const struct prefetch_policy_ops prefetch_replay_ops;
+
+/*
+ * Fills position[] (npages entries, zeroed) from order[] (count entries):
+ * the first place of each page; an entry past npages is skipped. False:
+ * the list is too long for 32-bit positions.
+ */
+bool prefetch_replay_init(struct prefetch_replay *r, const uint64_t *order,
+			  uint64_t count, uint32_t *position, uint64_t npages,
+			  unsigned pages);
+
+static inline struct prefetch_policy
+prefetch_replay(struct prefetch_replay *r)
+{
+	return (struct prefetch_policy){ .ops = &prefetch_replay_ops,
+					 .self = r };
+}
+
 static inline struct prefetch_policy
 prefetch_stride(struct prefetch_stride *s)
 {

@@ -35,12 +35,15 @@ FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_virtio_blk_queue fuzz_bzimage fuzz_ata_identify fuzz_image_format \
 	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices \
 	fuzz_apf_protocol fuzz_string_io fuzz_mmio_exit fuzz_guest_msr \
-	fuzz_pci_bar fuzz_nvme fuzz_ahci fuzz_virtio_pci fuzz_task_switch
+	fuzz_pci_bar fuzz_nvme fuzz_ahci fuzz_virtio_pci fuzz_task_switch \
+	fuzz_fault_list
 fuzz_srcs_fuzz_elf_kernel := guest/loaders/elf_kernel.c guest/loaders/linux_vmlinux.c \
 	guest/loaders/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_config := boot/config.c guest/loaders/image_format.c lib/format.c \
 	lib/string.c
 fuzz_srcs_fuzz_swap_header := swap/swap_format.c lib/format.c
+# The replay prefetch's fault list (swap.prefetch_trace, from the ESP).
+fuzz_srcs_fuzz_fault_list := swap/policy/fault_list.c lib/format.c
 fuzz_srcs_fuzz_virtio_blk_queue := swap/drivers/virtio_blk_queue.c lib/format.c
 fuzz_srcs_fuzz_bzimage := guest/loaders/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_ata_identify := swap/drivers/ata_identify.c

@@ -57,3 +57,22 @@ def test_image_format_told_not_guessed(ctx):
                      r"header ")
     expect_refused_before_vtx(run)
 
+
+
+def test_replay_needs_its_fault_list(ctx):
+    # swap.prefetch = replay reads swap.prefetch_trace from the ESP with
+    # the guest's images: without one, or with one that is not there, the
+    # run stops with one line before VT-x is looked at.
+    base = "guest.kernel = hello.bin\nguest.format = flat\n"
+    run = ctx.boot_cfg(base + "swap.prefetch = replay\n", timeout=120)
+    run.expect_line("apfvisor: error: apfvisor.cfg: swap.prefetch = replay "
+                    "needs swap.prefetch_trace (a fault list: tools/apftrace "
+                    "--extract-faults)")
+    run.expect_absent(VTX_CHECK)
+    run.expect_status(1)
+    run = ctx.boot_cfg(base + "swap.prefetch = replay\n"
+                       "swap.prefetch_trace = faults.txt\n", timeout=120)
+    run.expect_regex(r"^apfvisor: error: apfvisor\.cfg: swap\.prefetch_trace"
+                     r": cannot read 'faults\.txt' \(EFI_NOT_FOUND\)$")
+    run.expect_absent(VTX_CHECK)
+    run.expect_status(1)

@@ -212,6 +212,11 @@ static void test_enum_values(void **state)
 	assert_int_equal(cfg.swap_prefetch, SWAP_PREFETCH_SEQUENTIAL);
 	parse_ok("guest.kernel=k\nswap.policy = aging\n", &cfg);
 	assert_int_equal(cfg.swap_policy, SWAP_EVICT_AGING);
+	assert_string_equal(cfg.swap_prefetch_trace, "");
+	parse_ok("guest.kernel=k\nswap.prefetch = replay\n"
+		 "swap.prefetch_trace = \"run 1.faults\"\n", &cfg);
+	assert_int_equal(cfg.swap_prefetch, SWAP_PREFETCH_REPLAY);
+	assert_string_equal(cfg.swap_prefetch_trace, "run 1.faults");
 	parse_fails("guest.kernel=k\nswap.policy = lru\n",
 		    "apfvisor.cfg:2: bad value 'lru' for swap.policy "
 		    "(expected clock, fifo, random or aging)");

@@ -42,14 +42,20 @@ static void *zeroed(size_t bytes)
 struct run {
 	struct swap_fake *sf;
 	struct swap_policies policies;
+	/* The pages whose access started a swap-in, in order (a recording). */
+	uint64_t recorded[4096];
+	unsigned nrecorded;
 };
 
 static void start(struct run *r, enum swap_evict_kind k)
 {
 	struct swap_params p = { .policy = k };
+	char why[128];
+	uint64_t skipped;
 
 	r->sf = swap_fake_new(NPAGES, NFRAMES, NPAGES + 8, LOW, HIGH);
-	assert_true(swap_policies_build(&r->policies, &p, NPAGES, zeroed));
+	assert_true(swap_policies_build(&r->policies, &p, &r->sf->gm.ram,
+					zeroed, &skipped, why, sizeof(why)));
 	guest_memory_use_policies(&r->sf->gm, &r->policies.evict,
 				  &r->policies.prefetch);
 }
@@ -81,6 +87,9 @@ static void access_page(struct run *r, uint64_t gfn, bool write)
 			daemon_runs(r);
 			return;
 		}
+		if (res == GUEST_FAULT_SWAPIN_STARTED &&
+		    r->nrecorded < ARRAY_SIZE(r->recorded))
+			r->recorded[r->nrecorded++] = gfn;
 		if (res == GUEST_FAULT_NO_FRAME)
 			guest_memory_evict_step(&r->sf->gm, 8, NULL);
 		swap_fake_complete_all(r->sf);
@@ -247,6 +256,79 @@ static void kernel_pages_go_last(void **state)
 	swap_fake_free(r.sf);
 }
 
+/* A run of the hot-and-sweep pattern, the pages all written first. */
+static uint64_t demand_swap_ins(struct run *r)
+{
+	uint64_t before;
+
+	for (uint64_t g = 0; g < NPAGES; g++)
+		access_page(r, g, true);
+	r->nrecorded = 0;
+	before = r->sf->gm.stats.reads_started;
+	hot_and_sweep_pattern(r);
+	return r->sf->gm.stats.reads_started - before -
+	       r->sf->gm.stats.prefetch_reads;
+}
+
+/*
+ * REPLAY (REAP's idea): a run records its swap-in faults, the list goes
+ * through the same text tools/apftrace --extract-faults writes, and the
+ * same run again with the list read ahead takes far fewer demand faults.
+ * A page past the end of RAM in the list is left out.
+ */
+static void replay_of_a_recorded_run(void **state)
+{
+	static char text[64 * 1024];
+	struct swap_params p = { .policy = SWAP_EVICT_CLOCK,
+				 .prefetch = SWAP_PREFETCH_REPLAY,
+				 .prefetch_depth = 8 };
+	struct run *plain = calloc(1, sizeof(*plain));
+	struct run *again = calloc(1, sizeof(*again));
+	uint64_t first, second, skipped;
+	size_t len;
+	char why[128];
+
+	(void)state;
+	assert_non_null(plain);
+	assert_non_null(again);
+	/*
+	 * Both runs keep 16 frames free (the daemon's high watermark): room
+	 * for what is read ahead, as a restored VM has.
+	 */
+	plain->sf = swap_fake_new(NPAGES, NFRAMES, NPAGES + 8, LOW, 16);
+	first = demand_swap_ins(plain);
+	len = (size_t)snprintf(text, sizeof(text), "apfvisor-faults 1\n%x\n",
+			       NPAGES + 5);
+	for (unsigned i = 0; i < plain->nrecorded; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%llx\n",
+					(unsigned long long)plain->recorded[i]);
+	p.replay_list = text;
+	p.replay_list_len = len;
+	again->sf = swap_fake_new(NPAGES, NFRAMES, NPAGES + 8, LOW, 16);
+	assert_true(swap_policies_build(&again->policies, &p, &again->sf->gm.ram,
+					zeroed, &skipped, why, sizeof(why)));
+	assert_int_equal(skipped, 1);
+	assert_int_equal(again->policies.replay.count, plain->nrecorded);
+	guest_memory_use_policies(&again->sf->gm, &again->policies.evict,
+				  &again->policies.prefetch);
+	second = demand_swap_ins(again);
+	print_message("  replay: %llu demand swap-ins, recorded run %llu; "
+		      "%llu read ahead, %llu used\n",
+		      (unsigned long long)second, (unsigned long long)first,
+		      (unsigned long long)again->sf->gm.stats.prefetch_reads,
+		      (unsigned long long)again->sf->gm.stats.prefetch_used);
+	assert_true(second * 2 < first);
+	assert_true(again->sf->gm.stats.prefetch_used * 4 >=
+		    again->sf->gm.stats.prefetch_reads * 3);
+	swap_fake_free(plain->sf);
+	swap_fake_free(again->sf);
+	free(again->policies.replay.position);
+	free((void *)again->policies.replay.order);
+	free(plain);
+	free(again);
+}
+
 #define T(f) cmocka_unit_test(f)
 
 int main(void)
@@ -256,6 +338,7 @@ int main(void)
 		T(hot_set_survives_a_sweep),
 		T(uniform_accesses_favour_none),
 		T(kernel_pages_go_last),
+		T(replay_of_a_recorded_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -119,6 +119,38 @@ static void test_stride_backwards_stops_at_zero(void **state)
 			 0);
 }
 
+/* A list 5, 9, 2, 7, 3 (and 60, past a 16-page guest): what follows. */
+static void test_replay(void **state)
+{
+	static const uint64_t order[] = { 5, 9, 2, 60, 7, 3 };
+	uint32_t position[16] = { 0 };
+	struct prefetch_replay r;
+	struct prefetch_policy p = prefetch_replay(&r);
+	uint64_t more[PREFETCH_MAX_PAGES];
+
+	(void)state;
+	assert_true(prefetch_replay_init(&r, order, 6, position, 16, 2));
+	assert_int_equal(position[5], 1);
+	assert_int_equal(position[3], 6);
+	assert_int_equal(position[4], 0);
+	assert_string_equal(p.ops->name, "replay");
+	/* 5 faults: the two pages after it (60 is outside: skipped). */
+	assert_int_equal(prefetch_policy_fault(&p, 5, true, more, 16), 2);
+	assert_int_equal(more[0], 9);
+	assert_int_equal(more[1], 2);
+	/* 9 was asked already: the stretch goes on past it. */
+	assert_int_equal(prefetch_policy_fault(&p, 9, true, more, 16), 2);
+	assert_int_equal(more[0], 7);
+	assert_int_equal(more[1], 3);
+	/* The end of the list; a page not on it; a minor fault. */
+	assert_int_equal(prefetch_policy_fault(&p, 3, true, more, 16), 0);
+	assert_int_equal(prefetch_policy_fault(&p, 4, true, more, 16), 0);
+	assert_int_equal(prefetch_policy_fault(&p, 5, false, more, 16), 0);
+	/* Back to the start: from 5 again. */
+	assert_int_equal(prefetch_policy_fault(&p, 5, true, more, 1), 1);
+	assert_int_equal(more[0], 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +159,7 @@ int main(void)
 		cmocka_unit_test(test_sequential_bounds),
 		cmocka_unit_test(test_stride),
 		cmocka_unit_test(test_stride_backwards_stops_at_zero),
+		cmocka_unit_test(test_replay),
 	};
 
 	return cmocka_run_group_tests_name("prefetch_policy", tests, NULL,

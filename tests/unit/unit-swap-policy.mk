@@ -20,3 +20,7 @@ unit_srcs_test_swap_replay = $(unit_srcs_test_guest_swap) \
 # than memory, a hot set with a cold sweep, uniform accesses).
 UNIT_TESTS += test_eviction_policies
 unit_srcs_test_eviction_policies = $(unit_srcs_test_guest_swap)
+
+# The replay prefetch's fault list (swap.prefetch_trace).
+UNIT_TESTS += test_fault_list
+unit_srcs_test_fault_list := swap/policy/fault_list.c lib/format.c
