@@ -36,6 +36,18 @@ CONSOLE_FONT_PSF := /usr/share/consolefonts/Uni2-Terminus16.psf.gz
 CONSOLE_FONT_C   := $(BUILD)/gen/console_font.c
 HV_OBJS  += $(CONSOLE_FONT_C:%.c=$(BUILD)/hv/%.o)
 
+# lz4, for the compressed swap tier: Debian's source (tools/fetch-debian-
+# source lz4, with Debian's patches), built freestanding at build time with
+# the hypervisor's own flags; nothing of it is kept in the tree. Only
+# swap/page_compress.c sees its header.
+LZ4_DIR   := $(BUILD)/third-party/lz4
+LZ4_SRC   := $(LZ4_DIR)/lib/lz4.c
+LZ4_FLAGS := -DLZ4_FREESTANDING=1 -DLZ4_HEAPMODE=0 \
+	'-DLZ4_memcpy(d,s,n)=__builtin_memcpy(d,s,n)' \
+	'-DLZ4_memset(p,v,n)=__builtin_memset(p,v,n)' \
+	'-DLZ4_memmove(d,s,n)=__builtin_memmove(d,s,n)'
+HV_OBJS   += $(BUILD)/hv/third-party/lz4.o
+
 GUEST_SRC  := $(wildcard tests/guests/*.asm)
 GUEST_BINS := $(GUEST_SRC:tests/guests/%.asm=$(BUILD)/guests/%.bin)
 # Multiboot test kernels (32-bit ELF, as `qemu -kernel` takes them): one
@@ -66,6 +78,20 @@ $(BUILD)/hv/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	@$(CC) $(HV_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LZ4_SRC): tools/fetch-debian-source | deps
+	@echo "  FETCH   lz4 (Debian source)"
+	@tools/fetch-debian-source lz4 $(LZ4_DIR) >/dev/null
+	@touch $@
+
+# Not our code: its own warnings are not ours to fail on.
+$(BUILD)/hv/third-party/lz4.o: $(LZ4_SRC) | deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	@$(CC) $(filter-out -Werror,$(HV_CFLAGS)) -w $(LZ4_FLAGS) -c $< -o $@
+
+$(BUILD)/hv/swap/page_compress.o: HV_CFLAGS += -I$(LZ4_DIR)/lib
+$(BUILD)/hv/swap/page_compress.o: | $(LZ4_SRC)
 
 $(BUILD)/hv/%.asm.o: %.asm | deps
 	@mkdir -p $(dir $@)
