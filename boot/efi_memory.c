@@ -192,6 +192,10 @@ EFI_STATUS efi_allocate_hypervisor_memory(struct boot_info *bi)
 	if (bi->cfg.trace)
 		bi->heap_size += bi->cfg.trace_buffer *
 				 (bi->cfg.guest_vcpus + 1);
+	/* swap.tier = lz4: its slots, with room for their bookkeeping. */
+	if (bi->cfg.swap_tier == SWAP_TIER_LZ4)
+		bi->heap_size += bi->cfg.swap_tier_size +
+				 bi->cfg.swap_tier_size / 64 + MiB(1);
 	st = alloc_pages(AllocateMaxAddress, BELOW_4G, bi->heap_size,
 			 &bi->heap_base);
 	if (EFI_ERROR(st)) {

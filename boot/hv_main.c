@@ -203,6 +203,8 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 			  .prefetch = bi->cfg.swap_prefetch,
 			  .prefetch_depth = bi->cfg.swap_prefetch_depth,
 			  .protect_kernel = bi->cfg.swap_protect_kernel,
+			  .tier = bi->cfg.swap_tier,
+			  .tier_size = bi->cfg.swap_tier_size,
 			  .replay_list = bi->prefetch_list,
 			  .replay_list_len = bi->prefetch_list_size },
 		.service_cpu = host_cpu_count > bi->cfg.guest_vcpus,

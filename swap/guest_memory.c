@@ -138,6 +138,7 @@ int guest_memory_enable_swap(struct guest_memory *gm,
 	gm->high_free = high;
 	guest_memory_use_policies(gm, &cfg->evict, &cfg->prefetch);
 	gm->protect_kernel = cfg->protect_kernel;
+	gm->tier = cfg->tier;
 	return 0;
 }
 
@@ -277,6 +278,40 @@ static enum guest_fault_result fault_resident(struct guest_memory *gm,
 	return GUEST_FAULT_RESOLVED;
 }
 
+/*
+ * COMPRESSED -> RESIDENT: the page expanded from the tier into a fresh
+ * frame, no I/O. One that does not expand to what was stored is lost, as
+ * a page whose swap slot cannot be read (SWAPPED, GPM_LOST): never mapped.
+ */
+static enum guest_fault_result expand_from_tier(struct guest_memory *gm,
+						uint64_t gfn)
+{
+	struct guest_page_meta *m = page_meta(gm, gfn);
+	uint64_t hpa;
+
+	if (!frame_pool_alloc(gm->pool, &hpa))
+		return GUEST_FAULT_NO_FRAME;
+	if (!gm->tier ||
+	    !compressed_tier_load(gm->tier, m->frame, frame_ptr(gm, hpa))) {
+		frame_pool_free(gm->pool, hpa);
+		m->flags |= GPM_LOST;
+		set_state(gm, gfn, PAGE_SWAPPED);
+		gm->stats.tier_lost++;
+		return GUEST_FAULT_IO_ERROR;
+	}
+	m->frame = (uint32_t)(hpa >> PAGE_SHIFT);
+	if (map_frame(gm, gfn, hpa)) {
+		/* Cannot happen: the page was mapped before, its tables stand. */
+		frame_pool_free(gm->pool, hpa);
+		m->flags |= GPM_LOST;
+		set_state(gm, gfn, PAGE_SWAPPED);
+		gm->stats.tier_lost++;
+		return GUEST_FAULT_IO_ERROR;
+	}
+	set_state(gm, gfn, PAGE_RESIDENT);
+	return GUEST_FAULT_RESOLVED;
+}
+
 static enum guest_fault_result fault_page(struct guest_memory *gm,
 					  uint64_t gfn)
 {
@@ -298,6 +333,8 @@ static enum guest_fault_result fault_page(struct guest_memory *gm,
 		return fault_writeback(gm, gfn);
 	case PAGE_SWAPPED:
 		return start_swapin(gm, gfn);
+	case PAGE_COMPRESSED:
+		return expand_from_tier(gm, gfn);
 	case PAGE_SWAPIN:
 		/* The guest wants a page read ahead for it: a late hit. */
 		prefetch_touched(gm, page_meta(gm, gfn), true);
@@ -602,6 +639,18 @@ void guest_memory_each_stat(const struct guest_memory *gm,
 		fn(ctx, "swap.kernel_spared", gm->stats.kernel_spared);
 		fn(ctx, "swap.kernel_evicted", gm->stats.kernel_evicted);
 	}
+	if (gm->tier) {
+		static const struct counter_def tier_defs[] = {
+			COMPRESSED_TIER_COUNTERS(COUNTER_DEF)
+		};
+
+		for (unsigned i = 0; i < ARRAY_SIZE(tier_defs); i++)
+			fn(ctx, tier_defs[i].name,
+			   *(const uint64_t *)((const char *)&gm->tier->stats +
+					       tier_defs[i].offset));
+		fn(ctx, "tier.slots_total", gm->tier->nslots);
+		fn(ctx, "tier.lost", gm->stats.tier_lost);
+	}
 	if (gm->stats.prefetch_reads) {
 		fn(ctx, "swap.prefetch_reads", gm->stats.prefetch_reads);
 		fn(ctx, "swap.prefetch_used", gm->stats.prefetch_used);
@@ -611,7 +660,9 @@ void guest_memory_each_stat(const struct guest_memory *gm,
 		fn(ctx, "pages.illegal_transitions",
 		   gm->stats.illegal_transitions);
 	for (unsigned i = 0; i < GUEST_PAGE_STATES; i++)
-		fn(ctx, guest_page_state_counter(i), gm->count[i]);
+		/* Without a tier, no page is ever compressed: not reported. */
+		if (i != PAGE_COMPRESSED || gm->tier)
+			fn(ctx, guest_page_state_counter(i), gm->count[i]);
 	for (unsigned from = 0; from < GUEST_PAGE_STATES; from++) {
 		for (unsigned to = 0; to < GUEST_PAGE_STATES; to++) {
 			if (!gm->stats.transitions[from][to])

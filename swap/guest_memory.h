@@ -28,6 +28,7 @@
 #include "swap/policy/clock_policy.h"
 #include "swap/policy/prefetch_policy.h"
 #include "swap/swap_slots.h"
+#include "swap/compressed_tier.h"
 
 enum guest_fault_result {
 	GUEST_FAULT_RESOLVED,           /* mapped: resume the guest */
@@ -193,6 +194,8 @@ struct guest_memory_stats {
 	 * evicted untouched.
 	 */
 	uint64_t prefetch_used, prefetch_wasted;
+	/* swap.tier: pages that did not expand to what was stored (lost). */
+	uint64_t tier_lost;
 	/*
 	 * swap.protect_kernel: pages marked as the kernel's, times the
 	 * policy's scan had to pass one by, and marked pages evicted all the
@@ -244,6 +247,11 @@ struct guest_memory {
 	bool fault_listeners;
 	/* swap.protect_kernel; kernel_pass: this scan may take them too. */
 	bool protect_kernel, kernel_pass;
+	/*
+	 * swap.tier: where a victim goes before the disk (NULL: none). A
+	 * COMPRESSED page's tier slot is in its meta.frame.
+	 */
+	struct compressed_tier *tier;
 	struct clock_policy clock;      /* the default policy's state */
 	struct prefetch_policy prefetch;        /* what to read ahead */
 	/*
@@ -290,11 +298,13 @@ struct guest_swap_config {
 	struct eviction_policy evict;
 	struct prefetch_policy prefetch;
 	bool protect_kernel;            /* swap.protect_kernel */
+	struct compressed_tier *tier;   /* swap.tier, initialised; or NULL */
 };
 
 struct guest_evict_result {
 	unsigned scanned;               /* pages the policy looked at */
 	unsigned victims;               /* pages unmapped for eviction */
+	unsigned compressed;            /* of them: into the tier (swap.tier) */
 	unsigned writes;                /* writes started */
 	unsigned clean_drops;
 	unsigned zero_pages;

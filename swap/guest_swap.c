@@ -333,6 +333,29 @@ static bool clean_drop_ok(struct guest_memory *gm, uint64_t gfn)
 				    meta_frame_pa(page_meta(gm, gfn)));
 }
 
+/*
+ * swap.tier: the victim compressed into the tier instead of written (its
+ * frame freed, the slot in meta.frame); false when it did not shrink to a
+ * slot or the tier is full: then it goes to the disk. A page whose swap
+ * copy is valid never comes here: its clean drop costs nothing.
+ */
+static bool into_tier(struct guest_memory *gm, uint64_t gfn,
+		      struct guest_evict_result *res)
+{
+	struct guest_page_meta *m = page_meta(gm, gfn);
+	uint32_t slot;
+
+	if (!gm->tier ||
+	    compressed_tier_store(gm->tier, frame_ptr(gm, meta_frame_pa(m)),
+				  &slot) != TIER_STORED)
+		return false;
+	release_slot(gm, gfn);
+	drop_frame(gm, gfn, PAGE_COMPRESSED);
+	m->frame = slot;
+	res->compressed++;
+	return true;
+}
+
 /* After the flush: what a victim needs. */
 static void finish_victim(struct guest_memory *gm, uint64_t gfn,
 			  struct guest_evict_result *res)
@@ -344,7 +367,8 @@ static void finish_victim(struct guest_memory *gm, uint64_t gfn,
 		res->cancelled++;
 	} else if ((m->flags & GPM_SWAP_VALID) && !clean_drop_ok(gm, gfn)) {
 		release_slot(gm, gfn);
-		start_write(gm, gfn, res);
+		if (!into_tier(gm, gfn, res))
+			start_write(gm, gfn, res);
 	} else if (m->flags & GPM_SWAP_VALID) {
 		drop_frame(gm, gfn, PAGE_SWAPPED);
 		gm->stats.clean_drops++;
@@ -354,7 +378,7 @@ static void finish_victim(struct guest_memory *gm, uint64_t gfn,
 		drop_frame(gm, gfn, PAGE_UNTOUCHED);
 		gm->stats.zero_pages_skipped++;
 		res->zero_pages++;
-	} else {
+	} else if (!into_tier(gm, gfn, res)) {
 		start_write(gm, gfn, res);
 	}
 }
@@ -430,7 +454,7 @@ unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
 	}
 	if (res)
 		*res = r;
-	return r.writes + r.clean_drops + r.zero_pages;
+	return r.writes + r.clean_drops + r.zero_pages + r.compressed;
 }
 
 /* The vCPUs waiting for gfn's I/O may retry (swap_io_ops.page_settled). */

@@ -24,7 +24,9 @@
 	X(WRITEBACK, writeback, true,                                        \
 	  "chosen for eviction: unmapped, frame kept")                       \
 	X(SWAPPED, swapped, false, "only on the swap device")                \
-	X(SWAPIN, swapin, true, "read from swap in flight")
+	X(SWAPIN, swapin, true, "read from swap in flight")                  \
+	X(COMPRESSED, compressed, false,                                     \
+	  "compressed in the host-memory tier (swap.tier)")
 
 /*
  * GUEST_PAGE_TRANSITION_LIST(X): X(FROM, TO, why), the only moves
@@ -43,7 +45,10 @@
 	X(WRITEBACK, UNTOUCHED, "all-zero page: frame freed, nothing written") \
 	X(SWAPPED, SWAPIN, "fault: read started into a fresh frame")         \
 	X(SWAPIN, RESIDENT, "read done: mapped, swap copy still valid")      \
-	X(SWAPIN, SWAPPED, "read failed for good: the page is lost")
+	X(SWAPIN, SWAPPED, "read failed for good: the page is lost")         \
+	X(WRITEBACK, COMPRESSED, "compressed into the tier: frame freed")    \
+	X(COMPRESSED, RESIDENT, "fault: expanded into a fresh frame")         \
+	X(COMPRESSED, SWAPPED, "damaged in the tier: the page is lost")
 
 enum guest_page_state {
 #define GUEST_PAGE_STATE_ENUM(name, label, has_frame, what) PAGE_##name,

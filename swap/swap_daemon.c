@@ -661,6 +661,20 @@ static bool open_swap(struct swap_daemon *d)
 			cfg->params.prefetch == SWAP_PREFETCH_NONE ? 0 :
 			MIN(MAX(cfg->params.prefetch_depth, 1u),
 			    PREFETCH_MAX_PAGES));
+	if (cfg->params.tier == SWAP_TIER_LZ4) {
+		uint32_t nslots = (uint32_t)MIN(cfg->params.tier_size /
+						TIER_SLOT_BYTES, UINT32_MAX);
+
+		compressed_tier_init(&d->tier,
+				     hv_alloc(compressed_tier_storage(
+					     nslots, d->verifying)),
+				     nslots, d->verifying);
+		hv_info("swap: compressed tier (lz4): %llu MiB, %u slots of "
+			"%u bytes; a page that does not shrink to one goes to "
+			"the disk", (unsigned long long)(cfg->params.tier_size >>
+							 20),
+			nslots, (unsigned)TIER_SLOT_BYTES);
+	}
 	sc = (struct guest_swap_config){
 		.meta = hv_alloc(d->mem->npages * sizeof(struct guest_page_meta)),
 		.slots = &d->slots,
@@ -669,6 +683,7 @@ static bool open_swap(struct swap_daemon *d)
 		.evict = d->policies.evict,
 		.prefetch = d->policies.prefetch,
 		.protect_kernel = cfg->params.protect_kernel,
+		.tier = cfg->params.tier == SWAP_TIER_LZ4 ? &d->tier : NULL,
 	};
 	if (cfg->params.protect_kernel)
 		hv_info("swap: pages the guest's kernel waited for are evicted "

@@ -33,6 +33,12 @@ enum swap_prefetch_kind {
 	SWAP_PREFETCH_REPLAY,
 };
 
+/* swap.tier: where victims go before the disk. */
+enum swap_tier_kind {
+	SWAP_TIER_NONE,
+	SWAP_TIER_LZ4,
+};
+
 struct swap_params {
 	enum swap_device_kind device;   /* swap.device */
 	/* debug.swap_fail_reads/_writes: fail every Nth read/write (0: no) */
@@ -43,6 +49,8 @@ struct swap_params {
 	enum swap_prefetch_kind prefetch;       /* swap.prefetch */
 	unsigned prefetch_depth;        /* swap.prefetch_depth: pages */
 	bool protect_kernel;            /* swap.protect_kernel */
+	enum swap_tier_kind tier;       /* swap.tier */
+	uint64_t tier_size;             /* swap.tier_size: bytes of slots */
 	/* swap.prefetch_trace, as read from the ESP (replay's fault list). */
 	const char *replay_list;
 	uint64_t replay_list_len;

@@ -5,7 +5,10 @@
 ; guest pages are zero-filled, whether apfvisor maps them on first touch or
 ; brings them back from swap), then fills every qword with a pattern derived
 ; from its address; pass 2 verifies every qword. Under apfvisor each first
-; touch is an EPT violation, so the run counts one per page.
+; touch is an EPT violation, so the run counts one per page. With
+; guest.cmdline = sparse, only the first qword of every 64 bytes holds the
+; pattern and the others stay zero: pages that compress well (the
+; compressed swap tier's test).
 
         bits 64
         org 0x200000
@@ -30,6 +33,16 @@ PATTERN         equ 0x5a5a5a5a5a5a5a5a
         jbe .too_small
 
         mov r13, PATTERN
+        ; r14: qwords whose address has a bit of r14 set hold 0 (sparse).
+        xor r14d, r14d
+        mov rsi, [rel cmdline]
+        test rsi, rsi
+        jz .mode_set
+        cmp byte [rsi], 's'
+        jne .mode_set
+        mov r14d, 0x38
+        say "memtouch: sparse pages", 10
+.mode_set:
 
         ; Pass 1: zero check, then fill. rbx = page, rdi = qword address.
         mov rbx, FIRST_PAGE
@@ -43,6 +56,9 @@ PATTERN         equ 0x5a5a5a5a5a5a5a5a
 .fill_qword:
         mov rax, rdi
         xor rax, r13
+        xor edx, edx
+        test rdi, r14
+        cmovnz rax, rdx
         mov [rdi], rax
         add rdi, 8
         cmp rdi, rcx
@@ -56,6 +72,9 @@ PATTERN         equ 0x5a5a5a5a5a5a5a5a
 .check_qword:
         mov rax, rdi
         xor rax, r13
+        xor edx, edx
+        test rdi, r14
+        cmovnz rax, rdx
         cmp [rdi], rax
         jne .bad_pattern
         add rdi, 8

@@ -23,6 +23,7 @@ static void test_count_and_names(void **state)
 {
 	static const char *const want[] = {
 		"untouched", "resident", "writeback", "swapped", "swapin",
+		"compressed",
 	};
 
 	(void)state;
@@ -52,6 +53,7 @@ static void test_frames(void **state)
 	assert_true(guest_page_state_has_frame(PAGE_WRITEBACK));
 	assert_false(guest_page_state_has_frame(PAGE_SWAPPED));
 	assert_true(guest_page_state_has_frame(PAGE_SWAPIN));
+	assert_false(guest_page_state_has_frame(PAGE_COMPRESSED));
 	assert_false(guest_page_state_has_frame(GUEST_PAGE_STATES));
 }
 
@@ -70,6 +72,9 @@ static const struct {
 	{ PAGE_SWAPPED, PAGE_SWAPIN },
 	{ PAGE_SWAPIN, PAGE_RESIDENT },
 	{ PAGE_SWAPIN, PAGE_SWAPPED },
+	{ PAGE_WRITEBACK, PAGE_COMPRESSED },
+	{ PAGE_COMPRESSED, PAGE_RESIDENT },
+	{ PAGE_COMPRESSED, PAGE_SWAPPED },
 };
 
 static bool listed(unsigned from, unsigned to)

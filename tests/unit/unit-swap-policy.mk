@@ -30,6 +30,10 @@ unit_srcs_test_fault_list := swap/policy/fault_list.c lib/format.c
 # warnings do not fail the build.
 UNIT_TESTS += test_page_compress
 unit_srcs_test_page_compress := swap/page_compress.c $(LZ4_SRC)
+
+# The compressed tier alone and behind the engine.
+UNIT_TESTS += test_compressed_tier
+unit_srcs_test_compressed_tier = $(unit_srcs_test_guest_swap)
 $(UNIT_OUT)/obj/swap/page_compress.o: UNIT_CFLAGS += -I$(LZ4_DIR)/lib
 $(UNIT_OUT)/obj/swap/page_compress.o: | $(LZ4_SRC)
 $(UNIT_OUT)/obj/$(LZ4_SRC:.c=.o): UNIT_CFLAGS += -w -Wno-error

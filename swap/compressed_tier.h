@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The compressed tier (swap.tier = lz4): evicted pages kept compressed in
+ * host memory instead of written to the disk, as zswap and Google's far
+ * memory keep cold pages in a compressed pool before (or instead of) a
+ * swap device. A fault on such a page expands it into a fresh frame at
+ * once: no I/O, so no async page fault is needed.
+ *
+ * The pool is swap.tier_size bytes of slots of TIER_SLOT_BYTES each (two
+ * per page, as zswap's first allocator, zbud, kept two compressed pages
+ * in a page): a page goes to the tier only when lz4 shrinks it to half a
+ * page or less; one that does not goes to the disk, as does every page
+ * while the pool is full. With debug.swap_verify each slot keeps the
+ * page's checksum, checked when it is expanded.
+ *
+ * Plain C over memory the caller gives (swap/swap_daemon.c: the heap), no
+ * lock of its own: the guest memory's lock covers it.
+ */
+#ifndef SWAP_COMPRESSED_TIER_H
+#define SWAP_COMPRESSED_TIER_H
+
+#include "lib/counters.h"
+#include "lib/types.h"
+#include "swap/page_compress.h"
+
+#define TIER_SLOT_BYTES (PAGE_SIZE / 2)
+
+#define COMPRESSED_TIER_COUNTERS(X)                                          \
+	X(struct compressed_tier_stats, stores, "tier.stores")               \
+	X(struct compressed_tier_stats, loads, "tier.loads")                 \
+	X(struct compressed_tier_stats, too_big, "tier.too_big")             \
+	X(struct compressed_tier_stats, full, "tier.full")                   \
+	X(struct compressed_tier_stats, dropped, "tier.dropped")             \
+	X(struct compressed_tier_stats, verify_mismatches,                   \
+	  "tier.verify_mismatches")                                          \
+	X(struct compressed_tier_stats, bytes_in_use, "tier.bytes_in_use")
+
+struct compressed_tier_stats {
+	uint64_t stores;        /* pages compressed into a slot */
+	uint64_t loads;         /* pages expanded back (a fault) */
+	uint64_t too_big;       /* pages that did not shrink enough: disk */
+	uint64_t full;          /* pages turned away, no slot free: disk */
+	uint64_t dropped;       /* slots given up without a load */
+	uint64_t verify_mismatches;     /* expanded page not as stored */
+	uint64_t bytes_in_use;  /* compressed bytes held now */
+};
+
+struct compressed_tier {
+	uint8_t *arena;         /* nslots * TIER_SLOT_BYTES */
+	uint32_t nslots;
+	uint32_t *free_slots;   /* a stack of the free ones */
+	uint32_t nfree;
+	uint16_t *len;          /* per slot: bytes held */
+	/*
+	 * Per slot: the page's CRC-32, or NULL. Not lib/checksum.h's: its
+	 * rotations cancel for a change repeated every 32 bytes, which a page
+	 * of records can have.
+	 */
+	uint32_t *sum;
+	void *state;            /* lz4's: PAGE_COMPRESS_STATE_SIZE bytes */
+	struct compressed_tier_stats stats;
+};
+
+/* Bytes of storage for nslots slots (with checksums when verify). */
+size_t compressed_tier_storage(uint32_t nslots, bool verify);
+
+/* Every slot free; storage: compressed_tier_storage bytes, 8-aligned. */
+void compressed_tier_init(struct compressed_tier *t, void *storage,
+			  uint32_t nslots, bool verify);
+
+enum tier_store_result {
+	TIER_STORED,
+	TIER_TOO_BIG,           /* lz4 could not bring it to a slot's size */
+	TIER_FULL,              /* no slot free */
+};
+
+/* The 4 KiB page at page into a free slot (*slot). */
+enum tier_store_result compressed_tier_store(struct compressed_tier *t,
+					     const void *page, uint32_t *slot);
+
+/*
+ * Slot's page expanded into the 4 KiB at page; the slot is free after.
+ * False when it did not expand to exactly a page or (with checksums) is
+ * not the page stored: page must not be used then.
+ */
+bool compressed_tier_load(struct compressed_tier *t, uint32_t slot,
+			  void *page);
+
+/* Slot given up unread (its page written over, or dropped). */
+void compressed_tier_drop(struct compressed_tier *t, uint32_t slot);
+
+#endif
