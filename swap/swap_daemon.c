@@ -590,8 +590,6 @@ static bool open_swap(struct swap_daemon *d)
 {
 	const struct swap_daemon_config *cfg = &d->cfg;
 	struct guest_swap_config sc;
-	uint64_t replay_skipped;
-	char why[128];
 	uint32_t nslots;
 
 	if (cfg->params.device == SWAP_DEVICE_NONE) {
@@ -642,39 +640,9 @@ static bool open_swap(struct swap_daemon *d)
 		hv_info("debug: swap pages are checksummed and verified on "
 			"swap-in");
 	}
-	if (!swap_policies_build(&d->policies, &cfg->params, &d->mem->ram,
-				 hv_alloc, &replay_skipped, why, sizeof(why))) {
-		hv_error("swap: %s", why);
+	if (!swap_policies_setup(&d->policies, &cfg->params, &d->mem->ram,
+				 d->verifying))
 		return false;
-	}
-	if (cfg->params.prefetch == SWAP_PREFETCH_REPLAY)
-		hv_info("swap: replaying a fault list of %llu pages "
-			"(swap.prefetch_trace)%s",
-			(unsigned long long)d->policies.replay.count,
-			replay_skipped ? "; pages outside guest RAM left out" :
-					 "");
-	if (cfg->params.policy != SWAP_EVICT_CLOCK ||
-	    cfg->params.prefetch != SWAP_PREFETCH_NONE)
-		hv_info("swap: eviction policy %s, prefetch %s (depth %u)",
-			swap_evict_kind_name(cfg->params.policy),
-			swap_prefetch_kind_name(cfg->params.prefetch),
-			cfg->params.prefetch == SWAP_PREFETCH_NONE ? 0 :
-			MIN(MAX(cfg->params.prefetch_depth, 1u),
-			    PREFETCH_MAX_PAGES));
-	if (cfg->params.tier == SWAP_TIER_LZ4) {
-		uint32_t nslots = (uint32_t)MIN(cfg->params.tier_size /
-						TIER_SLOT_BYTES, UINT32_MAX);
-
-		compressed_tier_init(&d->tier,
-				     hv_alloc(compressed_tier_storage(
-					     nslots, d->verifying)),
-				     nslots, d->verifying);
-		hv_info("swap: compressed tier (lz4): %llu MiB, %u slots of "
-			"%u bytes; a page that does not shrink to one goes to "
-			"the disk", (unsigned long long)(cfg->params.tier_size >>
-							 20),
-			nslots, (unsigned)TIER_SLOT_BYTES);
-	}
 	sc = (struct guest_swap_config){
 		.meta = hv_alloc(d->mem->npages * sizeof(struct guest_page_meta)),
 		.slots = &d->slots,
@@ -683,11 +651,8 @@ static bool open_swap(struct swap_daemon *d)
 		.evict = d->policies.evict,
 		.prefetch = d->policies.prefetch,
 		.protect_kernel = cfg->params.protect_kernel,
-		.tier = cfg->params.tier == SWAP_TIER_LZ4 ? &d->tier : NULL,
+		.tier = d->policies.has_tier ? &d->policies.tier : NULL,
 	};
-	if (cfg->params.protect_kernel)
-		hv_info("swap: pages the guest's kernel waited for are evicted "
-			"last (swap.protect_kernel)");
 	if (guest_memory_enable_swap(d->mem, &sc)) {
 		hv_error("swap: cannot enable eviction for this guest");
 		return false;

@@ -62,7 +62,6 @@ struct swap_daemon {
 	uint64_t *waiters;
 	bool verifying;                         /* debug.swap_verify */
 	struct swap_policies policies;          /* swap.policy, .prefetch */
-	struct compressed_tier tier;            /* swap.tier = lz4 */
 	/* Each synchronous wait of a vCPU in swap_fault_wait: "lat.swap_wait". */
 	struct latency_hist wait_latency;
 	struct counter_source latency_counters;

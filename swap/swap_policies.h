@@ -8,6 +8,7 @@
 #define SWAP_SWAP_POLICIES_H
 
 #include "swap/swap_params.h"
+#include "swap/compressed_tier.h"
 #include "lib/guest_ram.h"
 #include "swap/policy/aging_policy.h"
 #include "swap/policy/clock_policy.h"
@@ -29,6 +30,9 @@ struct swap_policies {
 	/* What swap_policies_build put in place. */
 	struct eviction_policy evict;
 	struct prefetch_policy prefetch;
+	/* swap.tier = lz4 (swap_policies_setup): the tier, has_tier. */
+	struct compressed_tier tier;
+	bool has_tier;
 };
 
 /*
@@ -42,6 +46,14 @@ bool swap_policies_build(struct swap_policies *sp, const struct swap_params *p,
 			 const struct guest_ram_layout *ram,
 			 void *(*alloc)(size_t bytes), uint64_t *replay_skipped,
 			 char *err, size_t err_len);
+
+/*
+ * For the paging daemon (swap/swap_policy_setup.c): swap_policies_build
+ * over the hypervisor heap, the compressed tier of swap.tier, and what was
+ * chosen said on the console. False after one error line.
+ */
+bool swap_policies_setup(struct swap_policies *sp, const struct swap_params *p,
+			 const struct guest_ram_layout *ram, bool verify);
 
 /* "clock", "fifo", ...: the names apfvisor.cfg uses. */
 const char *swap_evict_kind_name(enum swap_evict_kind k);

@@ -23,6 +23,7 @@ unit_srcs_test_swap_daemon := swap/swap_io_queue.c swap/guest_memory.c \
 	lib/string.c lib/counters.c lib/console.c lib/format.c lib/heap.c \
 	lib/page_alloc.c swap/drivers/blockdev_faults.c tests/unit/ept_fake.c \
 	lib/ratelimit.c lib/latency_hist.c swap/swap_unreadable.c \
+	swap/swap_policy_setup.c \
 	$(UNIT_SWAP_POLICY_SRCS)
 unit_objs_test_swap_daemon := $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o
 
