@@ -20,13 +20,14 @@ UNIT_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. \
 	-g -O1 -Wall -Wextra -Werror
 UNIT_LDLIBS := -lcmocka
 
-UNIT_TESTS := test_config test_format test_ept test_ept_model \
+UNIT_TESTS := test_config test_config_swap test_format test_ept test_ept_model \
 	test_frame_pool test_page_alloc test_string test_guest_memory \
 	test_uart test_cpuid test_acpi test_vmx_controls test_xsave_probe \
 	test_xcr0 test_register_rules test_guest_ram
 
 unit_srcs_test_config := boot/config.c guest/loaders/image_format.c lib/format.c \
 	lib/string.c
+unit_srcs_test_config_swap := $(unit_srcs_test_config)
 unit_srcs_test_format := lib/format.c
 # Log2 latency histograms and the counters they report.
 UNIT_TESTS += test_latency_hist
