@@ -22,6 +22,7 @@
 struct vm_apf_try {
 	uint32_t token;         /* the async PF's token, or 0: none */
 	uint64_t tried;         /* trace clock before the try (0: not traced) */
+	bool from_tier;         /* the page was in the compressed tier */
 };
 
 /*
@@ -55,6 +56,11 @@ vm_fault_begin(struct vm *vm, unsigned n, uint64_t gpa,
 
 	try->token = 0;
 	spin_lock(&vm->memory.lock);
+	try->from_tier = vm->memory.ram.tier &&
+			 guest_memory_is_ram(&vm->memory.ram, gpa) &&
+			 vm->memory.ram.state[guest_memory_index(
+				 &vm->memory.ram, gpa >> PAGE_SHIFT)] ==
+			 PAGE_COMPRESSED;
 	r = swap_fault_begin_locked(vm->memory.swap, gpa, n);
 	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO)
 		vm_fault_swapin_locked(vm, n, gpa, read_state, gs, try);

@@ -8,16 +8,33 @@
 /* A test names a page or two; a looping guest gets a count. */
 static struct ratelimit hc_lines = RATELIMIT("debug hypercalls", 8);
 
+/*
+ * One line per call (rate-limited): what was done to the page at gpa, or
+ * why not; each format takes the page's address.
+ */
+static int64_t answer(bool ok, uint64_t gpa, const char *done_fmt,
+		      const char *refused_fmt)
+{
+	if (ratelimit_allow(&hc_lines))
+		hv_info(ok ? done_fmt : refused_fmt,
+			(unsigned long long)ALIGN_DOWN(gpa, PAGE_SIZE));
+	return ok ? 0 : -KVM_EINVAL;
+}
+
 static int64_t fail_swapin(struct vm *vm, uint64_t gpa)
 {
-	bool ok = swap_daemon_fail_reads_of(vm->memory.swap, gpa);
+	return answer(swap_daemon_fail_reads_of(vm->memory.swap, gpa), gpa,
+		      "debug: reads of gpa 0x%llx from swap will fail",
+		      "debug: reads of gpa 0x%llx from swap will fail: "
+		      "refused (no swap, outside RAM or too many pages)");
+}
 
-	if (ratelimit_allow(&hc_lines))
-		hv_info("debug: reads of gpa 0x%llx from swap will fail%s",
-			(unsigned long long)ALIGN_DOWN(gpa, PAGE_SIZE),
-			ok ? "" : ": refused (no swap, outside RAM or too "
-			     "many pages)");
-	return ok ? 0 : -KVM_EINVAL;
+static int64_t evict_page(struct vm *vm, uint64_t gpa)
+{
+	return answer(swap_daemon_evict_page(vm->memory.swap, gpa), gpa,
+		      "debug: the page at gpa 0x%llx is evicted",
+		      "debug: the page at gpa 0x%llx cannot be evicted (no "
+		      "swap, outside RAM, not resident or pinned)");
 }
 
 static int64_t page_state(struct vm *vm, uint64_t gpa)
@@ -39,6 +56,8 @@ int64_t vm_debug_hypercall(struct vm *vm, uint64_t op, uint64_t arg)
 		return fail_swapin(vm, arg);
 	case DEBUG_HC_PAGE_STATE:
 		return page_state(vm, arg);
+	case DEBUG_HC_EVICT_PAGE:
+		return evict_page(vm, arg);
 	default:
 		return -KVM_EINVAL;
 	}

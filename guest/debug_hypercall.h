@@ -20,6 +20,12 @@
  *       writeback, 3 swapped, 4 swap-in), or -KVM_EINVAL outside RAM. A
  *       test waits for 3 before it touches a page whose swap-in is to
  *       fail.
+ *   DEBUG_HC_EVICT_PAGE   RCX = a guest-physical address: its page goes
+ *       out now, as the paging daemon's victim would (written to swap,
+ *       dropped when clean or zero, or into the compressed tier), whatever
+ *       the policy would pick. 0, or -KVM_EINVAL (no swap, outside RAM,
+ *       not resident, pinned). The write completes later: a test waits
+ *       for state 3.
  */
 #ifndef GUEST_DEBUG_HYPERCALL_H
 #define GUEST_DEBUG_HYPERCALL_H
@@ -32,6 +38,7 @@
 enum debug_hc_op {
 	DEBUG_HC_FAIL_SWAPIN = 1,
 	DEBUG_HC_PAGE_STATE = 2,
+	DEBUG_HC_EVICT_PAGE = 3,
 };
 
 /* include/uapi/linux/kvm_para.h */

@@ -420,6 +420,16 @@ unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
 				 struct guest_evict_result *res);
 
 /*
+ * One page out now, as a victim of a step would go (a write, a clean drop,
+ * a zero page freed, or the tier), whatever the policy would choose and
+ * however many frames are free: for debug.hypercall's tests. 0, or -1
+ * when the page at gpa is not RAM, not resident, pinned, or a step is
+ * under way. res may be NULL.
+ */
+int guest_memory_evict_page(struct guest_memory *gm, uint64_t gpa,
+			    struct guest_evict_result *res);
+
+/*
  * The I/O with this id has finished. A failed I/O is submitted again up to
  * GUEST_IO_TRIES attempts in all: a read from the same slot (the page is
  * only there), a write to a fresh slot, the failed one being retired (no

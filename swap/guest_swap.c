@@ -457,6 +457,29 @@ unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
 	return r.writes + r.clean_drops + r.zero_pages + r.compressed;
 }
 
+int guest_memory_evict_page(struct guest_memory *gm, uint64_t gpa,
+			    struct guest_evict_result *res)
+{
+	struct guest_evict_result r = { 0 };
+	uint64_t gfn = gpa >> PAGE_SHIFT;
+	int rc = -1;
+
+	if (gm->meta && !gm->evicting && guest_memory_is_ram(gm, gpa) &&
+	    victim_ok(gm, guest_memory_index(gm, gfn))) {
+		gm->evicting = true;
+		if (unmap_victim(gm, gfn)) {
+			r.victims = 1;
+			flush(gm);
+			finish_victim(gm, gfn, &r);
+			rc = 0;
+		}
+		gm->evicting = false;
+	}
+	if (res)
+		*res = r;
+	return rc;
+}
+
 /* The vCPUs waiting for gfn's I/O may retry (swap_io_ops.page_settled). */
 static void settled(struct guest_memory *gm, uint64_t gfn, bool resident)
 {

@@ -573,6 +573,20 @@ bool swap_daemon_fail_reads_of(struct swap_daemon *d, uint64_t gpa)
 	return ok;
 }
 
+bool swap_daemon_evict_page(struct swap_daemon *d, uint64_t gpa)
+{
+	struct guest_evict_result res;
+	bool ok;
+
+	if (!d->dev)
+		return false;
+	spin_lock(d->lock);
+	ok = guest_memory_evict_page(d->mem, gpa, &res) == 0;
+	d->stats.victims += res.victims;
+	spin_unlock(d->lock);
+	return ok;
+}
+
 void swap_daemon_count_apf_halt(struct swap_daemon *d, unsigned vcpu,
 				uint64_t tsc)
 {

@@ -173,6 +173,13 @@ enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
 bool swap_daemon_fail_reads_of(struct swap_daemon *d, uint64_t gpa);
 
 /*
+ * debug.hypercall: the page at gpa goes out now (guest_memory_evict_page);
+ * its write is submitted with the daemon's next work. False without swap
+ * or when the page cannot go (not resident, pinned, outside RAM).
+ */
+bool swap_daemon_evict_page(struct swap_daemon *d, uint64_t gpa);
+
+/*
  * vCPU vcpu was halted for tsc cycles with async page faults outstanding:
  * its tasks waited for swap-ins. Counted (swap.apf_halt_tsc) and, for the
  * thrashing rule, as time spent waiting for swap.

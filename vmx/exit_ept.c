@@ -142,7 +142,8 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 		}
 	}
 	if (r == GUEST_FAULT_RESOLVED)
-		latency_hist_add(&v->stats.minor_fault,
+		latency_hist_add(try.from_tier ? &v->stats.tier_hit :
+				 &v->stats.minor_fault,
 				 rdtsc() - v->stats.exit.exit_tsc);
 	else
 		r = swap_fault_wait(g->memory.swap, gpa, v->id, &g->end.ended);

@@ -63,14 +63,19 @@ static const struct counter_def vcpu_counter_defs[] = {
 static void each_exit_counter(const void *obj, counter_fn fn, void *ctx)
 {
 	const struct vcpu *vcpus = obj;
-	struct latency_hist minor;
+	struct latency_hist minor, tier;
 
 	exit_stats_each(&vcpus[0].stats.exit, vcpus[0].guest->nvcpus,
 			sizeof(struct vcpu), fn, ctx);
 	memset(&minor, 0, sizeof(minor));
-	for (unsigned i = 0; i < vcpus[0].guest->nvcpus; i++)
+	memset(&tier, 0, sizeof(tier));
+	for (unsigned i = 0; i < vcpus[0].guest->nvcpus; i++) {
 		latency_hist_merge(&minor, &vcpus[i].stats.minor_fault);
+		latency_hist_merge(&tier, &vcpus[i].stats.tier_hit);
+	}
 	latency_hist_report(&minor, "fault_minor", fn, ctx);
+	if (vcpus[0].guest->memory.ram.tier)
+		latency_hist_report(&tier, "tier_hit", fn, ctx);
 }
 
 struct vcpu *vcpus_create(struct vm *vm)

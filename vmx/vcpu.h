@@ -53,6 +53,9 @@ struct vcpu_stats {
 	 * the page mapped ("lat.fault_minor").
 	 */
 	struct latency_hist minor_fault;
+	/* swap.tier: those that expanded a page from the compressed tier
+	 * ("lat.tier_hit"), apart from the minor faults. */
+	struct latency_hist tier_hit;
 };
 
 struct percpu;

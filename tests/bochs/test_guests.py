@@ -136,6 +136,15 @@ def test_memtouch_compressed_tier(ctx):
            f"expected only the pages below 4 MiB too big for the tier, got "
            f"{run.stat('tier.too_big')}")
     run.expect_stat("tier.lost", 0)
+    # Every page expanded for a fault is timed apart from the minor faults
+    # (lat.tier_hit), and costs less than a disk read the vCPU waited for.
+    hits = run.stat("lat.tier_hit.count")
+    expect(loads // 2 <= hits <= loads, f"expected lat.tier_hit.count "
+           f"between half of tier.loads ({loads}) and all, got {hits}")
+    tier_p50 = run.stat("lat.tier_hit.p50_tsc")
+    disk_p50 = run.stat("lat.swap_wait.p50_tsc")
+    ctx.log(f"### tier hit p50 {tier_p50} TSC cycles, disk read waited "
+            f"p50 {disk_p50}")
     # A slot holds a quarter of a page or less of these.
     used = run.stat("tier.bytes_in_use")
     held = run.stat("pages.compressed")

@@ -382,6 +382,56 @@ static void test_swapin_needs_frame(void **state)
 	assert_int_equal(get(sf, 0), 0xa0);
 }
 
+/*
+ * debug.hypercall's eviction: the page named goes, accessed or not, with
+ * every frame free; a page that cannot go is refused and left as it was.
+ */
+static void test_evict_named_page(void **state)
+{
+	struct swap_fake *sf = new_guest(state);
+	struct guest_evict_result res;
+
+	fill4(sf);
+	/* CLOCK's hand is at page 0: it would take page 0. */
+	assert_int_equal(guest_memory_evict_page(&sf->gm, 2 * PAGE_SIZE + 5,
+						 &res), 0);
+	assert_int_equal(res.victims, 1);
+	assert_int_equal(res.writes, 1);
+	assert_state(sf, 2, PAGE_WRITEBACK);
+	assert_state(sf, 0, PAGE_RESIDENT);
+	assert_int_equal(sf->queued, 1);
+	assert_int_equal(sf->queue[0].gfn, 2);
+	assert_int_equal(sf->gm.stats.flushes, 1);
+	/* In writeback, then swapped: refused, nothing queued. */
+	assert_int_equal(guest_memory_evict_page(&sf->gm, 2 * PAGE_SIZE,
+						 &res), -1);
+	assert_int_equal(res.victims, 0);
+	swap_fake_complete_all(sf);
+	assert_state(sf, 2, PAGE_SWAPPED);
+	assert_int_equal(guest_memory_evict_page(&sf->gm, 2 * PAGE_SIZE,
+						 NULL), -1);
+	/* Never touched, past the end of RAM, pinned: refused. */
+	assert_int_equal(guest_memory_evict_page(&sf->gm, 9 * PAGE_SIZE,
+						 NULL), -1);
+	assert_int_equal(guest_memory_evict_page(&sf->gm, 16 * PAGE_SIZE,
+						 NULL), -1);
+	assert_int_equal(guest_memory_pin(&sf->gm, PAGE_SIZE), 0);
+	assert_int_equal(guest_memory_evict_page(&sf->gm, PAGE_SIZE, NULL),
+			 -1);
+	assert_state(sf, 1, PAGE_RESIDENT);
+	guest_memory_unpin(&sf->gm, PAGE_SIZE);
+	/* A zeroed page goes without a write. */
+	put(sf, 3, 0);
+	assert_int_equal(guest_memory_evict_page(&sf->gm, 3 * PAGE_SIZE,
+						 &res), 0);
+	assert_int_equal(res.zero_pages, 1);
+	assert_state(sf, 3, PAGE_UNTOUCHED);
+	assert_int_equal(sf->queued, 0);
+	/* The page comes back with its data. */
+	swap_in(sf, 2);
+	assert_int_equal(get(sf, 2), 0xa2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +446,7 @@ int main(void)
 		swap_test(test_cancel_during_flush),
 		swap_test(test_watermarks),
 		swap_test(test_swapin_needs_frame),
+		swap_test(test_evict_named_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

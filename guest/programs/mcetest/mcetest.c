@@ -7,20 +7,24 @@
  *
  * A child process writes a page-sized buffer, finds its physical address
  * (the guest-physical address apfvisor knows), asks apfvisor to fail
- * every swap-in of that page (guest/debug_hypercall.h), then touches
- * other memory until apfvisor says the page is in swap, and reads the
- * buffer. apfvisor's read fails, the page is lost, and the guest gets an
+ * every swap-in of that page (guest/debug_hypercall.h), asks it to evict
+ * the page (or, should it refuse, touches other memory until the page is
+ * pushed out) and waits until apfvisor says the page is in swap, and
+ * reads the buffer. apfvisor's read fails, the page is lost, and the guest gets an
  * action-required machine check for it; Linux's memory_failure() kills
  * the child with SIGBUS. The child's handler prints what it got and dies
  * of the signal; the parent prints how the child ended and exits 0 when
  * it was killed by SIGBUS, 1 otherwise.
  *
  *   mcetest [-m CHURN_MIB]   at most CHURN_MIB MiB touched to push the
- *                            page out (default 160)
+ *                            page out when apfvisor does not evict it
+ *                            on request (default 160)
  *
  * Build: gcc -static -O2 (the guest image has no libc).
  */
 #include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +39,8 @@
 #define APFVISOR_HC_DEBUG 0x41504601l
 #define DEBUG_HC_FAIL_SWAPIN 1
 #define DEBUG_HC_PAGE_STATE 2
+#define DEBUG_HC_EVICT_PAGE 3
+#define PAGE_WRITEBACK 2
 #define PAGE_SWAPPED 3
 #define PAGEMAP_PRESENT (1ull << 63)
 #define PAGEMAP_PFN_MASK ((1ull << 55) - 1)
@@ -90,6 +96,25 @@ static uint64_t physical_address(const volatile void *va)
 	return (entry & PAGEMAP_PFN_MASK) * PAGE;
 }
 
+#define WRITE_WAIT_TRIES 1000000
+
+/* Evicted on request: true once its write reached swap. */
+static bool evicted(uint64_t gpa)
+{
+	if (hypercall(DEBUG_HC_EVICT_PAGE, gpa) != 0)
+		return false;
+	for (long i = 0; i < WRITE_WAIT_TRIES; i++) {
+		long state = hypercall(DEBUG_HC_PAGE_STATE, gpa);
+
+		if (state == PAGE_SWAPPED)
+			return true;
+		if (state != PAGE_WRITEBACK)
+			return false;
+		sched_yield();
+	}
+	return false;
+}
+
 /* Touches fresh memory until the page at gpa is in swap; its MiB, or -1. */
 static long push_out(uint64_t gpa, unsigned long churn_mib)
 {
@@ -140,6 +165,11 @@ static int child(unsigned long churn_mib)
 		       "debug.hypercall on?\n", rc);
 		return 2;
 	}
+	if (evicted(gpa)) {
+		printf("mcetest: the page is in swap (evicted on request); "
+		       "reading it\n");
+		goto read_it;
+	}
 	mib = push_out(gpa, churn_mib);
 	if (mib < 0) {
 		printf("mcetest: the page was not swapped out after %lu "
@@ -148,6 +178,7 @@ static int child(unsigned long churn_mib)
 	}
 	printf("mcetest: the page is in swap after %ld MiB; reading it\n",
 	       mib);
+read_it:
 	fflush(stdout);
 	sigaction(SIGBUS, &sa, NULL);
 	for (unsigned long i = 0; i < PAGE; i++)
