@@ -334,23 +334,64 @@ static bool clean_drop_ok(struct guest_memory *gm, uint64_t gfn)
 }
 
 /*
+ * The tier was full: the victim took the slot of the tier's oldest page,
+ * whose contents are now in the victim's frame (or, lost, nothing of
+ * use). The older page goes on to the disk through that frame: COMPRESSED
+ * -> WRITEBACK, as a victim of its own; the frame is freed when its write
+ * is done, as the victim's would have been.
+ */
+static void move_out_oldest(struct guest_memory *gm, uint64_t gfn,
+			    uint32_t moved, bool lost,
+			    struct guest_evict_result *res)
+{
+	struct guest_page_meta *m = page_meta(gm, gfn);
+	uint64_t old_gfn = guest_memory_index_gfn(gm, moved);
+	struct guest_page_meta *old = page_meta(gm, old_gfn);
+
+	if (lost) {
+		old->flags |= GPM_LOST;
+		set_state(gm, old_gfn, PAGE_SWAPPED);
+		gm->stats.tier_lost++;
+		release_frame(gm, gfn);
+		return;
+	}
+	old->frame = m->frame;
+	set_state(gm, old_gfn, PAGE_WRITEBACK);
+	start_write(gm, old_gfn, res);
+}
+
+/*
  * swap.tier: the victim compressed into the tier instead of written (its
- * frame freed, the slot in meta.frame); false when it did not shrink to a
- * slot or the tier is full: then it goes to the disk. A page whose swap
- * copy is valid never comes here: its clean drop costs nothing.
+ * frame freed, the slot in meta.frame); when the tier is full it takes
+ * the slot of the tier's oldest page, which moves on to the disk instead
+ * (move_out_oldest). False when it did not shrink to a slot: then it goes
+ * to the disk. A page whose swap copy is valid never comes here: its
+ * clean drop costs nothing.
  */
 static bool into_tier(struct guest_memory *gm, uint64_t gfn,
 		      struct guest_evict_result *res)
 {
 	struct guest_page_meta *m = page_meta(gm, gfn);
-	uint32_t slot;
+	void *page = frame_ptr(gm, meta_frame_pa(m));
+	uint32_t index = (uint32_t)guest_memory_index(gm, gfn);
+	enum tier_store_result r;
+	uint32_t slot, moved;
 
-	if (!gm->tier ||
-	    compressed_tier_store(gm->tier, frame_ptr(gm, meta_frame_pa(m)),
-				  &slot) != TIER_STORED)
+	if (!gm->tier)
+		return false;
+	r = compressed_tier_store(gm->tier, page, index, &slot);
+	if (r == TIER_FULL)
+		r = compressed_tier_store_moving_out(gm->tier, page, index,
+						     &slot, &moved);
+	if (r != TIER_STORED && r != TIER_MOVED_OUT &&
+	    r != TIER_MOVED_OUT_LOST)
 		return false;
 	release_slot(gm, gfn);
-	drop_frame(gm, gfn, PAGE_COMPRESSED);
+	if (r == TIER_STORED)
+		release_frame(gm, gfn);
+	else
+		move_out_oldest(gm, gfn, moved, r == TIER_MOVED_OUT_LOST, res);
+	set_state(gm, gfn, PAGE_COMPRESSED);
 	m->frame = slot;
 	res->compressed++;
 	return true;

@@ -48,7 +48,9 @@
 	X(SWAPIN, SWAPPED, "read failed for good: the page is lost")         \
 	X(WRITEBACK, COMPRESSED, "compressed into the tier: frame freed")    \
 	X(COMPRESSED, RESIDENT, "fault: expanded into a fresh frame")         \
-	X(COMPRESSED, SWAPPED, "damaged in the tier: the page is lost")
+	X(COMPRESSED, SWAPPED, "damaged in the tier: the page is lost")      \
+	X(COMPRESSED, WRITEBACK, "the tier's oldest, moved on to the disk: " \
+	  "expanded into the frame of the page that took its slot")
 
 enum guest_page_state {
 #define GUEST_PAGE_STATE_ENUM(name, label, has_frame, what) PAGE_##name,

@@ -276,7 +276,7 @@ def test_linux_apf_memcheck_1vcpu(ctx):
     expect_lost_page_killed_its_owner(run)
 
 
-SQLBENCH_ROWS = 20000
+SQLBENCH_ROWS = 5000
 
 
 def test_linux_apf_memcheck_2vcpus_concurrent(ctx):

@@ -108,16 +108,18 @@ def test_memtouch(ctx):
 def test_memtouch_compressed_tier(ctx):
     # memtouch's 20 MiB of sparse pages (a pattern qword in every 64
     # bytes: they compress well) on 8 MiB of frames, swap.tier = lz4 of
-    # 4 MiB (2048 slots): victims go to the tier until it is full, then to
-    # the disk; pass 2 reads every page back, from both, and the guest
+    # 4 MiB (2048 slots): victims go to the tier until it is full, then
+    # take the slots of its oldest pages, which move on to the disk; pass
+    # 2 reads every page back, from both, and the guest
     # checks every qword. One host CPU: the vCPU's exits run the daemon.
     # The few pages below 4 MiB (code, page tables) may not shrink enough.
-    from test_swap import formatted_swap
+    from test_swap import expect_swap_checks_clean, formatted_swap
     swap = formatted_swap(ctx, "swap.img", "64M")
     run = ctx.boot_cfg("guest.kernel = memtouch.bin\nguest.format = flat\n"
                        "guest.memory = 24M\nhost.guest_frames = 8M\n"
                        "guest.cmdline = sparse\nswap.device = ata\n"
-                       "swap.tier = lz4\nswap.tier_size = 4M\n",
+                       "swap.tier = lz4\nswap.tier_size = 4M\n"
+                       "debug.swap_verify = on\n",
                        cpus=1, timeout=900, swap=swap)
     run.expect_line("apfvisor: swap: compressed tier (lz4): 4 MiB, 2048 "
                     "slots of 2048 bytes; a page that does not shrink to "
@@ -130,12 +132,17 @@ def test_memtouch_compressed_tier(ctx):
     stores = run.expect_stat_at_least("tier.stores", 2048)
     loads = run.expect_stat_at_least("tier.loads", 1024)
     run.expect_stat_at_least("tier.full", 1)
+    # Full: the oldest pages moved on to the disk for newer ones.
+    run.expect_stat_at_least("tier.moved_out", 1)
     run.expect_stat_at_least("swap.outs", 1)
     run.expect_stat_at_least("swap.ins", 1)
     expect(run.stat("tier.too_big") <= 64,
            f"expected only the pages below 4 MiB too big for the tier, got "
            f"{run.stat('tier.too_big')}")
     run.expect_stat("tier.lost", 0)
+    # debug.swap_verify: every page expanded or read back was as stored.
+    run.expect_stat("tier.verify_mismatches", 0)
+    expect_swap_checks_clean(run)
     # Every page expanded for a fault is timed apart from the minor faults
     # (lat.tier_hit), and costs less than a disk read the vCPU waited for.
     hits = run.stat("lat.tier_hit.count")

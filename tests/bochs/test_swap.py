@@ -52,8 +52,8 @@ def test_memcheck_bzimage_injected_io_errors(ctx):
     # One host CPU: the vCPU's own exits run the paging daemon (2 host
     # CPUs, the boot CPU running the daemon: test_apf.py). memcheck, one
     # pass over 64 MiB (writing it pushes the first pages to swap, checking
-    # it reads them back: ~12,000 injected failures in a run of
-    # 2026-12-06, 25,000 with two passes), while every 7th swap read and
+    # it reads them back: 16,642 injected failures in a run of
+    # 2026-12-06, 24,828 with two passes), while every 7th swap read and
     # every 5th swap write fails in
     # the driver (debug.swap_fail_*): the daemon retries a failed I/O (3
     # attempts in all), and a read's retry is never the 7th read again, so

@@ -3,11 +3,12 @@
  * The compressed tier (swap/compressed_tier.c) on its own: slots taken
  * and given back, a page that does not shrink to a slot and a full pool
  * turned away, a damaged slot refused (with checksums, a slot changed in
- * a way lz4 cannot see too); then behind the engine (swap_fake.h): a
- * victim that compresses goes to the tier with no I/O and its frame free,
- * a fault brings it back without I/O, a page of random bytes and every
- * page while the tier is full go to the disk, a damaged page is lost, not
- * mapped.
+ * a way lz4 cannot see too), the oldest page moved out for a new one;
+ * then behind the engine (swap_fake.h): a victim that compresses goes to
+ * the tier with no I/O and its frame free, a fault brings it back without
+ * I/O, a page of random bytes goes to the disk, and while the tier is full
+ * its oldest pages move on to the disk through the new victims' frames;
+ * a damaged page is lost, not mapped.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,12 +66,12 @@ static void slots(void **state)
 
 	(void)state;
 	fill_text(page, 0);
-	assert_int_equal(compressed_tier_store(t, page, &a), TIER_STORED);
+	assert_int_equal(compressed_tier_store(t, page, 10, &a), TIER_STORED);
 	assert_int_equal(a, 0);
 	fill_text(page, 5);
-	assert_int_equal(compressed_tier_store(t, page, &b), TIER_STORED);
+	assert_int_equal(compressed_tier_store(t, page, 11, &b), TIER_STORED);
 	assert_int_equal(b, 1);
-	assert_int_equal(compressed_tier_store(t, page, &c), TIER_FULL);
+	assert_int_equal(compressed_tier_store(t, page, 12, &c), TIER_FULL);
 	assert_true(t->stats.bytes_in_use > 0 &&
 		    t->stats.bytes_in_use < PAGE_SIZE / 4);
 	assert_true(compressed_tier_load(t, a, back));
@@ -83,13 +84,89 @@ static void slots(void **state)
 	/* A slot given back cannot be loaded again. */
 	assert_false(compressed_tier_load(t, a, back));
 	fill_random(page, 7);
-	assert_int_equal(compressed_tier_store(t, page, &c), TIER_TOO_BIG);
+	assert_int_equal(compressed_tier_store(t, page, 12, &c), TIER_TOO_BIG);
 	assert_int_equal(t->nfree, 2);
 	assert_int_equal(t->stats.stores, 2);
 	assert_int_equal(t->stats.loads, 1);
 	assert_int_equal(t->stats.too_big, 1);
 	assert_int_equal(t->stats.full, 1);
 	assert_int_equal(t->stats.dropped, 1);
+	free_tier(t);
+}
+
+/*
+ * Text page seed, named owner, moves out the page named moved (stored with
+ * seed moved - 20) from slot: page holds that one's contents after.
+ */
+static void expect_moved_out(struct compressed_tier *t, unsigned seed,
+			     uint32_t owner, uint32_t moved, uint32_t slot)
+{
+	uint32_t got_slot, got_moved;
+
+	fill_text(page, seed);
+	assert_int_equal(compressed_tier_store_moving_out(t, page, owner,
+							  &got_slot,
+							  &got_moved),
+			 TIER_MOVED_OUT);
+	assert_int_equal(got_moved, moved);
+	assert_int_equal(got_slot, slot);
+	fill_text(back, moved - 20);
+	assert_memory_equal(page, back, PAGE_SIZE);
+}
+
+/* Full: the oldest page leaves for the newest, expanded in its place. */
+static void oldest_moved_out(void **state)
+{
+	struct compressed_tier *t = new_tier(3, true);
+	uint32_t s[3], slot, moved;
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		fill_text(page, i);
+		assert_int_equal(compressed_tier_store(t, page, 20 + i, &s[i]),
+				 TIER_STORED);
+	}
+	/* The middle one is touched: it leaves, the order stays. */
+	assert_true(compressed_tier_load(t, s[1], back));
+	fill_text(page, 1);
+	assert_int_equal(compressed_tier_store(t, page, 21, &s[1]),
+			 TIER_STORED);
+	/* Now 20 is the oldest, then 22, then 21. */
+	fill_text(page, 9);
+	assert_int_equal(compressed_tier_store(t, page, 29, &slot), TIER_FULL);
+	expect_moved_out(t, 9, 29, 20, s[0]);
+	expect_moved_out(t, 7, 27, 22, s[2]);
+	/* What came in is held: 29 in 20's slot. */
+	assert_true(compressed_tier_load(t, s[0], back));
+	fill_text(page, 9);
+	assert_memory_equal(back, page, PAGE_SIZE);
+	/* A page that does not shrink changes nothing. */
+	fill_random(page, 3);
+	assert_int_equal(compressed_tier_store(t, page, 30, &slot),
+			 TIER_TOO_BIG);
+	assert_int_equal(compressed_tier_store_moving_out(t, page, 30, &slot,
+							  &moved),
+			 TIER_TOO_BIG);
+	assert_int_equal(t->stats.moved_out, 2);
+	assert_int_equal(t->nfree, 1);
+	/* The oldest damaged: the new page is stored, the old one lost. */
+	fill_text(page, 4);
+	assert_int_equal(compressed_tier_store(t, page, 24, &slot),
+			 TIER_STORED);
+	t->arena[(size_t)s[1] * TIER_SLOT_BYTES + 3] ^= 0x20;   /* 21's */
+	fill_text(page, 5);
+	assert_int_equal(compressed_tier_store_moving_out(t, page, 25, &slot,
+							  &moved),
+			 TIER_MOVED_OUT_LOST);
+	assert_int_equal(moved, 21);
+	assert_true(compressed_tier_load(t, slot, back));
+	fill_text(page, 5);
+	assert_memory_equal(back, page, PAGE_SIZE);
+	free_tier(t);
+	/* An empty pool of no slots has nothing to move out. */
+	t = new_tier(0, false);
+	assert_int_equal(compressed_tier_store_moving_out(t, page, 1, &slot,
+							  &moved), TIER_FULL);
 	free_tier(t);
 }
 
@@ -100,13 +177,13 @@ static void damaged_slots(void **state)
 
 	(void)state;
 	fill_text(page, 3);
-	assert_int_equal(compressed_tier_store(t, page, &s), TIER_STORED);
+	assert_int_equal(compressed_tier_store(t, page, 13, &s), TIER_STORED);
 	/* A literal byte changed: lz4 expands it, the checksum tells. */
 	t->arena[(size_t)s * TIER_SLOT_BYTES + 3] ^= 0x20;
 	assert_false(compressed_tier_load(t, s, back));
 	assert_int_equal(t->stats.verify_mismatches, 1);
 	/* A length cut short: not a page at all. */
-	assert_int_equal(compressed_tier_store(t, page, &s), TIER_STORED);
+	assert_int_equal(compressed_tier_store(t, page, 13, &s), TIER_STORED);
 	t->len[s] = 5;
 	assert_false(compressed_tier_load(t, s, back));
 	assert_int_equal(t->nfree, 4);
@@ -167,32 +244,48 @@ static void victims_to_the_tier_and_back(void **state)
 	free_tier(t);
 }
 
-static void full_tier_sends_to_disk(void **state)
+static void full_tier_moves_oldest_to_disk(void **state)
 {
 	struct compressed_tier *t;
 	struct swap_fake *sf = guest_with_tier(state, &t);
-	unsigned submitted = sf->submitted;
+	unsigned submitted = sf->submitted, nfree;
+	enum guest_fault_result r;
 
-	for (unsigned g = 0; g < 10; g++)
+	for (unsigned g = 0; g < 11; g++)
 		text_into_page(sf, g, g);
 	for (unsigned g = 0; g < 10; g++) {
 		evict_one(sf, g);
 		swap_fake_complete_all(sf);
 	}
-	/* Eight in the tier, the last two written. */
-	for (unsigned g = 0; g < 8; g++)
+	/* The last two took the slots of the first two, which were written. */
+	assert_state(sf, 0, PAGE_SWAPPED);
+	assert_state(sf, 1, PAGE_SWAPPED);
+	for (unsigned g = 2; g < 10; g++)
 		assert_state(sf, g, PAGE_COMPRESSED);
-	assert_state(sf, 8, PAGE_SWAPPED);
-	assert_state(sf, 9, PAGE_SWAPPED);
 	assert_int_equal(sf->submitted, submitted + 2);
 	assert_int_equal(t->stats.full, 2);
-	for (unsigned g = 0; g < 10; g++) {
-		if (g >= 8)
+	assert_int_equal(t->stats.moved_out, 2);
+	/* Page 10 moves page 2 out; it is faulted on during the write: the
+	 * frame that holds it is mapped again, the write cancelled. */
+	nfree = sf->pool.nfree;
+	evict_one(sf, 10);
+	assert_state(sf, 10, PAGE_COMPRESSED);
+	assert_state(sf, 2, PAGE_WRITEBACK);
+	assert_int_equal(sf->pool.nfree, nfree);        /* the frame is 2's */
+	assert_null(swap_fake_access(sf, 2, false, &r));
+	swap_fake_complete_all(sf);
+	assert_state(sf, 2, PAGE_RESIDENT);
+	fill_text(page, 2);
+	assert_memory_equal(touch_page(sf, 2, false), page, PAGE_SIZE);
+	assert_int_equal(sf->gm.stats.illegal_transitions, 0);
+	for (unsigned g = 0; g < 11; g++) {
+		if (g < 2)
 			swap_in(sf, g);
 		fill_text(page, g);
 		assert_memory_equal(touch_page(sf, g, false), page, PAGE_SIZE);
 	}
 	assert_int_equal(t->stats.loads, 8);
+	assert_int_equal(sf->gm.stats.illegal_transitions, 0);
 	free_tier(t);
 }
 
@@ -215,6 +308,32 @@ static void damaged_page_is_lost(void **state)
 	free_tier(t);
 }
 
+/* The tier's oldest page is damaged when a victim takes its slot: lost. */
+static void damaged_oldest_is_lost(void **state)
+{
+	struct compressed_tier *t;
+	struct swap_fake *sf = guest_with_tier(state, &t);
+	unsigned submitted = sf->submitted, nfree;
+
+	for (unsigned g = 0; g < 9; g++)
+		text_into_page(sf, g, g);
+	for (unsigned g = 0; g < 8; g++)
+		evict_one(sf, g);
+	t->arena[3] ^= 0x01;            /* slot 0: page 0's */
+	nfree = sf->pool.nfree;
+	evict_one(sf, 8);
+	assert_state(sf, 8, PAGE_COMPRESSED);
+	assert_state(sf, 0, PAGE_SWAPPED);
+	assert_true(page_flags(sf, 0) & GPM_LOST);
+	assert_int_equal(sf->gm.stats.tier_lost, 1);
+	assert_int_equal(sf->submitted, submitted);     /* nothing written */
+	assert_int_equal(sf->pool.nfree, nfree + 1);    /* the frame freed */
+	fill_text(page, 8);
+	assert_memory_equal(touch_page(sf, 8, false), page, PAGE_SIZE);
+	assert_int_equal(sf->gm.stats.illegal_transitions, 0);
+	free_tier(t);
+}
+
 static int teardown(void **state)
 {
 	swap_fake_free(*state);
@@ -225,11 +344,14 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(slots),
+		cmocka_unit_test(oldest_moved_out),
 		cmocka_unit_test(damaged_slots),
 		cmocka_unit_test_teardown(victims_to_the_tier_and_back,
 					  teardown),
-		cmocka_unit_test_teardown(full_tier_sends_to_disk, teardown),
+		cmocka_unit_test_teardown(full_tier_moves_oldest_to_disk,
+					  teardown),
 		cmocka_unit_test_teardown(damaged_page_is_lost, teardown),
+		cmocka_unit_test_teardown(damaged_oldest_is_lost, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

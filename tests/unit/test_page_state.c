@@ -75,6 +75,7 @@ static const struct {
 	{ PAGE_WRITEBACK, PAGE_COMPRESSED },
 	{ PAGE_COMPRESSED, PAGE_RESIDENT },
 	{ PAGE_COMPRESSED, PAGE_SWAPPED },
+	{ PAGE_COMPRESSED, PAGE_WRITEBACK },
 };
 
 static bool listed(unsigned from, unsigned to)
