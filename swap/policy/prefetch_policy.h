@@ -19,7 +19,7 @@
 #include "lib/types.h"
 
 /* Pages a policy may ask for per fault at most. */
-#define PREFETCH_MAX_PAGES 16
+#define PREFETCH_MAX_PAGES 64
 
 struct prefetch_policy_ops {
 	const char *name;

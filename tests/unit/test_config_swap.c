@@ -45,10 +45,10 @@ static void test_policy_keys(void **state)
 
 	(void)state;
 	parse_ok("guest.kernel=k\nswap.policy = fifo\nswap.prefetch = stride\n"
-		 "swap.prefetch_depth = 16\n", &cfg);
+		 "swap.prefetch_depth = 64\n", &cfg);
 	assert_int_equal(cfg.swap_policy, SWAP_EVICT_FIFO);
 	assert_int_equal(cfg.swap_prefetch, SWAP_PREFETCH_STRIDE);
-	assert_int_equal(cfg.swap_prefetch_depth, 16);
+	assert_int_equal(cfg.swap_prefetch_depth, 64);
 	parse_ok("guest.kernel=k\nswap.policy = random\n"
 		 "swap.prefetch = sequential\n", &cfg);
 	assert_int_equal(cfg.swap_policy, SWAP_EVICT_RANDOM);
@@ -63,9 +63,9 @@ static void test_policy_keys(void **state)
 	parse_fails("guest.kernel=k\nswap.policy = lru\n",
 		    "apfvisor.cfg:2: bad value 'lru' for swap.policy "
 		    "(expected clock, fifo, random or aging)");
-	parse_fails("guest.kernel=k\nswap.prefetch_depth = 17\n",
-		    "apfvisor.cfg:2: bad value '17' for swap.prefetch_depth "
-		    "(expected a number from 1 to 16)");
+	parse_fails("guest.kernel=k\nswap.prefetch_depth = 65\n",
+		    "apfvisor.cfg:2: bad value '65' for swap.prefetch_depth "
+		    "(expected a number from 1 to 64)");
 }
 
 static void test_swap_fault_injection(void **state)
