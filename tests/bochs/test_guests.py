@@ -164,6 +164,59 @@ def test_memtouch_compressed_tier(ctx):
     run.expect_status(0)
 
 
+REPLAY_DEPTH = 16
+
+
+def test_memtouch_replay(ctx):
+    # REAP's idea with apfvisor's own trace: memtouch (24 MiB on 8 MiB of
+    # frames, one host CPU) runs traced; tools/apftrace --extract-faults
+    # lists its swap-in faults in order; a second run reads ahead in that
+    # order (swap.prefetch = replay) and makes a fifth of the demand
+    # swap-ins or fewer, every page checked by the guest and by
+    # debug.swap_verify. (2026-12-06: 5121 swap-ins recorded; the replay
+    # 713 on demand, 4412 read ahead, all used: a read ahead is refused
+    # while free frames are at the low watermark, 32 of these 2048
+    # frames, and those pages then fault. At depth 64 on 2 host CPUs: 649
+    # on demand, but 630 read ahead were evicted unused: a page read
+    # ahead is mapped with its accessed bit clear, and CLOCK takes such
+    # pages first.)
+    from test_swap import expect_swap_checks_clean, formatted_swap
+    from test_trace import apftrace
+    base = ("guest.kernel = memtouch.bin\nguest.format = flat\n"
+            "guest.memory = 24M\nhost.guest_frames = 8M\n"
+            "swap.device = ata\n")
+    trace = ctx.workdir / "recorded.apft"
+    run = ctx.boot_cfg(base + "trace = on\ntrace.buffer = 16M\n", cpus=1,
+                       timeout=600, swap=formatted_swap(ctx, "swap1.img",
+                                                        "64M"),
+                       extra=("--trace", str(trace)))
+    run.expect_line("guest: memtouch: PASS")
+    recorded = run.stat("swap.ins")
+    expect(recorded >= 1024, f"expected the recorded run to swap in at "
+           f"least 1024 pages, it swapped in {recorded}")
+    faults = ctx.workdir / "faults.txt"
+    apftrace("--extract-faults", trace, faults)
+    listed = len(faults.read_text().split()) - 2    # "apfvisor-faults 1"
+    expect(listed >= recorded * 9 // 10, f"expected the fault list to hold "
+           f"most of the {recorded} swap-ins, it holds {listed} pages")
+    run = ctx.boot_cfg(base + "swap.prefetch = replay\n"
+                       "swap.prefetch_trace = faults.txt\n"
+                       f"swap.prefetch_depth = {REPLAY_DEPTH}\n"
+                       "debug.swap_verify = on\n", cpus=1, timeout=600,
+                       swap=formatted_swap(ctx, "swap2.img", "64M"))
+    run.expect_line("guest: memtouch: PASS")
+    expect_swap_checks_clean(run)
+    ahead = run.stat("swap.prefetch_reads")
+    demand = run.stat("swap.ins") - ahead
+    ctx.log(f"### recorded run {recorded} swap-ins; replayed run {demand} "
+            f"on demand, {ahead} read ahead, "
+            f"{run.stat('swap.prefetch_used')} of them used")
+    expect(demand * 5 <= recorded, f"expected at most a fifth of the "
+           f"recorded run's {recorded} swap-ins on demand, got {demand}")
+    run.expect_stat_at_least("swap.prefetch_used", recorded * 7 // 10)
+    run.expect_status(0)
+
+
 @cases(cpus=(1, 2))
 def test_unbacked(ctx, cpus):
     # Outside RAM and every device: loads read all ones, stores are
