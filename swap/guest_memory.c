@@ -655,6 +655,7 @@ void guest_memory_each_stat(const struct guest_memory *gm,
 		fn(ctx, "swap.prefetch_reads", gm->stats.prefetch_reads);
 		fn(ctx, "swap.prefetch_used", gm->stats.prefetch_used);
 		fn(ctx, "swap.prefetch_wasted", gm->stats.prefetch_wasted);
+		fn(ctx, "swap.prefetch_spared", gm->stats.prefetch_spared);
 	}
 	if (gm->stats.illegal_transitions)
 		fn(ctx, "pages.illegal_transitions",

@@ -114,7 +114,15 @@ struct guest_page_meta {
 	uint32_t frame;         /* valid while RESIDENT, WRITEBACK, SWAPIN */
 	uint16_t io_tag;        /* tells the current I/O from stale ones */
 	uint8_t flags;          /* GPM_* */
-	uint8_t tries;          /* failed attempts of the current I/O */
+	uint8_t tries : 4;      /* failed attempts of the current I/O */
+	/*
+	 * GPM_PREFETCHED: the eviction policy has passed the page over once
+	 * as if it had been used (history_clear_accessed), as a page the
+	 * guest faulted on is: a page read ahead is mapped with its accessed
+	 * bit clear (so that its use shows), which would make it the first
+	 * victim of a policy that goes by that bit before the guest got to it.
+	 */
+	uint8_t prefetch_spared : 1;
 };
 
 #define GPM_SLOT        BIT(0)  /* owns meta.slot */
@@ -139,7 +147,7 @@ struct guest_page_meta {
 #define GUEST_MAX_PINS 136
 
 /* Attempts of one I/O before it is given up. */
-#define GUEST_IO_TRIES 3
+#define GUEST_IO_TRIES 3        /* below 16: guest_page_meta.tries */
 /* Victims unmapped per flush. */
 #define GUEST_EVICT_BATCH 32
 /*
@@ -194,6 +202,7 @@ struct guest_memory_stats {
 	 * evicted untouched.
 	 */
 	uint64_t prefetch_used, prefetch_wasted;
+	uint64_t prefetch_spared;       /* passed over once, not yet used */
 	/* swap.tier: pages that did not expand to what was stored (lost). */
 	uint64_t tier_lost;
 	/*

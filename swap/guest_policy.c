@@ -37,6 +37,7 @@ static void prefetch_page(struct guest_memory *gm, uint64_t page)
 		return;
 	if (start_swapin(gm, gfn) == GUEST_FAULT_SWAPIN_STARTED) {
 		page_meta(gm, gfn)->flags |= GPM_PREFETCHED;
+		page_meta(gm, gfn)->prefetch_spared = 0;
 		gm->stats.prefetch_reads++;
 	}
 }

@@ -84,6 +84,14 @@ static void note_idle(struct guest_memory *gm)
  * Every resident page looked at counts in clock_scanned, and its dirty bit
  * is acted on (check_dirty) whatever the policy then does with it.
  */
+/* Read ahead, not used yet, and not yet passed over for that. */
+static bool prefetch_unspared(const struct guest_memory *gm, uint64_t gfn)
+{
+	const struct guest_page_meta *m = page_meta(gm, gfn);
+
+	return (m->flags & GPM_PREFETCHED) && !m->prefetch_spared;
+}
+
 static bool history_inspect(void *ctx, uint64_t page, struct page_history *h)
 {
 	struct guest_memory *gm = ctx;
@@ -114,19 +122,31 @@ static bool history_inspect(void *ctx, uint64_t page, struct page_history *h)
 	}
 	/* Spared or taken, the page could go: not a stall. */
 	gm->idle_scan = 0;
-	*h = (struct page_history){ .accessed = map.accessed,
-				    .dirty = map.dirty };
+	*h = (struct page_history){
+		.accessed = map.accessed || prefetch_unspared(gm, gfn),
+		.dirty = map.dirty };
 	return true;
 }
 
-/* The bit cleared reaches the other CPUs' TLBs with the batch's flush. */
+/*
+ * The bit cleared reaches the other CPUs' TLBs with the batch's flush. A
+ * page read ahead and not yet used counts as used the first time
+ * (guest_page_meta.prefetch_spared).
+ */
 static bool history_clear_accessed(void *ctx, uint64_t page)
 {
 	struct guest_memory *gm = ctx;
+	uint64_t gfn;
 
-	if (page >= gm->npages ||
-	    !ept_test_and_clear_accessed(
-		    gm->ept, gfn_gpa(guest_memory_index_gfn(gm, page))))
+	if (page >= gm->npages)
+		return false;
+	gfn = guest_memory_index_gfn(gm, page);
+	if (prefetch_unspared(gm, gfn)) {
+		page_meta(gm, gfn)->prefetch_spared = 1;
+		gm->stats.prefetch_spared++;
+		return true;
+	}
+	if (!ept_test_and_clear_accessed(gm->ept, gfn_gpa(gfn)))
 		return false;
 	gm->stats.clock_referenced++;
 	return true;
