@@ -91,6 +91,31 @@ static void free_slot(struct compressed_tier *t, uint32_t slot)
 	t->free_slots[t->nfree++] = slot;
 }
 
+/*
+ * page_compress into dst, or 0: it did not shrink to a slot or, after
+ * misses in a row, was not tried (compressed_tier.h).
+ */
+static unsigned compress_or_skip(struct compressed_tier *t, const void *page,
+				 void *dst)
+{
+	unsigned n;
+
+	if (t->skip_left) {
+		t->skip_left--;
+		t->stats.skipped++;
+		return 0;
+	}
+	n = page_compress(page, dst, TIER_SLOT_BYTES, t->state);
+	if (n) {
+		t->misses = 0;
+		return n;
+	}
+	t->stats.too_big++;
+	if (++t->misses >= TIER_MISSES_BEFORE_SKIP)
+		t->skip_left = TIER_SKIP_PERIOD - 1;
+	return 0;
+}
+
 /* The checksum a slot keeps of page (0 without debug.swap_verify). */
 static uint32_t page_sum(const struct compressed_tier *t, const void *page)
 {
@@ -122,11 +147,9 @@ enum tier_store_result compressed_tier_store(struct compressed_tier *t,
 		return TIER_FULL;
 	}
 	s = t->free_slots[t->nfree - 1];
-	n = page_compress(page, slot_at(t, s), TIER_SLOT_BYTES, t->state);
-	if (!n) {
-		t->stats.too_big++;
+	n = compress_or_skip(t, page, slot_at(t, s));
+	if (!n)
 		return TIER_TOO_BIG;
-	}
 	t->nfree--;
 	fill_slot(t, s, n, page_sum(t, page), owner);
 	*slot = s;
@@ -156,11 +179,9 @@ compressed_tier_store_moving_out(struct compressed_tier *t, void *page,
 
 	if (s == TIER_NO_SLOT)
 		return TIER_FULL;
-	n = page_compress(page, t->scratch, TIER_SLOT_BYTES, t->state);
-	if (!n) {
-		t->stats.too_big++;
+	n = compress_or_skip(t, page, t->scratch);
+	if (!n)
 		return TIER_TOO_BIG;
-	}
 	sum = page_sum(t, page);
 	/* The new page is safe in scratch: page may take the old one. */
 	ok = expand_slot(t, s, page);

@@ -17,6 +17,12 @@
  * debug.swap_verify each slot keeps the page's checksum, checked when it
  * is expanded.
  *
+ * A page that does not shrink still costs its compression. After
+ * TIER_MISSES_BEFORE_SKIP such pages in a row only one page in
+ * TIER_SKIP_PERIOD is tried (the rest go to the disk untried, counted as
+ * tier.skipped) until one shrinks: a workload of incompressible pages
+ * pays a sixteenth of the attempts.
+ *
  * Plain C over memory the caller gives (swap/swap_daemon.c: the heap), no
  * lock of its own: the guest memory's lock covers it.
  */
@@ -29,11 +35,14 @@
 
 #define TIER_SLOT_BYTES (PAGE_SIZE / 2)
 #define TIER_NO_SLOT 0xffffffffu
+#define TIER_MISSES_BEFORE_SKIP 8
+#define TIER_SKIP_PERIOD 16
 
 #define COMPRESSED_TIER_COUNTERS(X)                                          \
 	X(struct compressed_tier_stats, stores, "tier.stores")               \
 	X(struct compressed_tier_stats, loads, "tier.loads")                 \
 	X(struct compressed_tier_stats, too_big, "tier.too_big")             \
+	X(struct compressed_tier_stats, skipped, "tier.skipped")             \
 	X(struct compressed_tier_stats, full, "tier.full")                   \
 	X(struct compressed_tier_stats, dropped, "tier.dropped")             \
 	X(struct compressed_tier_stats, moved_out, "tier.moved_out")         \
@@ -45,6 +54,7 @@ struct compressed_tier_stats {
 	uint64_t stores;        /* pages compressed into a slot */
 	uint64_t loads;         /* pages expanded back (a fault) */
 	uint64_t too_big;       /* pages that did not shrink enough: disk */
+	uint64_t skipped;       /* not tried after misses in a row: disk */
 	uint64_t full;          /* pages turned away, no slot free: disk */
 	uint64_t dropped;       /* slots given up without a load */
 	uint64_t moved_out;     /* oldest pages expanded for the disk */
@@ -71,6 +81,8 @@ struct compressed_tier {
 	/* The slots in use, oldest first: a list through prev and next. */
 	uint32_t *prev, *next;
 	uint32_t oldest, newest;        /* TIER_NO_SLOT: none */
+	uint32_t misses;        /* pages in a row that did not shrink */
+	uint32_t skip_left;     /* pages to send on untried */
 	struct compressed_tier_stats stats;
 };
 
@@ -83,7 +95,8 @@ void compressed_tier_init(struct compressed_tier *t, void *storage,
 
 enum tier_store_result {
 	TIER_STORED,
-	TIER_TOO_BIG,           /* lz4 could not bring it to a slot's size */
+	TIER_TOO_BIG,           /* lz4 could not bring it to a slot's size,
+				 * or it was not tried (tier.skipped) */
 	TIER_FULL,              /* no slot free */
 	/* compressed_tier_store_moving_out: */
 	TIER_MOVED_OUT,         /* stored; page holds the oldest one now */

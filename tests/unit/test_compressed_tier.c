@@ -170,6 +170,40 @@ static void oldest_moved_out(void **state)
 	free_tier(t);
 }
 
+/* Pages that do not shrink, in a row: then only one in a period tried. */
+static void incompressible_run_skipped(void **state)
+{
+	struct compressed_tier *t = new_tier(64, false);
+	uint32_t slot;
+
+	(void)state;
+	for (unsigned i = 0; i < TIER_MISSES_BEFORE_SKIP; i++) {
+		fill_random(page, 100 + i);
+		assert_int_equal(compressed_tier_store(t, page, i, &slot),
+				 TIER_TOO_BIG);
+	}
+	assert_int_equal(t->stats.too_big, TIER_MISSES_BEFORE_SKIP);
+	/* Even a page that would shrink goes untried for the period... */
+	fill_text(page, 1);
+	for (unsigned i = 1; i < TIER_SKIP_PERIOD; i++)
+		assert_int_equal(compressed_tier_store(t, page, 50, &slot),
+				 TIER_TOO_BIG);
+	assert_int_equal(t->stats.skipped, TIER_SKIP_PERIOD - 1);
+	assert_int_equal(t->stats.stores, 0);
+	/* ...then one is tried; it shrinks, and every page is tried again. */
+	assert_int_equal(compressed_tier_store(t, page, 51, &slot),
+			 TIER_STORED);
+	fill_random(page, 7);
+	assert_int_equal(compressed_tier_store(t, page, 52, &slot),
+			 TIER_TOO_BIG);
+	fill_text(page, 2);
+	assert_int_equal(compressed_tier_store(t, page, 53, &slot),
+			 TIER_STORED);
+	assert_int_equal(t->stats.too_big, TIER_MISSES_BEFORE_SKIP + 1);
+	assert_int_equal(t->stats.skipped, TIER_SKIP_PERIOD - 1);
+	free_tier(t);
+}
+
 static void damaged_slots(void **state)
 {
 	struct compressed_tier *t = new_tier(4, true);
@@ -345,6 +379,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(slots),
 		cmocka_unit_test(oldest_moved_out),
+		cmocka_unit_test(incompressible_run_skipped),
 		cmocka_unit_test(damaged_slots),
 		cmocka_unit_test_teardown(victims_to_the_tier_and_back,
 					  teardown),
