@@ -250,6 +250,15 @@ ap_code:
         or eax, APIC_BASE_EN_X2
         wrmsr
         mov byte [AP_READY], 1
+        ; Interrupts on, though none is sent to this vCPU: Bochs 2.7 makes
+        ; no external-interrupt VM exit while the guest has IF = 0 (real
+        ; VT-x does), so apfvisor's kick for a TLB shootdown would wait
+        ; for the preemption timer (10 ms), and with it vCPU 0, which
+        ; waits for the paging daemon's lock held over the shootdown, and
+        ; this vCPU's IPI (measured 2026-12-06 with trace = on: 125
+        ; preemption-timer exits and no external-interrupt exit on vCPU 1
+        ; with IF = 0; 117 external-interrupt exits with IF = 1).
+        sti
 .go:
         pause
         cmp byte [AP_GO], 1
