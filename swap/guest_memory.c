@@ -656,6 +656,8 @@ void guest_memory_each_stat(const struct guest_memory *gm,
 		fn(ctx, "swap.prefetch_used", gm->stats.prefetch_used);
 		fn(ctx, "swap.prefetch_wasted", gm->stats.prefetch_wasted);
 		fn(ctx, "swap.prefetch_spared", gm->stats.prefetch_spared);
+		fn(ctx, "swap.prefetch_refused", gm->stats.prefetch_refused);
+		fn(ctx, "swap.prefetch_resumed", gm->stats.prefetch_resumed);
 	}
 	if (gm->stats.illegal_transitions)
 		fn(ctx, "pages.illegal_transitions",

@@ -203,6 +203,12 @@ struct guest_memory_stats {
 	 */
 	uint64_t prefetch_used, prefetch_wasted;
 	uint64_t prefetch_spared;       /* passed over once, not yet used */
+	/*
+	 * Pages a prefetch policy asked for that were not read, the pool
+	 * being at its low watermark; and of those, asked for again once
+	 * frames came back (a policy with on_frames: replay).
+	 */
+	uint64_t prefetch_refused, prefetch_resumed;
 	/* swap.tier: pages that did not expand to what was stored (lost). */
 	uint64_t tier_lost;
 	/*
@@ -263,6 +269,12 @@ struct guest_memory {
 	struct compressed_tier *tier;
 	struct clock_policy clock;      /* the default policy's state */
 	struct prefetch_policy prefetch;        /* what to read ahead */
+	/*
+	 * The prefetch policy has pages it wants that were refused for lack
+	 * of frames: the daemon evicts up to the high watermark, and
+	 * guest_memory_resume_prefetch asks for them again.
+	 */
+	bool prefetch_starved;
 	/*
 	 * While the swap area is full: pages the policy looked at that had
 	 * nothing to evict, since the last change that could make a page
@@ -410,8 +422,18 @@ int guest_memory_write(struct guest_memory *gm, uint64_t gpa, const void *src,
  */
 bool guest_memory_swap_stalled(const struct guest_memory *gm);
 
-/* True when free frames are below the low watermark. */
+/*
+ * True when free frames are below the low watermark, or below the high
+ * one while a prefetch waits for frames (prefetch_starved).
+ */
 bool guest_memory_needs_eviction(const struct guest_memory *gm);
+
+/*
+ * The daemon's turn after evicting: when the prefetch policy was refused
+ * frames and the pool is above its low watermark again, the pages it still
+ * wants are read (the same rules as at a fault).
+ */
+void guest_memory_resume_prefetch(struct guest_memory *gm);
 
 /*
  * The paging daemon's step: evicts until free frames (counting writes in

@@ -23,22 +23,46 @@ void illegal_transition(struct guest_memory *gm, uint64_t gfn,
 /*
  * A read ahead of the guest: only of a page in swap and readable, and only
  * while the pool keeps more than its low watermark, so that a prefetch
- * never makes the daemon evict.
+ * never makes the daemon evict. False: refused for lack of free frames.
  */
-static void prefetch_page(struct guest_memory *gm, uint64_t page)
+static bool prefetch_page(struct guest_memory *gm, uint64_t page)
 {
 	uint64_t gfn;
 
-	if (page >= gm->npages || gm->pool->nfree <= gm->low_free)
-		return;
+	if (page >= gm->npages)
+		return true;
 	gfn = guest_memory_index_gfn(gm, page);
 	if (page_state(gm, gfn) != PAGE_SWAPPED ||
 	    (page_meta(gm, gfn)->flags & (GPM_LOST | GPM_IO)))
-		return;
+		return true;
+	if (gm->pool->nfree <= gm->low_free)
+		return false;
 	if (start_swapin(gm, gfn) == GUEST_FAULT_SWAPIN_STARTED) {
 		page_meta(gm, gfn)->flags |= GPM_PREFETCHED;
 		page_meta(gm, gfn)->prefetch_spared = 0;
 		gm->stats.prefetch_reads++;
+	}
+	return true;
+}
+
+/*
+ * The pages a prefetch policy asked for, in its order, up to the first
+ * one refused for lack of frames. A policy that takes refused pages back
+ * hears where that was, and the daemon frees frames for them up to the
+ * high watermark (guest_memory_needs_eviction).
+ */
+static void prefetch_pages(struct guest_memory *gm, const uint64_t *more,
+			   unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (prefetch_page(gm, more[i]))
+			continue;
+		gm->stats.prefetch_refused += n - i;
+		if (prefetch_policy_resumes(&gm->prefetch)) {
+			prefetch_policy_refused(&gm->prefetch, i);
+			gm->prefetch_starved = true;
+		}
+		return;
 	}
 }
 
@@ -56,6 +80,19 @@ void policies_see_fault(struct guest_memory *gm, uint64_t gfn,
 	eviction_policy_fault(&gm->evict, page, swap_in);
 	n = prefetch_policy_fault(&gm->prefetch, page, swap_in, more,
 				  PREFETCH_MAX_PAGES);
-	for (unsigned i = 0; i < n; i++)
-		prefetch_page(gm, more[i]);
+	prefetch_pages(gm, more, n);
+}
+
+void guest_memory_resume_prefetch(struct guest_memory *gm)
+{
+	uint64_t more[PREFETCH_MAX_PAGES];
+	unsigned n;
+
+	if (!gm->meta || !gm->prefetch_starved ||
+	    gm->pool->nfree <= gm->low_free)
+		return;
+	gm->prefetch_starved = false;
+	n = prefetch_policy_frames(&gm->prefetch, more, PREFETCH_MAX_PAGES);
+	gm->stats.prefetch_resumed += n;
+	prefetch_pages(gm, more, n);
 }

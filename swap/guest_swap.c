@@ -35,7 +35,16 @@ static uint64_t free_frames(const struct guest_memory *gm)
 
 bool guest_memory_needs_eviction(const struct guest_memory *gm)
 {
-	return gm->meta && free_frames(gm) < gm->low_free;
+	uint64_t free = free_frames(gm);
+
+	/*
+	 * A prefetch refused for frames wants them up to high_free, while
+	 * evicting is cheap: not when only writes could free them and the
+	 * swap area is full.
+	 */
+	return gm->meta && (free < gm->low_free ||
+			    (gm->prefetch_starved && !gm->swap_full &&
+			     free < gm->high_free));
 }
 
 static bool frame_is_zero(const struct guest_memory *gm, uint64_t pa)
@@ -512,6 +521,9 @@ unsigned guest_memory_evict_step(struct guest_memory *gm, unsigned max_pages,
 			gm->kernel_pass = false;
 		}
 		gm->evicting = false;
+		/* Nothing could go: the prefetch does without. */
+		if (!r.victims)
+			gm->prefetch_starved = false;
 	}
 	if (res)
 		*res = r;

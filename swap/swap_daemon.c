@@ -399,6 +399,7 @@ static bool work_locked(struct swap_daemon *d)
 		evict(d);
 		busy = true;
 	}
+	guest_memory_resume_prefetch(d->mem);
 	busy |= submit_queued(d) > 0;
 	check_deadlines(d);
 	check_thrashing(d);

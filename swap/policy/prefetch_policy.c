@@ -72,30 +72,63 @@ bool prefetch_replay_init(struct prefetch_replay *r, const uint64_t *order,
 	return true;
 }
 
+/* The list from next up to end, at most n pages, leaving out skip. */
+static unsigned replay_ask(struct prefetch_replay *r, uint64_t skip,
+			   uint64_t end, uint64_t *more, unsigned n)
+{
+	unsigned asked = 0;
+
+	while (asked < n && r->next < end) {
+		uint64_t at = r->next++;
+		uint64_t want = r->order[at];
+
+		if (want < r->npages && want != skip) {
+			r->asked_at[asked] = at;
+			more[asked++] = want;
+		}
+	}
+	return asked;
+}
+
 static unsigned replay_fault(void *self, uint64_t page, bool swap_in,
 			     uint64_t *more, unsigned room)
 {
 	struct prefetch_replay *r = self;
 	unsigned n = MIN(MIN(r->pages, room), PREFETCH_MAX_PAGES);
-	uint64_t from, asked = 0;
+	uint64_t from;
+	unsigned asked;
 
 	if (!swap_in || page >= r->npages || !r->position[page])
 		return 0;
 	/* The entry after the page's; further on if that stretch was asked. */
 	from = r->position[page];
-	if (r->next > from && r->next - from < n)
-		from = r->next;
-	while (asked < n && from < r->count) {
-		uint64_t want = r->order[from++];
+	if (!(r->next > from && r->next - from < n))
+		r->next = from;
+	asked = replay_ask(r, page, r->count, more, n);
+	r->goal = r->next;
+	return asked;
+}
 
-		if (want < r->npages && want != page)
-			more[asked++] = want;
-	}
-	r->next = from;
-	return (unsigned)asked;
+static void replay_refused(void *self, unsigned first)
+{
+	struct prefetch_replay *r = self;
+
+	/* Asked again from there, up to the same goal. */
+	if (first < PREFETCH_MAX_PAGES && r->asked_at[first] < r->next)
+		r->next = r->asked_at[first];
+}
+
+static unsigned replay_frames(void *self, uint64_t *more, unsigned room)
+{
+	struct prefetch_replay *r = self;
+
+	return replay_ask(r, UINT64_MAX, r->goal, more,
+			  MIN(MIN(r->pages, room), PREFETCH_MAX_PAGES));
 }
 
 const struct prefetch_policy_ops prefetch_replay_ops = {
 	.name = "replay",
 	.on_fault = replay_fault,
+	.on_refused = replay_refused,
+	.on_frames = replay_frames,
 };

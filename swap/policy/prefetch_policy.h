@@ -30,6 +30,18 @@ struct prefetch_policy_ops {
 	 */
 	unsigned (*on_fault)(void *self, uint64_t page, bool swap_in,
 			     uint64_t *more, unsigned room);
+	/*
+	 * Optional, with on_frames: of the pages the last call (on_fault or
+	 * on_frames) gave, more[first] and those after it were not read,
+	 * the pool being at its low watermark. The policy may ask for them
+	 * again when on_frames is called.
+	 */
+	void (*on_refused)(void *self, unsigned first);
+	/*
+	 * Free frames are back above the low watermark after a refusal:
+	 * pages to try again (up to room), as on_fault answers.
+	 */
+	unsigned (*on_frames)(void *self, uint64_t *more, unsigned room);
 };
 
 struct prefetch_policy {
@@ -47,6 +59,30 @@ static inline unsigned prefetch_policy_fault(const struct prefetch_policy *p,
 		return 0;
 	/* Once: a policy with state (stride) moves on at each call. */
 	asked = p->ops->on_fault(p->self, page, swap_in, more, room);
+	return MIN(asked, room);
+}
+
+/* Whether the policy takes refused pages back (on_refused, on_frames). */
+static inline bool prefetch_policy_resumes(const struct prefetch_policy *p)
+{
+	return p->ops->on_refused && p->ops->on_frames;
+}
+
+static inline void prefetch_policy_refused(const struct prefetch_policy *p,
+					   unsigned first)
+{
+	if (prefetch_policy_resumes(p))
+		p->ops->on_refused(p->self, first);
+}
+
+static inline unsigned prefetch_policy_frames(const struct prefetch_policy *p,
+					      uint64_t *more, unsigned room)
+{
+	unsigned asked;
+
+	if (!prefetch_policy_resumes(p))
+		return 0;
+	asked = p->ops->on_frames(p->self, more, room);
 	return MIN(asked, room);
 }
 
@@ -100,6 +136,9 @@ extern const struct prefetch_policy_ops prefetch_stride_ops;
  * that starts the swap-in of a page on the list asks for the pages the
  * list has after it, up to pages of them, going on from where the last
  * request stopped when the guest is still on the same stretch of the list.
+ * Pages refused for lack of free frames are asked for again, in list
+ * order, when frames come back (on_frames), instead of being left to
+ * fault: that stretch is the one the guest is about to walk.
  * The list is of page indexes (0 to npages - 1, as every policy sees
  * pages); position[page] is the page's place in it plus one (0: not on
  * it), npages entries.
@@ -111,6 +150,9 @@ struct prefetch_replay {
 	uint64_t npages;
 	unsigned pages;         /* how far ahead, at most PREFETCH_MAX_PAGES */
 	uint64_t next;          /* the list's position after the last asked */
+	uint64_t goal;          /* ... and the end of the stretch last asked */
+	/* The list position of each page the last call gave. */
+	uint64_t asked_at[PREFETCH_MAX_PAGES];
 };
 
 extern const struct prefetch_policy_ops prefetch_replay_ops;

@@ -172,15 +172,17 @@ def test_memtouch_replay(ctx):
     # REAP's idea with apfvisor's own trace: memtouch (24 MiB on 8 MiB of
     # frames, one host CPU) runs traced; tools/apftrace --extract-faults
     # lists its swap-in faults in order; a second run reads ahead in that
-    # order (swap.prefetch = replay) and makes a fifth of the demand
+    # order (swap.prefetch = replay) and makes a tenth of the demand
     # swap-ins or fewer, every page checked by the guest and by
-    # debug.swap_verify. (2026-12-06: 5121 swap-ins recorded; the replay
-    # 713 on demand, 4412 read ahead, all used: a read ahead is refused
-    # while free frames are at the low watermark, 32 of these 2048
-    # frames, and those pages then fault. At depth 64 on 2 host CPUs: 649
-    # on demand, but 630 read ahead were evicted unused: a page read
-    # ahead is mapped with its accessed bit clear, and CLOCK takes such
-    # pages first.)
+    # debug.swap_verify. (2026-12-06: 5121 swap-ins recorded. The replay
+    # made 713 on demand while a read ahead refused at the low watermark
+    # (32 of these 2048 frames) was left to fault; since refused pages
+    # are asked for again once the daemon has freed frames for them, 319
+    # on demand, 4806 read ahead, all used, 7088 refusals and 6866 asked
+    # again. At depth 64 on 2 host CPUs, before that change: 649 on
+    # demand, but 630 read ahead were evicted unused: a page read ahead is
+    # mapped with its accessed bit clear, and CLOCK took such pages first
+    # until they were spared once.)
     from test_swap import expect_swap_checks_clean, formatted_swap
     from test_trace import apftrace
     base = ("guest.kernel = memtouch.bin\nguest.format = flat\n"
@@ -212,8 +214,9 @@ def test_memtouch_replay(ctx):
     ctx.log(f"### recorded run {recorded} swap-ins; replayed run {demand} "
             f"on demand, {ahead} read ahead, "
             f"{run.stat('swap.prefetch_used')} of them used")
-    expect(demand * 5 <= recorded, f"expected at most a fifth of the "
+    expect(demand * 10 <= recorded, f"expected at most a tenth of the "
            f"recorded run's {recorded} swap-ins on demand, got {demand}")
+    run.expect_stat_at_least("swap.prefetch_resumed", 1)
     run.expect_stat_at_least("swap.prefetch_used", recorded * 7 // 10)
     run.expect_status(0)
 

@@ -70,6 +70,9 @@ static void daemon_runs(struct run *r)
 		if (!freed)
 			break;
 	}
+	/* Then, as swap_daemon.c's turn does, the reads ahead refused. */
+	guest_memory_resume_prefetch(&r->sf->gm);
+	swap_fake_complete_all(r->sf);
 }
 
 /* One access by the guest: faults, waits and daemon steps as needed. */
@@ -318,7 +321,8 @@ static void replay_of_a_recorded_run(void **state)
 		      (unsigned long long)second, (unsigned long long)first,
 		      (unsigned long long)again->sf->gm.stats.prefetch_reads,
 		      (unsigned long long)again->sf->gm.stats.prefetch_used);
-	assert_true(second * 2 < first);
+	/* 1,734 and 327 (630 before refused reads were asked again). */
+	assert_true(second * 4 < first);
 	assert_true(again->sf->gm.stats.prefetch_used * 4 >=
 		    again->sf->gm.stats.prefetch_reads * 3);
 	swap_fake_free(plain->sf);

@@ -312,6 +312,56 @@ static void test_prefetch_keeps_frames(void **state)
 	assert_state(sf, 2, PAGE_SWAPPED);
 }
 
+/*
+ * Replay's pages refused at the low watermark are not lost to a fault:
+ * the daemon evicts for them up to the high watermark and reads them
+ * when frames are back.
+ */
+static void test_prefetch_replay_resumes(void **state)
+{
+	static const uint64_t order[] = { 0, 1, 2, 3, 4, 5, 6 };
+	struct prefetch_sequential unused = { .pages = 1 };
+	struct swap_fake *sf = swapped_guest(state, &unused);
+	uint32_t *position = calloc(32, sizeof(*position));
+	struct prefetch_replay rp;
+	struct prefetch_policy ahead = prefetch_replay(&rp);
+	struct seen s = { { 0 } };
+
+	assert_non_null(position);
+	assert_true(prefetch_replay_init(&rp, order, 7, position, 32, 6));
+	guest_memory_use_policies(&sf->gm, NULL, &ahead);
+	for (unsigned p = 8; p < 20; p++)
+		put(sf, p, 1);
+	clear_accessed(sf);
+	sf->gm.high_free = 6;
+	assert_int_equal(sf->pool.nfree, 4);
+	/* Page 0 and one read ahead (page 1); 2..6 refused at the mark. */
+	swap_in(sf, 0);
+	assert_int_equal(sf->gm.stats.prefetch_reads, 1);
+	assert_int_equal(sf->gm.stats.prefetch_refused, 5);
+	assert_true(sf->gm.prefetch_starved);
+	assert_true(guest_memory_needs_eviction(&sf->gm));
+	for (unsigned round = 0; round < 8 && sf->gm.prefetch_starved;
+	     round++) {
+		guest_memory_evict_step(&sf->gm, 4, NULL);
+		swap_fake_complete_all(sf);
+		guest_memory_resume_prefetch(&sf->gm);
+		swap_fake_complete_all(sf);
+	}
+	assert_false(sf->gm.prefetch_starved);
+	for (unsigned p = 1; p <= 6; p++) {
+		assert_state(sf, p, PAGE_RESIDENT);
+		assert_int_equal(get(sf, p), 0xc0 + p);
+	}
+	assert_int_equal(sf->gm.stats.prefetch_reads, 6);
+	assert_true(sf->gm.stats.prefetch_resumed >= 5);
+	assert_false(guest_memory_needs_eviction(&sf->gm));
+	guest_memory_each_stat(&sf->gm, record, &s);
+	assert_non_null(strstr(s.text, "swap.prefetch_refused="));
+	assert_int_equal(sf->gm.stats.illegal_transitions, 0);
+	free(position);
+}
+
 /* Nothing is read ahead of a lost page, nor past the end of RAM. */
 static void test_prefetch_skips(void **state)
 {
@@ -395,6 +445,7 @@ int main(void)
 		swap_test(test_prefetch_used_and_wasted),
 		swap_test(test_prefetch_keeps_frames),
 		swap_test(test_prefetch_skips),
+		swap_test(test_prefetch_replay_resumes),
 		swap_test(test_prefetch_replay),
 		swap_test(test_illegal_transition_counted),
 	};

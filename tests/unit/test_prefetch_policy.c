@@ -151,6 +151,44 @@ static void test_replay(void **state)
 	assert_int_equal(more[0], 9);
 }
 
+/*
+ * Pages refused for lack of frames are asked for again, from the first
+ * refused, when frames come back; never past the stretch the fault asked.
+ */
+static void test_replay_refused_then_resumed(void **state)
+{
+	static const uint64_t order[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	uint32_t position[16] = { 0 };
+	struct prefetch_replay r;
+	struct prefetch_policy p = prefetch_replay(&r);
+	uint64_t more[PREFETCH_MAX_PAGES];
+
+	(void)state;
+	assert_true(prefetch_replay_init(&r, order, 8, position, 16, 4));
+	assert_true(prefetch_policy_resumes(&p));
+	assert_int_equal(prefetch_policy_fault(&p, 1, true, more, 16), 4);
+	assert_int_equal(more[0], 2);
+	assert_int_equal(more[3], 5);
+	/* 2 and 3 were read; 4 and 5 were not. */
+	prefetch_policy_refused(&p, 2);
+	assert_int_equal(prefetch_policy_frames(&p, more, 16), 2);
+	assert_int_equal(more[0], 4);
+	assert_int_equal(more[1], 5);
+	/* The stretch is done: nothing more until the next fault. */
+	assert_int_equal(prefetch_policy_frames(&p, more, 16), 0);
+	/* Refused again, one at a time, room for one. */
+	prefetch_policy_refused(&p, 1);
+	assert_int_equal(prefetch_policy_frames(&p, more, 1), 1);
+	assert_int_equal(more[0], 5);
+	/* A fault on 5 goes on past the stretch. */
+	assert_int_equal(prefetch_policy_fault(&p, 5, true, more, 16), 3);
+	assert_int_equal(more[0], 6);
+	assert_int_equal(more[2], 8);
+	/* A policy without the hooks takes nothing back. */
+	assert_false(prefetch_policy_resumes(
+		&(struct prefetch_policy){ .ops = &prefetch_sequential_ops }));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -160,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_stride),
 		cmocka_unit_test(test_stride_backwards_stops_at_zero),
 		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_replay_refused_then_resumed),
 	};
 
 	return cmocka_run_group_tests_name("prefetch_policy", tests, NULL,
