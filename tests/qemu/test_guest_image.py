@@ -73,10 +73,16 @@ def test_linux_bm(ctx):
     expect(int(total[1]) == int(worker[1]),
            f"with one working thread the total ({total[1]}) must equal "
            f"worker 0's count ({worker[1]})")
+    # The faulting thread's side: the pages it wrote, and their sum.
+    faulter = run.expect_regex(r"^faulter 0: (\d+) pages$")
+    touched = run.expect_regex(r"^touched: (\d+)$")
+    expect(int(faulter[1]) > 0 and touched[1] == faulter[1],
+           f"expected the faulting thread's pages above 0 and equal to "
+           f"the sum: {faulter[0]!r}, {touched[0]!r}")
     run.expect_line("apfvisor-guest: command exited with status 0")
-    run.expect_order("^" + INIT + "$", "^start$", r"^worker 0: ",
-                     r"^total: ", "^apfvisor-guest: command exited ",
-                     POWER_OFF)
+    run.expect_order("^" + INIT + "$", "^start$", r"^faulter 0: ",
+                     r"^worker 0: ", r"^touched: ", r"^total: ",
+                     "^apfvisor-guest: command exited ", POWER_OFF)
     run.expect_status(0)
 
 

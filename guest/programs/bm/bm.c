@@ -3,13 +3,16 @@
  * bm: the benchmark of the 2010 KVM series that introduced asynchronous page
  * faults ("Add host swap event notifications for PV guest"), rewritten for
  * apfvisor's guest image with the same options and output (see
- * ../shared/APF-PROTOCOL.md, section 12).
+ * ../shared/APF-PROTOCOL.md, section 12), plus a line per faulting thread
+ * and their sum (`touched: N`) before the score (`total: N`).
  *
  * Faulting threads write one byte at random pages of a large array that the
  * host has partly swapped out; working threads only count. Without async
  * page faults a vCPU stalls while the host swaps a page in, and the working
  * threads on it stall too; with them, the guest runs the working threads
- * meanwhile. The sum of the working threads' counts is the score.
+ * meanwhile. The sum of the working threads' counts is the score; the pages
+ * the faulting threads wrote are printed too (the whole picture: async page
+ * faults must not buy the workers' progress with the faulters').
  *
  * Build: gcc -static -O2 -pthread (the guest image has no libc).
  */
@@ -60,6 +63,7 @@ struct faulter {
 	_Alignas(CACHE_LINE) struct random_data rd;
 	char state[64];
 	unsigned int seed;
+	unsigned long long touched;     /* pages written */
 };
 
 static struct settings cfg;
@@ -174,6 +178,7 @@ static void die(const char *what, int err)
 static void *faulting_thread(void *arg)
 {
 	struct faulter *f = arg;
+	unsigned long long touched = 0;
 	int32_t r;
 
 	pthread_barrier_wait(&start_barrier);
@@ -182,7 +187,9 @@ static void *faulting_thread(void *arg)
 		/* The page's first byte: one write, one (possible) fault. */
 		((volatile char *)array)[((size_t)r % pages) * page_size] =
 			(char)r;
+		touched++;
 	}
+	f->touched = touched;
 	pthread_barrier_wait(&stop_barrier);
 	return NULL;
 }
@@ -247,7 +254,7 @@ static void start_threads(pthread_t *tids, struct faulter *faulters,
 int main(int argc, char **argv)
 {
 	unsigned long threads, i;
-	unsigned long long total = 0;
+	unsigned long long total = 0, touched = 0;
 	struct faulter *faulters;
 	struct worker *workers;
 	pthread_t *tids;
@@ -291,10 +298,16 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < threads; i++)
 		pthread_join(tids[i], NULL);
+	for (i = 0; i < cfg.faulting; i++) {
+		printf("faulter %lu: %llu pages\n", i, faulters[i].touched);
+		touched += faulters[i].touched;
+	}
 	for (i = 0; i < cfg.working; i++) {
 		printf("worker %lu: %llu\n", i, workers[i].count);
 		total += workers[i].count;
 	}
+	/* The faulting threads' pages, then the score, last as always. */
+	printf("touched: %llu\n", touched);
 	printf("total: %llu\n", total);
 	return 0;
 }
