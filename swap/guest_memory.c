@@ -172,29 +172,31 @@ static enum guest_fault_result zero_fill(struct guest_memory *gm, uint64_t gfn,
 }
 
 /*
- * A fault on a page being evicted cancels the eviction. Before its write
- * started (the daemon is between unmapping and the flush) the frame still
- * holds exactly the page: map it again. Once the write is in flight the
- * frame must stay unmapped until the write is done, or the copy on disk
- * might not be the guest's; the completion then maps it (io_done).
+ * A fault on a page being evicted cancels the eviction: the frame still
+ * holds the page, and the guest gets it back at once - before its write
+ * started (the daemon is between unmapping and the flush), and while the
+ * write is in flight too, as a host's swap cache serves a page under
+ * writeback, instead of waiting for the disk. That write goes on from a
+ * frame the guest may now change. Its copy is kept as valid when it ends
+ * (written_while_mapped in guest_swap.c) only if the hypervisor did not
+ * write the page meanwhile (GPM_CANCEL, cleared by written_by_host); a
+ * write by the guest shows in the dirty bit, which the new mapping starts
+ * clear, so the daemon frees that copy as it frees any stale one.
  */
 static enum guest_fault_result fault_writeback(struct guest_memory *gm,
 					       uint64_t gfn)
 {
 	struct guest_page_meta *m = page_meta(gm, gfn);
+	bool writing = m->flags & GPM_IO;
 
-	if (!(m->flags & GPM_IO)) {
-		if (map_kept_frame(gm, gfn))
-			return GUEST_FAULT_INTERNAL_ERROR;
-		gm->stats.evictions_cancelled++;
-		return GUEST_FAULT_RESOLVED;
-	}
-	if (!(m->flags & GPM_CANCEL)) {
+	if (map_kept_frame(gm, gfn))
+		return GUEST_FAULT_INTERNAL_ERROR;
+	gm->stats.evictions_cancelled++;
+	if (writing) {
 		m->flags |= GPM_CANCEL;
-		gm->cancelled++;
-		gm->stats.evictions_cancelled++;
+		gm->stats.writeback_mapped++;
 	}
-	return GUEST_FAULT_WAIT_IO;
+	return GUEST_FAULT_RESOLVED;
 }
 
 enum guest_fault_result start_swapin(struct guest_memory *gm, uint64_t gfn)
@@ -390,7 +392,11 @@ void guest_memory_note_fault_mode(struct guest_memory *gm, uint64_t gpa,
  */
 static void written_by_host(struct guest_memory *gm, uint64_t gfn)
 {
-	if (gm->meta && (page_meta(gm, gfn)->flags & GPM_SWAP_VALID)) {
+	if (!gm->meta)
+		return;
+	/* A write in flight from the mapped frame: its copy is not kept. */
+	page_meta(gm, gfn)->flags &= (uint8_t)~GPM_CANCEL;
+	if (page_meta(gm, gfn)->flags & GPM_SWAP_VALID) {
 		release_slot(gm, gfn);
 		gm->stats.slots_freed_dirty++;
 	}
@@ -588,6 +594,7 @@ static const struct {
 	STAT("swap.zero_pages_skipped", zero_pages_skipped),
 	STAT("swap.clean_drops", clean_drops),
 	STAT("swap.evictions_cancelled", evictions_cancelled),
+	STAT("swap.writeback_mapped", writeback_mapped),
 	STAT("swap.evictions_aborted", evictions_aborted),
 	STAT("swap.slots_freed_dirty", slots_freed_dirty),
 	STAT("swap.writes_started", writes_started),

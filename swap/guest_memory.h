@@ -41,8 +41,7 @@ enum guest_fault_result {
 	GUEST_FAULT_ALREADY_MAPPED,     /* EPT permissions, not presence */
 	GUEST_FAULT_INTERNAL_ERROR,     /* EPT table allocation failed */
 	/*
-	 * An I/O of this page is in flight (its swap-in, or a write whose
-	 * eviction this fault has just cancelled): retry the access once
+	 * The page's swap-in is in flight: retry the access once
 	 * guest_memory_io_busy() is false.
 	 */
 	GUEST_FAULT_WAIT_IO,
@@ -90,8 +89,7 @@ struct swap_io_ops {
 	 * Called once when an I/O of page gfn has ended for good and the
 	 * vCPUs told GUEST_FAULT_SWAPIN_STARTED or GUEST_FAULT_WAIT_IO for it
 	 * may retry: a swap-in done (resident) or given up (!resident: the
-	 * page is lost), or the write of a page whose eviction a fault
-	 * cancelled (resident). Called from guest_memory_io_done after the
+	 * page is lost). Called from guest_memory_io_done after the
 	 * state changed, with the guest lock held. NULL: not wanted. Last in
 	 * the struct so that { submit, flush, ctx } initialisers still work.
 	 */
@@ -128,7 +126,12 @@ struct guest_page_meta {
 #define GPM_SLOT        BIT(0)  /* owns meta.slot */
 #define GPM_SWAP_VALID  BIT(1)  /* the slot holds the page's contents */
 #define GPM_IO          BIT(2)  /* an I/O of the page is in flight */
-#define GPM_CANCEL      BIT(3)  /* WRITEBACK: stay resident after the write */
+/*
+ * RESIDENT with a write in flight (GPM_IO): the guest faulted on the page
+ * during the write and has its frame back; the copy is kept when the write
+ * ends unless the hypervisor wrote the page meanwhile (which clears this).
+ */
+#define GPM_CANCEL      BIT(3)
 #define GPM_LOST        BIT(4)  /* SWAPPED: the slot could not be read */
 #define GPM_PINNED      BIT(5)  /* RESIDENT and never a victim (pins[]) */
 /* Read by the prefetch policy and not touched by the guest since. */
@@ -171,6 +174,8 @@ struct guest_memory_stats {
 	uint64_t zero_pages_skipped;    /* all-zero victims: -> UNTOUCHED */
 	uint64_t clean_drops;           /* valid swap copy: no write */
 	uint64_t evictions_cancelled;   /* a fault on a WRITEBACK page */
+	/* ... of those, mapped while the page's write was in flight */
+	uint64_t writeback_mapped;
 	uint64_t evictions_aborted;     /* no slot for the victim */
 	uint64_t slots_freed_dirty;     /* swap copy stale: slot released */
 	uint64_t writes_started;        /* first attempts only */
@@ -283,7 +288,6 @@ struct guest_memory {
 	 * (swap_stalled).
 	 */
 	uint64_t idle_scan;
-	uint64_t cancelled;             /* WRITEBACK pages with GPM_CANCEL */
 	uint64_t io_in_flight;
 	uint64_t batch[GUEST_EVICT_BATCH];
 	bool evicting;                  /* an evict step is under way */

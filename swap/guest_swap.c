@@ -20,7 +20,7 @@
  * or when it unmaps it - and a later eviction writes it to a new slot. The
  * bit is never cleared on a mapped page (that would need a flush to be
  * reliable): every mapping of a page with a valid copy starts with the bit
- * clear (a swap-in, or the end of a cancelled write). Writes by the
+ * clear (a swap-in, or a cancelled eviction). Writes by the
  * hypervisor do not set the bit; guest_memory_write frees the slot itself.
  */
 #include "lib/checksum.h"
@@ -30,7 +30,7 @@
 /* Free frames, counting those that writes in flight will free. */
 static uint64_t free_frames(const struct guest_memory *gm)
 {
-	return gm->pool->nfree + gm->count[PAGE_WRITEBACK] - gm->cancelled;
+	return gm->pool->nfree + gm->count[PAGE_WRITEBACK];
 }
 
 bool guest_memory_needs_eviction(const struct guest_memory *gm)
@@ -209,8 +209,9 @@ static bool victim_ok(const struct guest_memory *gm, uint64_t page)
 	if (page >= gm->npages)
 		return false;
 	gfn = guest_memory_index_gfn(gm, page);
+	/* Not while the write of an eviction a fault cancelled is on. */
 	return page_state(gm, gfn) == PAGE_RESIDENT &&
-	       !(page_meta(gm, gfn)->flags & GPM_PINNED);
+	       !(page_meta(gm, gfn)->flags & (GPM_PINNED | GPM_IO));
 }
 
 static unsigned select_batch(struct guest_memory *gm, unsigned want,
@@ -560,36 +561,51 @@ static void settled(struct guest_memory *gm, uint64_t gfn, bool resident)
 		gm->io.page_settled(gm->io.ctx, gfn, resident);
 }
 
-/* A write has ended (ok or given up): the page leaves WRITEBACK. */
+/*
+ * A write has ended (ok or given up): the page leaves WRITEBACK, for swap
+ * or, given up, back to the guest.
+ */
 static enum hv_err write_done(struct guest_memory *gm, uint64_t gfn, bool ok)
 {
 	struct guest_page_meta *m = page_meta(gm, gfn);
-	bool cancelled = m->flags & GPM_CANCEL;
-	enum hv_err err;
 
 	m->tries = 0;
-	if (cancelled) {
-		m->flags &= (uint8_t)~GPM_CANCEL;
-		gm->cancelled--;
-	}
 	if (ok) {
 		m->flags |= GPM_SWAP_VALID;
-	} else {
-		release_slot(gm, gfn);
-		gm->stats.write_failures++;
-	}
-	if (ok && !cancelled) {
 		drop_frame(gm, gfn, PAGE_SWAPPED);
 		gm->stats.swap_outs++;
 		return HV_OK;
 	}
-	err = map_kept_frame(gm, gfn);
-	if (err)
-		return err;
-	/* Only a fault that cancelled the eviction left a vCPU waiting. */
-	if (cancelled)
-		settled(gm, gfn, true);
-	return HV_OK;
+	release_slot(gm, gfn);
+	gm->stats.write_failures++;
+	return map_kept_frame(gm, gfn);
+}
+
+/*
+ * The write of a page the guest took back while it was in flight
+ * (fault_writeback) has ended; the page stays resident. The slot keeps the
+ * copy if the write held and the hypervisor did not write the page since
+ * (GPM_CANCEL); a write by the guest shows in the dirty bit, which frees
+ * the copy later (check_dirty). A failed slot is retired without a retry:
+ * the next eviction writes the page afresh.
+ */
+static void written_while_mapped(struct guest_memory *gm, uint64_t gfn,
+				 bool ok)
+{
+	struct guest_page_meta *m = page_meta(gm, gfn);
+
+	m->tries = 0;
+	if (!ok) {
+		swap_slots_retire(gm->slots, m->slot);
+		m->flags &= (uint8_t)~(GPM_SLOT | GPM_SWAP_VALID);
+		gm->stats.slots_retired++;
+		gm->stats.write_failures++;
+	} else if (m->flags & GPM_CANCEL) {
+		m->flags |= GPM_SWAP_VALID;
+	} else {
+		release_slot(gm, gfn);
+	}
+	m->flags &= (uint8_t)~GPM_CANCEL;
 }
 
 /*
@@ -664,6 +680,12 @@ enum hv_err guest_memory_io_done(struct guest_memory *gm, uint64_t id,
 	m = page_meta(gm, gfn);
 	m->flags &= (uint8_t)~GPM_IO;
 	gm->io_in_flight--;
+	if (page_state(gm, gfn) == PAGE_RESIDENT) {
+		if (!ok)
+			gm->stats.io_errors++;
+		written_while_mapped(gm, gfn, ok);
+		return HV_OK;
+	}
 	write = page_state(gm, gfn) == PAGE_WRITEBACK;
 	if (!ok) {
 		gm->stats.io_errors++;

@@ -28,7 +28,7 @@ struct model_page {
 	enum guest_page_state state;
 	bool slot_valid;        /* the page's slot holds exactly w */
 	bool victim;            /* unmapped by the running evict step */
-	bool cancel;            /* a fault hit it during its write */
+	bool cancel;            /* taken back during its write, copy kept */
 	bool lost;              /* its swap-in failed for good */
 	unsigned tries;         /* failed attempts of its I/O in flight */
 };
@@ -59,6 +59,7 @@ struct model_counts {
 	uint64_t daemon_steps, victims, put_back;
 	uint64_t completions, failed_completions, stale;
 	uint64_t host_writes, window_cancels, window_activity;
+	uint64_t write_cancels;         /* faults during a write */
 	uint64_t full_checks;
 	uint64_t retired;       /* slots whose write failed */
 	uint64_t swap_full_reports;
@@ -96,6 +97,9 @@ static inline uint64_t *frame_word(uint8_t *page, unsigned k)
 
 /* All invariants; full adds a byte-by-byte check of every page. */
 void model_check(struct sim *s, bool full);
+
+/* A failed write's slot is retired (never handed out again). */
+void model_check_retired(struct sim *s, const struct swap_io *io);
 
 /*
  * After a failed completion of io (free_slots: free before it): checks the

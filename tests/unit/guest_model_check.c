@@ -25,7 +25,7 @@ struct tally {
 	bool frame_used[MODEL_FRAMES];
 	bool slot_used[MODEL_SLOTS];
 	int io_of[MODEL_PAGES];         /* queue index, or -1 */
-	unsigned frames, slots, ios, cancels;
+	unsigned frames, slots, ios;
 };
 
 #define CHECK(s, g, cond)                                                    \
@@ -142,6 +142,7 @@ static void check_flags(struct sim *s, struct tally *t, unsigned g,
 	CHECK(s, g, io == (t->io_of[g] >= 0));
 	CHECK(s, g, !!(in->flags & GPM_LOST) == mp->lost);
 	CHECK(s, g, !!(in->flags & GPM_CANCEL) == mp->cancel);
+	CHECK(s, g, !mp->cancel || (in->state == PAGE_RESIDENT && io));
 	CHECK(s, g, !mp->lost || in->state == PAGE_SWAPPED);
 	if (in->state == PAGE_SWAPIN)
 		CHECK(s, g, io);
@@ -150,14 +151,14 @@ static void check_flags(struct sim *s, struct tally *t, unsigned g,
 		CHECK(s, g, io || mp->victim);
 	if (!io)
 		return;
-	CHECK(s, g, in->state == PAGE_WRITEBACK || in->state == PAGE_SWAPIN);
+	/* RESIDENT: taken back by the guest while being written. */
+	CHECK(s, g, in->state != PAGE_SWAPPED && in->state != PAGE_UNTOUCHED);
 	CHECK(s, g, s->sf->queue[t->io_of[g]].frame_pa == in->frame_pa);
 	CHECK(s, g, s->sf->queue[t->io_of[g]].slot == in->slot);
 	CHECK(s, g, s->sf->queue[t->io_of[g]].op ==
-			    (in->state == PAGE_WRITEBACK ? SWAP_IO_WRITE :
-							   SWAP_IO_READ));
+			    (in->state == PAGE_SWAPIN ? SWAP_IO_READ :
+							SWAP_IO_WRITE));
 	t->ios++;
-	t->cancels += mp->cancel;
 }
 
 /*
@@ -251,7 +252,6 @@ static void check_counters(struct sim *s, const struct tally *t)
 	CHECK(s, 0, s->sf->slots.peak <= MODEL_SLOTS);
 	CHECK(s, 0, t->ios == s->sf->queued);
 	CHECK(s, 0, t->ios == gm->io_in_flight);
-	CHECK(s, 0, t->cancels == gm->cancelled);
 	CHECK(s, 0, s->sf->slots.bad_frees == 0);
 	CHECK(s, 0, s->sf->slots.retired == s->n.retired);
 	CHECK(s, 0, gm->stats.slots_retired == s->n.retired);
@@ -284,18 +284,21 @@ void model_check(struct sim *s, bool full)
  * A failed write retires its slot and goes to a fresh one, if any is left;
  * a failed read is retried from the same slot.
  */
+void model_check_retired(struct sim *s, const struct swap_io *io)
+{
+	s->n.retired++;
+	if (swap_slots_is_used(&s->sf->slots, io->slot))
+		FAIL(s, "slot %u of a failed write not retired", io->slot);
+}
+
 bool model_retry_expected(struct sim *s, const struct swap_io *io,
-			   uint32_t free_slots)
+			  uint32_t free_slots)
 {
 	struct model_page *mp = &s->page[io->gfn];
 	int q = swap_fake_find(s->sf, io->gfn);
 
-	if (io->op == SWAP_IO_WRITE) {
-		s->n.retired++;
-		if (swap_slots_is_used(&s->sf->slots, io->slot))
-			FAIL(s, "slot %u of a failed write not retired",
-			     io->slot);
-	}
+	if (io->op == SWAP_IO_WRITE)
+		model_check_retired(s, io);
 	if (++mp->tries >= GUEST_IO_TRIES ||
 	    (io->op == SWAP_IO_WRITE && !free_slots))
 		return false;
@@ -354,7 +357,8 @@ void model_report(const struct sim *s, double secs)
 	       (unsigned long long)n->host_writes,
 	       (unsigned long long)n->full_checks);
 	printf("guest model: swap_outs %llu swap_ins %llu zero_skipped %llu "
-	       "clean_drops %llu cancelled %llu (in flush window %llu) "
+	       "clean_drops %llu cancelled %llu (in flush window %llu, "
+	       "during the write %llu) "
 	       "aborted %llu slots_freed_dirty %llu slots peak %u/%u "
 	       "io_errors %llu retries %llu write_fail %llu read_fail %llu "
 	       "swap_full %llu stale %llu no_frame %llu wait_io %llu "
@@ -365,6 +369,7 @@ void model_report(const struct sim *s, double secs)
 	       (unsigned long long)st->clean_drops,
 	       (unsigned long long)st->evictions_cancelled,
 	       (unsigned long long)n->window_cancels,
+	       (unsigned long long)n->write_cancels,
 	       (unsigned long long)st->evictions_aborted,
 	       (unsigned long long)st->slots_freed_dirty,
 	       s->sf->slots.peak, MODEL_SLOTS,
@@ -392,7 +397,8 @@ void model_check_coverage(const struct sim *s)
 		st->stale_completions, st->no_frame, st->wait_io,
 		s->n.results[GUEST_FAULT_IO_ERROR], s->n.put_back,
 		s->n.retries_abandoned, s->n.tlb_hits, st->slots_retired,
-		st->evict_steps_stalled,
+		st->evict_steps_stalled, s->n.write_cancels,
+		st->writeback_mapped,
 	};
 
 	for (unsigned i = 0; i < ARRAY_SIZE(seen); i++)

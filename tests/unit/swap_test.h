@@ -110,8 +110,7 @@ static inline void evict_one(struct swap_fake *sf, uint64_t gfn)
 	uint64_t high = sf->gm.high_free;
 
 	sf->gm.clock.hand = guest_memory_index(&sf->gm, gfn);
-	sf->gm.high_free = sf->pool.nfree + sf->gm.count[PAGE_WRITEBACK] -
-			   sf->gm.cancelled + 1;
+	sf->gm.high_free = sf->pool.nfree + sf->gm.count[PAGE_WRITEBACK] + 1;
 	ept_test_and_clear_accessed(&sf->ef->ept, gfn << PAGE_SHIFT);
 	guest_memory_evict_step(&sf->gm, 1, NULL);
 	sf->gm.high_free = high;

@@ -300,15 +300,18 @@ static void full_tier_moves_oldest_to_disk(void **state)
 	assert_int_equal(t->stats.full, 2);
 	assert_int_equal(t->stats.moved_out, 2);
 	/* Page 10 moves page 2 out; it is faulted on during the write: the
-	 * frame that holds it is mapped again, the write cancelled. */
+	 * frame that holds it is mapped again at once, the write goes on. */
 	nfree = sf->pool.nfree;
 	evict_one(sf, 10);
 	assert_state(sf, 10, PAGE_COMPRESSED);
 	assert_state(sf, 2, PAGE_WRITEBACK);
 	assert_int_equal(sf->pool.nfree, nfree);        /* the frame is 2's */
-	assert_null(swap_fake_access(sf, 2, false, &r));
+	assert_non_null(swap_fake_access(sf, 2, false, &r));
+	assert_state(sf, 2, PAGE_RESIDENT);
+	assert_int_equal(sf->gm.stats.writeback_mapped, 1);
 	swap_fake_complete_all(sf);
 	assert_state(sf, 2, PAGE_RESIDENT);
+	assert_true(page_flags(sf, 2) & GPM_SWAP_VALID);
 	fill_text(page, 2);
 	assert_memory_equal(touch_page(sf, 2, false), page, PAGE_SIZE);
 	assert_int_equal(sf->gm.stats.illegal_transitions, 0);

@@ -187,9 +187,12 @@ static void fault_result(struct sim *s, struct vcpu *v,
 		   mp->state == PAGE_SWAPPED && !mp->lost &&
 		   queued_for(s, v->gfn, SWAP_IO_READ)) {
 		mp->state = PAGE_SWAPIN;
-	} else if (r == GUEST_FAULT_WAIT_IO && mp->state == PAGE_WRITEBACK &&
+	} else if (r == GUEST_FAULT_RESOLVED && mp->state == PAGE_WRITEBACK &&
 		   queued_for(s, v->gfn, SWAP_IO_WRITE)) {
+		/* Taken back while its write is on: mapped at once. */
+		mp->state = PAGE_RESIDENT;
 		mp->cancel = true;
+		s->n.write_cancels++;
 	} else if (r == GUEST_FAULT_WAIT_IO && mp->state == PAGE_SWAPIN) {
 	} else if (r == GUEST_FAULT_NO_FRAME && s->sf->pool.nfree == 0 &&
 		   (mp->state == PAGE_UNTOUCHED || mp->state == PAGE_SWAPPED)) {
@@ -239,12 +242,24 @@ static void io_ended(struct sim *s, const struct swap_io *io, bool ok)
 
 	mp->tries = 0;
 	mp->victim = false;
-	if (io->op == SWAP_IO_WRITE) {
+	if (io->op == SWAP_IO_WRITE && mp->state == PAGE_RESIDENT) {
+		/*
+		 * The guest took the page back during the write: the copy is
+		 * kept (the fake device copied the frame as it is now) unless
+		 * the hypervisor wrote the page meanwhile; a guest write since
+		 * (the dirty bit) makes the daemon free it later.
+		 */
+		int level;
+		uint64_t *leaf = cpu_walk(s->sf->ef, gpa_of(io->gfn), &level);
+
+		mp->slot_valid = ok && mp->cancel && leaf &&
+				 !(*leaf & EPT_DIRTY);
+		mp->cancel = false;
+	} else if (io->op == SWAP_IO_WRITE) {
 		if (mp->state != PAGE_WRITEBACK)
 			FAIL(s, "write of a page not in writeback");
 		mp->slot_valid = ok;
-		mp->state = ok && !mp->cancel ? PAGE_SWAPPED : PAGE_RESIDENT;
-		mp->cancel = false;
+		mp->state = ok ? PAGE_SWAPPED : PAGE_RESIDENT;
 	} else {
 		if (mp->state != PAGE_SWAPIN)
 			FAIL(s, "read of a page not in swapin");
@@ -275,7 +290,11 @@ static void complete_one(struct sim *s, unsigned i)
 	bool ok = io_ok(s, &io);
 	uint32_t free_slots = swap_slots_free_count(&s->sf->slots);
 	unsigned settled = s->sf->settled;
-	bool waited = io.op == SWAP_IO_READ || mp->cancel;
+	/* Only a swap-in keeps vCPUs waiting. */
+	bool waited = io.op == SWAP_IO_READ;
+	/* A write of a page the guest took back: never retried. */
+	bool taken_back = io.op == SWAP_IO_WRITE &&
+			  mp->state == PAGE_RESIDENT;
 
 	if (swap_fake_complete(s->sf, i, ok) != 0)
 		FAIL(s, "completion of page %llu refused",
@@ -284,7 +303,9 @@ static void complete_one(struct sim *s, unsigned i)
 	s->n.completions++;
 	if (!ok) {
 		s->n.failed_completions++;
-		if (model_retry_expected(s, &io, free_slots)) {
+		if (taken_back)
+			model_check_retired(s, &io);
+		else if (model_retry_expected(s, &io, free_slots)) {
 			model_check_settled(s, &io, settled, false);
 			return;
 		}
@@ -294,7 +315,7 @@ static void complete_one(struct sim *s, unsigned i)
 		     (unsigned long long)io.gfn);
 	io_ended(s, &io, ok);
 	model_check_settled(s, &io, settled, waited);
-	if (mp->state == PAGE_RESIDENT)
+	if (mp->state == PAGE_RESIDENT && !taken_back)
 		model_check_fresh_mapping(s, io.gfn);
 }
 
@@ -453,6 +474,7 @@ static void host_write(struct sim *s)
 		return;
 	mp->w[k] = v;
 	mp->slot_valid = false;
+	mp->cancel = false;     /* a write in flight keeps no copy */
 	mp->state = PAGE_RESIDENT;
 }
 

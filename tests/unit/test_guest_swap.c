@@ -16,6 +16,7 @@
 
 #include "tests/unit/swap_fake.h"
 #include "tests/unit/swap_test.h"
+#include "tests/unit/counters_seen.h"
 
 static void test_enable_checks(void **state)
 {
@@ -269,39 +270,110 @@ static void test_host_write_frees_slot(void **state)
 	assert_int_equal(guest_memory_write(&sf->gm, 0, &v, 1), -1);
 }
 
-/* A fault while the write is in flight: wait, then stay resident. */
+/*
+ * A fault while the write is in flight maps the frame at once (as a swap
+ * cache serves a page under writeback); the write goes on, and when it
+ * ends its copy is kept: the page stayed clean, so the next eviction is a
+ * clean drop. While the write is on, the page is no victim.
+ */
 static void test_cancel_during_write(void **state)
 {
 	struct swap_fake *sf = new_guest(state);
-	enum guest_fault_result r;
+	struct seen s = { { 0 } };
+	enum guest_fault_result r = GUEST_FAULT_RESOLVED;
 	uint64_t frame;
 
 	fill4(sf);
 	frame = page_frame(sf, 0);
 	assert_int_equal(guest_memory_evict_step(&sf->gm, 8, NULL), 1);
-	assert_null(swap_fake_access(sf, 0, true, &r));
-	assert_int_equal(r, GUEST_FAULT_WAIT_IO);
-	assert_null(swap_fake_access(sf, 0, false, &r));
-	assert_int_equal(r, GUEST_FAULT_WAIT_IO);
+	assert_true(guest_memory_io_busy(&sf->gm, 0));
+	assert_non_null(swap_fake_access(sf, 0, false, &r));
+	assert_int_equal(r, GUEST_FAULT_RESOLVED);
+	assert_state(sf, 0, PAGE_RESIDENT);
+	assert_int_equal(page_frame(sf, 0), frame);
+	assert_int_equal(get(sf, 0), 0xa0);
 	assert_int_equal(sf->gm.stats.evictions_cancelled, 1);
+	assert_int_equal(sf->gm.stats.writeback_mapped, 1);
 	assert_int_equal(page_flags(sf, 0), GPM_SLOT | GPM_IO | GPM_CANCEL);
-	/* A cancelled write will not free its frame. */
-	assert_int_equal(sf->gm.cancelled, 1);
+	/* The frame stays the guest's: nothing will free it. */
 	assert_true(guest_memory_needs_eviction(&sf->gm));
+	assert_int_equal(guest_memory_evict_page(&sf->gm, 0, NULL), -1);
 
 	swap_fake_complete_all(sf);
 	assert_state(sf, 0, PAGE_RESIDENT);
 	assert_int_equal(page_frame(sf, 0), frame);
-	assert_int_equal(get(sf, 0), 0xa0);
 	assert_int_equal(page_flags(sf, 0), GPM_SLOT | GPM_SWAP_VALID);
-	assert_int_equal(sf->gm.cancelled, 0);
 	assert_int_equal(sf->gm.stats.swap_outs, 0);
 	assert_int_equal(sf->gm.stats.transitions[PAGE_WRITEBACK]
 			 [PAGE_RESIDENT], 1);
-	/* Clean now: the next eviction needs no write. */
+	/* Clean: the next eviction needs no write. */
 	evict_one(sf, 0);
 	assert_state(sf, 0, PAGE_SWAPPED);
 	assert_int_equal(sf->gm.stats.clean_drops, 1);
+	swap_in(sf, 0);
+	assert_int_equal(get(sf, 0), 0xa0);
+	guest_memory_each_stat(&sf->gm, record, &s);
+	assert_non_null(strstr(s.text, "swap.writeback_mapped=1;"));
+}
+
+/*
+ * The guest writes the page while its old contents are being written: the
+ * copy, kept when the write ends, is freed by the dirty bit, and the next
+ * eviction writes the new contents to a new slot.
+ */
+static void test_written_during_write(void **state)
+{
+	struct swap_fake *sf = new_guest(state);
+
+	fill4(sf);
+	assert_int_equal(guest_memory_evict_step(&sf->gm, 8, NULL), 1);
+	put(sf, 0, 0xe0);
+	assert_int_equal(sf->gm.stats.writeback_mapped, 1);
+	swap_fake_complete_all(sf);
+	evict_one(sf, 0);
+	assert_int_equal(sf->gm.stats.clean_drops, 0);
+	assert_int_equal(sf->gm.stats.slots_freed_dirty, 1);
+	assert_state(sf, 0, PAGE_WRITEBACK);
+	swap_fake_complete_all(sf);
+	assert_state(sf, 0, PAGE_SWAPPED);
+	swap_in(sf, 0);
+	assert_int_equal(get(sf, 0), 0xe0);
+}
+
+/*
+ * The hypervisor writes the page (no dirty bit) while the write is on: the
+ * copy is not kept. A failed write of a page the guest took back is not
+ * retried: its slot is retired, and the page needs a write next time.
+ */
+static void test_host_write_or_failure_during_write(void **state)
+{
+	struct swap_fake *sf = new_guest(state);
+	uint8_t v = 0xf1;
+
+	fill4(sf);
+	assert_int_equal(guest_memory_evict_step(&sf->gm, 8, NULL), 1);
+	assert_int_equal(get(sf, 0), 0xa0);
+	assert_int_equal(guest_memory_write(&sf->gm, 0, &v, 1), 0);
+	assert_int_equal(page_flags(sf, 0), GPM_SLOT | GPM_IO);
+	swap_fake_complete_all(sf);
+	assert_int_equal(page_flags(sf, 0), 0);
+	assert_int_equal(get(sf, 0), 0xf1);
+
+	evict_one(sf, 1);
+	assert_int_equal(get(sf, 1), 0xa1);
+	assert_int_equal(swap_fake_complete(sf, 0, false), 0);
+	assert_int_equal(sf->submitted, 2);
+	assert_int_equal(sf->queued, 0);
+	assert_int_equal(page_flags(sf, 1), 0);
+	assert_int_equal(sf->gm.stats.slots_retired, 1);
+	assert_int_equal(sf->gm.stats.write_failures, 1);
+	assert_int_equal(sf->gm.stats.io_retries, 0);
+	assert_state(sf, 1, PAGE_RESIDENT);
+	evict_one(sf, 1);
+	assert_state(sf, 1, PAGE_WRITEBACK);
+	swap_fake_complete_all(sf);
+	swap_in(sf, 1);
+	assert_int_equal(get(sf, 1), 0xa1);
 }
 
 static void fault_on_victims(struct swap_fake *sf)
@@ -443,6 +515,8 @@ int main(void)
 		swap_test(test_slot_freed_on_redirty),
 		swap_test(test_host_write_frees_slot),
 		swap_test(test_cancel_during_write),
+		swap_test(test_written_during_write),
+		swap_test(test_host_write_or_failure_during_write),
 		swap_test(test_cancel_during_flush),
 		swap_test(test_watermarks),
 		swap_test(test_swapin_needs_frame),

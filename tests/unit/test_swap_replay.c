@@ -26,15 +26,16 @@ struct golden {
 
 /* npages, nframes, nslots, steps, seed, digest; then the counters. */
 static const struct golden runs[] = {
-	{ 96, 24, 128, 4000, 1, 0x775c2e4e3d6a0ee5ull,
-	  508, 747, 3677, 2465, 391, 297, 0, 16 },
-	{ 64, 8, 80, 3000, 7, 0x9580dfafacb176e5ull,
-	  680, 1240, 4254, 2434, 522, 603, 0, 15 },
-	{ 120, 40, 100, 6000, 42, 0xf3db2aacb7610fd7ull,
-	  478, 754, 3948, 2795, 327, 338, 0, 10 },
+	/* (Since a fault during a write maps the frame at once, 2026-12-06.) */
+	{ 96, 24, 128, 4000, 1, 0x12e5d732d4d56853ull,
+	  508, 747, 3676, 2462, 393, 297, 0, 16 },
+	{ 64, 8, 80, 3000, 7, 0x5cf80c9c01b8289dull,
+	  680, 1240, 4255, 2435, 522, 603, 0, 15 },
+	{ 120, 40, 100, 6000, 42, 0x3b491b4b0bf81c48ull,
+	  469, 741, 3909, 2769, 336, 331, 0, 4 },
 	/* Tight: the swap area fills once. */
-	{ 64, 16, 50, 5000, 3, 0x9b50cdf61f44443eull,
-	  640, 1030, 4446, 2938, 413, 429, 1, 24 },
+	{ 64, 16, 50, 5000, 3, 0x7ee4e415f0ffbc68ull,
+	  639, 1030, 4454, 2940, 419, 430, 1, 24 },
 };
 
 /* Runs g; prints what came out; returns false when it is not g's. */
