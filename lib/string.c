@@ -20,15 +20,32 @@
 #endif
 
 /*
- * REP STOSB/MOVSB: one instruction for a whole page, which matters most
- * under Bochs where every emulated instruction costs (zero-filling guest
- * frames, copying images). Fast-string microcode makes them quick on
- * hardware too (SDM Vol. 1, 7.3.9.3).
+ * REP STOS/MOVS: one instruction for a whole page, which matters most
+ * under Bochs (zero-filling guest frames, copying pages and images).
+ * Bochs counts every iteration of a repeated string instruction as one
+ * emulated instruction (one TSC tick), so whole quadwords go eight bytes
+ * an iteration: a zero fill of a page costs 512 ticks instead of 4,096.
+ * Fast-string microcode makes both quick on hardware (SDM Vol. 1, 7.3.9.3).
  */
+static inline bool quadwords(uintptr_t a, uintptr_t b, size_t n)
+{
+	return !((a | b | n) & 7);
+}
+
 void *memset(void *dst, int c, size_t n)
 {
 	void *d = dst;
 
+	if (quadwords((uintptr_t)dst, 0, n)) {
+		uint64_t q = 0x0101010101010101ull * (uint8_t)c;
+
+		n /= 8;
+		__asm__ volatile("rep stosq"
+				 : "+D"(d), "+c"(n)
+				 : "a"(q)
+				 : "memory");
+		return dst;
+	}
 	__asm__ volatile("rep stosb"
 			 : "+D"(d), "+c"(n)
 			 : "a"(c)
@@ -40,6 +57,14 @@ void *memcpy(void *dst, const void *src, size_t n)
 {
 	void *d = dst;
 
+	if (quadwords((uintptr_t)dst, (uintptr_t)src, n)) {
+		n /= 8;
+		__asm__ volatile("rep movsq"
+				 : "+D"(d), "+S"(src), "+c"(n)
+				 :
+				 : "memory");
+		return dst;
+	}
 	__asm__ volatile("rep movsb"
 			 : "+D"(d), "+S"(src), "+c"(n)
 			 :

@@ -49,6 +49,38 @@ static void test_memset_memcpy(void **state)
 	assert_int_equal(b[63], 0);
 }
 
+/* The quadword paths (aligned, a multiple of 8) and their neighbours. */
+static void test_memset_memcpy_quadwords(void **state)
+{
+	_Alignas(8) unsigned char a[4096 + 16], b[4096 + 16];
+
+	(void)state;
+	memset(a, 0x11, sizeof(a));
+	assert_ptr_equal(fs_memset(a + 8, 0x2c5, 4096), a + 8);
+	for (size_t i = 0; i < sizeof(a); i++)
+		assert_int_equal(a[i], i >= 8 && i < 4104 ? 0xc5 : 0x11);
+	assert_ptr_equal(fs_memset(a + 8, 0, 8), a + 8);
+	assert_int_equal(a[7], 0x11);
+	assert_int_equal(a[8], 0);
+	assert_int_equal(a[15], 0);
+	assert_int_equal(a[16], 0xc5);
+
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (unsigned char)(i * 13 + 5);
+	memset(b, 0x77, sizeof(b));
+	assert_ptr_equal(fs_memcpy(b + 8, a, 4096), b + 8);
+	assert_memory_equal(b + 8, a, 4096);
+	assert_int_equal(b[7], 0x77);
+	assert_int_equal(b[4104], 0x77);
+	/* Aligned but not a multiple of 8, and a multiple but misaligned. */
+	memset(b, 0, sizeof(b));
+	assert_ptr_equal(fs_memcpy(b, a, 4092), b);
+	assert_memory_equal(b, a, 4092);
+	assert_int_equal(b[4092], 0);
+	assert_ptr_equal(fs_memcpy(b + 3, a + 3, 4096), b + 3);
+	assert_memory_equal(b + 3, a + 3, 4096);
+}
+
 static void test_memmove_overlap(void **state)
 {
 	unsigned char mine[100], ref[100];
@@ -149,6 +181,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_memset_memcpy),
+		cmocka_unit_test(test_memset_memcpy_quadwords),
 		cmocka_unit_test(test_memmove_overlap),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_lengths_and_search),
