@@ -6,16 +6,28 @@
 #include "lib/ratelimit.h"
 #include "lib/trace/trace.h"
 
-static int read_area_u32(struct vm *vm, const struct apf_vcpu *a,
+static int read_area_u32(struct vm *vm, const struct vcpu_platform *p,
 			 uint64_t offset, uint32_t *value)
 {
-	return vm_read_ram(vm, apf_area_gpa(a) + offset, value, sizeof(*value));
+	if (p->apf_area) {
+		*value = __atomic_load_n((const uint32_t *)(p->apf_area +
+							    offset),
+					 __ATOMIC_RELAXED);
+		return 0;
+	}
+	return vm_read_ram(vm, apf_area_gpa(&p->apf) + offset, value,
+			   sizeof(*value));
 }
 
-static int write_area_u32(struct vm *vm, const struct apf_vcpu *a,
+static int write_area_u32(struct vm *vm, const struct vcpu_platform *p,
 			  uint64_t offset, uint32_t value)
 {
-	return vm_write_ram(vm, apf_area_gpa(a) + offset, &value,
+	if (p->apf_area) {
+		__atomic_store_n((uint32_t *)(p->apf_area + offset), value,
+				 __ATOMIC_RELAXED);
+		return 0;
+	}
+	return vm_write_ram(vm, apf_area_gpa(&p->apf) + offset, &value,
 			    sizeof(value));
 }
 
@@ -122,7 +134,7 @@ enum vm_page_ready vm_apf_page_ready(struct vm *vm, unsigned n, bool paging)
 	spin_unlock(&p->apf_lock);
 	if (!accepted)
 		return VM_PAGE_READY_NONE;
-	if (read_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, &rs.area_token))
+	if (read_area_u32(vm, p, KVM_APF_AREA_TOKEN_OFFSET, &rs.area_token))
 		return VM_PAGE_READY_HELD;
 	vm_devices_lock(vm);
 	rs.lapic_enabled = vlapic_sw_enabled(&p->lapic);
@@ -133,14 +145,14 @@ enum vm_page_ready vm_apf_page_ready(struct vm *vm, unsigned n, bool paging)
 	    (verdict == APF_READY_WAIT_SLOT && ack_due))
 		return VM_PAGE_READY_NONE;
 	if (verdict != APF_READY_DELIVER ||
-	    write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, out.token))
+	    write_area_u32(vm, p, KVM_APF_AREA_TOKEN_OFFSET, out.token))
 		return VM_PAGE_READY_HELD;
 	vm_devices_lock(vm);
 	accepted = vlapic_accept(&p->lapic, out.vector);
 	vm_devices_unlock(vm, accepted);
 	if (!accepted) {
 		/* The guest has not run since: the word is still ours. */
-		write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, 0);
+		write_area_u32(vm, p, KVM_APF_AREA_TOKEN_OFFSET, 0);
 		return VM_PAGE_READY_HELD;
 	}
 	spin_lock(&p->apf_lock);
@@ -171,6 +183,7 @@ static void repin_area(struct vm *vm, unsigned n)
 	uint64_t gpa = apf_area_gpa(&p->apf);
 
 	if (p->apf_area_pinned && (!on || gpa != p->apf_area_pin)) {
+		p->apf_area = NULL;
 		vm_unpin_ram(vm, p->apf_area_pin);
 		p->apf_area_pinned = false;
 	}
@@ -185,6 +198,10 @@ static void repin_area(struct vm *vm, unsigned n)
 	}
 	p->apf_area_pinned = true;
 	p->apf_area_pin = gpa;
+	/* The area lies within its page (64-byte aligned, 64 bytes). */
+	p->apf_area = vm_pinned_page(vm, gpa);
+	if (p->apf_area)
+		p->apf_area += gpa & (PAGE_SIZE - 1);
 }
 
 bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
@@ -201,7 +218,7 @@ bool vm_apf_wrmsr(struct vm *vm, unsigned n, uint32_t msr, uint64_t value)
 	repin_area(vm, n);
 	/* If this write fails, so does the read before each page-ready. */
 	if (effect.clear_token)
-		write_area_u32(vm, a, KVM_APF_AREA_TOKEN_OFFSET, 0);
+		write_area_u32(vm, &vm->plat[n], KVM_APF_AREA_TOKEN_OFFSET, 0);
 	if (effect.check_page_ready)
 		vm_request(vm, n, VCPU_REQ_PAGE_READY);
 	return true;

@@ -409,6 +409,16 @@ static int access_ram(struct vm *vm, uint64_t gpa, void *buf, uint64_t len,
 	return -1;
 }
 
+void *vm_pinned_page(struct vm *vm, uint64_t gpa)
+{
+	void *page;
+
+	spin_lock(&vm->memory.lock);
+	page = guest_memory_pinned_page(&vm->memory.ram, gpa);
+	spin_unlock(&vm->memory.lock);
+	return page;
+}
+
 int vm_pin_ram(struct vm *vm, uint64_t gpa)
 {
 	for (int attempt = 0; attempt < 4; attempt++) {

@@ -116,6 +116,13 @@ struct vcpu_platform {
 	/* The page of the async-PF area pinned for it, if one is. */
 	bool apf_area_pinned;
 	uint64_t apf_area_pin;
+	/*
+	 * The area itself through that pin (vm_pinned_page), so that the
+	 * page-ready path reads and writes the token word without the memory
+	 * lock, which the paging daemon holds for long stretches on its own
+	 * CPU. NULL: through vm_read_ram/vm_write_ram.
+	 */
+	uint8_t *apf_area;
 };
 
 /* What boot/ hands over to build a VM (from apfvisor.cfg and UEFI). */
@@ -364,6 +371,12 @@ int vm_write_ram(struct vm *vm, uint64_t gpa, const void *src, uint64_t len);
  */
 int vm_pin_ram(struct vm *vm, uint64_t gpa);
 void vm_unpin_ram(struct vm *vm, uint64_t gpa);
+
+/*
+ * The hypervisor's pointer to the page of gpa, pinned by vm_pin_ram, for
+ * access without the memory lock (guest_memory_pinned_page). NULL: none.
+ */
+void *vm_pinned_page(struct vm *vm, uint64_t gpa);
 
 /* Reads guest RAM the same way (bringing evicted pages back): 0 or -1. */
 int vm_read_ram(struct vm *vm, uint64_t gpa, void *dst, uint64_t len);

@@ -464,6 +464,20 @@ int guest_memory_pin(struct guest_memory *gm, uint64_t gpa)
 	return 0;
 }
 
+void *guest_memory_pinned_page(struct guest_memory *gm, uint64_t gpa)
+{
+	uint64_t gfn = gpa >> PAGE_SHIFT;
+	uint64_t pa;
+
+	if (!guest_ram_contains(&gm->ram, gpa) ||
+	    (gm->meta && !(page_meta(gm, gfn)->flags & GPM_PINNED)) ||
+	    !host_frame(gm, gfn_gpa(gfn), &pa))
+		return NULL;
+	/* Its writes will set no dirty bit: no swap copy may outlive them. */
+	written_by_host(gm, gfn);
+	return frame_ptr(gm, pa);
+}
+
 void guest_memory_unpin(struct guest_memory *gm, uint64_t gpa)
 {
 	uint64_t gfn = gpa >> PAGE_SHIFT;

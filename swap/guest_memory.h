@@ -406,6 +406,16 @@ enum guest_fault_result guest_memory_fault(struct guest_memory *gm,
  * or the pin table is full. Without swap every page stays anyway: 0.
  */
 int guest_memory_pin(struct guest_memory *gm, uint64_t gpa);
+
+/*
+ * The hypervisor's pointer to the page of gpa, which guest_memory_pin
+ * holds (or any mapped page without swap): it keeps its frame while
+ * pinned, so a word of it the hypervisor reads and writes often (the
+ * async-PF area) needs no lock after this. Its swap copy is dropped here,
+ * as writes through the pointer set no dirty bit. NULL: not pinned or not
+ * in a frame.
+ */
+void *guest_memory_pinned_page(struct guest_memory *gm, uint64_t gpa);
 void guest_memory_unpin(struct guest_memory *gm, uint64_t gpa);
 
 /*

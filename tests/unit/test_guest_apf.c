@@ -49,11 +49,26 @@ static unsigned nwoken;
 
 /* Reads of guest RAM (each one a hold of mem_lock in the real VM). */
 static unsigned ram_reads;
+/*
+ * direct: vm_pinned_page gives the area's page, as the real VM does for a
+ * pinned page, and the token word is then never read or written through
+ * vm_read_ram/vm_write_ram (token_ram_accesses stays 0).
+ */
+static bool direct;
+static unsigned token_ram_accesses;
+
+void *vm_pinned_page(struct vm *g, uint64_t gpa)
+{
+	assert_ptr_equal(g, &vm);
+	assert_true(gpa < RAM_SIZE && pins[gpa / PAGE_SIZE] > 0);
+	return direct ? ram + ALIGN_DOWN(gpa, PAGE_SIZE) : NULL;
+}
 
 int vm_read_ram(struct vm *g, uint64_t gpa, void *dst, uint64_t len)
 {
 	assert_ptr_equal(g, &vm);
 	ram_reads++;
+	token_ram_accesses += gpa == AREA + KVM_APF_AREA_TOKEN_OFFSET;
 	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
 		return -1;
 	memcpy(dst, ram + gpa, len);
@@ -67,6 +82,7 @@ int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
 	assert_ptr_equal(g, &vm);
 	if (gpa >= RAM_SIZE || RAM_SIZE - gpa < len)
 		return -1;
+	token_ram_accesses += gpa == AREA + KVM_APF_AREA_TOKEN_OFFSET;
 	if (gpa == AREA + KVM_APF_AREA_TOKEN_OFFSET && len == sizeof(w))
 		memcpy(&w, src, sizeof(w));
 	if (w && token_write == TOKEN_WRITE_FAILS)
@@ -282,6 +298,8 @@ static int setup(void **state)
 	memset(pins, 0, sizeof(pins));
 	held = false;
 	kicks = quiet_requests = faults_begun = ram_reads = 0;
+	direct = false;
+	token_ram_accesses = 0;
 	fault_result = GUEST_FAULT_SWAPIN_STARTED;
 	memset(pin_refused, 0, sizeof(pin_refused));
 	token_write = TOKEN_WRITE_OK;
@@ -671,6 +689,24 @@ static void vcpu_state_read_only_for_a_swap_in(void **state)
 
 #define T(name) cmocka_unit_test_setup(name, setup)
 
+/* The same protocol with the area reached through its pinned page. */
+static int setup_direct(void **state)
+{
+	setup(state);
+	direct = true;
+	return 0;
+}
+
+static int teardown_direct(void **state)
+{
+	(void)state;
+	assert_int_equal(token_ram_accesses, 0);
+	return 0;
+}
+
+#define D(name) cmocka_unit_test_prestate_setup_teardown(name, \
+	setup_direct, teardown_direct, NULL)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -686,6 +722,12 @@ int main(void)
 		T(completion_without_a_token_kicks_and_costs_nothing),
 		T(entries_with_tokens_out_do_nothing_until_told),
 		T(not_present_step_is_one_call),
+		D(wake_all_then_a_page_ready),
+		D(page_ready_left_in_the_slot_across_off_and_on),
+		D(page_ready_waits_for_a_legal_vector),
+		D(page_ready_held_while_paging_is_off),
+		D(completion_kicks_unless_an_ack_is_due),
+		D(entries_with_tokens_out_do_nothing_until_told),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
