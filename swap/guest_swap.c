@@ -561,6 +561,14 @@ static void settled(struct guest_memory *gm, uint64_t gfn, bool resident)
 		gm->io.page_settled(gm->io.ctx, gfn, resident);
 }
 
+/* A slot a write failed on: never handed out again. */
+static void retire_slot(struct guest_memory *gm, struct guest_page_meta *m)
+{
+	swap_slots_retire(gm->slots, m->slot);
+	m->flags &= (uint8_t)~(GPM_SLOT | GPM_SWAP_VALID);
+	gm->stats.slots_retired++;
+}
+
 /*
  * A write has ended (ok or given up): the page leaves WRITEBACK, for swap
  * or, given up, back to the guest.
@@ -596,9 +604,7 @@ static void written_while_mapped(struct guest_memory *gm, uint64_t gfn,
 
 	m->tries = 0;
 	if (!ok) {
-		swap_slots_retire(gm->slots, m->slot);
-		m->flags &= (uint8_t)~(GPM_SLOT | GPM_SWAP_VALID);
-		gm->stats.slots_retired++;
+		retire_slot(gm, m);
 		gm->stats.write_failures++;
 	} else if (m->flags & GPM_CANCEL) {
 		m->flags |= GPM_SWAP_VALID;
@@ -617,9 +623,7 @@ static enum hv_err write_failed(struct guest_memory *gm, uint64_t gfn)
 {
 	struct guest_page_meta *m = page_meta(gm, gfn);
 
-	swap_slots_retire(gm->slots, m->slot);
-	m->flags &= (uint8_t)~(GPM_SLOT | GPM_SWAP_VALID);
-	gm->stats.slots_retired++;
+	retire_slot(gm, m);
 	if (++m->tries < GUEST_IO_TRIES && take_slot(gm, gfn, NULL)) {
 		gm->stats.io_retries++;
 		submit_io(gm, gfn, SWAP_IO_WRITE);
