@@ -39,12 +39,14 @@ unit_srcs_test_ept_model := ept/ept.c tests/unit/ept_fake.c
 unit_srcs_test_frame_pool := swap/frame_pool.c
 unit_srcs_test_page_alloc := lib/page_alloc.c lib/string.c
 # What every test of swap/guest_memory.c links with it: the page-state
-# machine and the policies behind their seams (swap/policy/).
+# machine, the policies behind their seams (swap/policy/) and the
+# counters it reports (swap/guest_memory_stats.c).
 UNIT_SWAP_POLICY_SRCS := swap/page_state.c swap/guest_policy.c \
 	swap/policy/clock_policy.c swap/policy/prefetch_policy.c \
 	swap/policy/fifo_policy.c swap/policy/random_policy.c \
 	swap/policy/aging_policy.c swap/policy/fault_list.c swap/swap_policies.c \
-	swap/compressed_tier.c swap/page_compress.c swap/swap_format.c $(LZ4_SRC)
+	swap/compressed_tier.c swap/page_compress.c swap/swap_format.c \
+	swap/guest_memory_stats.c $(LZ4_SRC)
 unit_srcs_test_guest_memory := swap/guest_memory.c swap/frame_pool.c \
 	ept/ept.c tests/unit/ept_fake.c $(UNIT_SWAP_POLICY_SRCS)
 unit_srcs_test_uart := guest/devices/uart.c
