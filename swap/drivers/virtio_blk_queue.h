@@ -28,6 +28,7 @@
 #define SWAP_VIRTIO_BLK_QUEUE_H
 
 #include "lib/types.h"
+#include "lib/virtio_spec.h"
 #include "swap/blockdev.h"
 
 #define VBLK_QUEUE_SIZE     64      /* descriptors at most; a power of two */
@@ -35,12 +36,7 @@
 #define VBLK_MAX_SLOTS      (VBLK_QUEUE_SIZE / VBLK_DESC_PER_REQ)
 #define VBLK_RING_PAGES     4       /* desc, avail, used, headers+status */
 
-/* Split virtqueue (2.4.5 - 2.4.8). */
-#define VIRTQ_DESC_F_NEXT   1
-#define VIRTQ_DESC_F_WRITE  2
-#define VIRTQ_AVAIL_F_NO_INTERRUPT 1
-#define VIRTQ_USED_F_NO_NOTIFY     1
-
+/* Split virtqueue (2.4.5 - 2.4.8): descriptors and flags in lib/virtio_spec.h. */
 /* Request types and status values (5.2.6). */
 #define VIRTIO_BLK_T_IN     0
 #define VIRTIO_BLK_T_OUT    1
@@ -49,22 +45,10 @@
 #define VIRTIO_BLK_S_UNSUPP 2
 #define VBLK_SECTOR_SHIFT   9
 
-struct virtq_desc {
-	uint64_t addr;
-	uint32_t len;
-	uint16_t flags;
-	uint16_t next;
-};
-
 struct virtq_avail {
 	uint16_t flags;
 	uint16_t idx;
 	uint16_t ring[VBLK_QUEUE_SIZE];
-};
-
-struct virtq_used_elem {
-	uint32_t id;
-	uint32_t len;
 };
 
 struct virtq_used {

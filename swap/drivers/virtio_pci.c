@@ -7,34 +7,7 @@
 #include "swap/drivers/virtio_pci.h"
 #include "arch/x86/host_paging.h"
 
-/* virtio_pci_cap.cfg_type (4.1.4). */
-#define VIRTIO_PCI_CAP_COMMON_CFG 1
-#define VIRTIO_PCI_CAP_NOTIFY_CFG 2
-#define VIRTIO_PCI_CAP_ISR_CFG    3
-#define VIRTIO_PCI_CAP_DEVICE_CFG 4
-/* Byte offsets in struct virtio_pci_cap and virtio_pci_notify_cap. */
-#define CAP_CFG_TYPE   3
-#define CAP_BAR        4
-#define CAP_OFFSET     8
-#define CAP_LENGTH     12
-#define CAP_NOTIFY_MULTIPLIER 16
-
-/* struct virtio_pci_common_cfg (4.1.4.3). */
-#define COMMON_DEVICE_FEATURE_SELECT 0x00
-#define COMMON_DEVICE_FEATURE        0x04
-#define COMMON_DRIVER_FEATURE_SELECT 0x08
-#define COMMON_DRIVER_FEATURE        0x0c
-#define COMMON_DEVICE_STATUS         0x14
-#define COMMON_CONFIG_GENERATION     0x15
-#define COMMON_QUEUE_SELECT          0x16
-#define COMMON_QUEUE_SIZE            0x18
-#define COMMON_QUEUE_ENABLE          0x1c
-#define COMMON_QUEUE_NOTIFY_OFF      0x1e
-#define COMMON_QUEUE_DESC            0x20
-#define COMMON_QUEUE_DRIVER          0x28
-#define COMMON_QUEUE_DEVICE          0x30
-#define COMMON_CFG_LENGTH            0x38
-
+/* Capability and register numbers: lib/virtio_spec.h. */
 #define RESET_SPINS      1000000
 #define GENERATION_TRIES 100
 
@@ -83,11 +56,11 @@ static void wr64(volatile uint8_t *base, unsigned off, uint64_t v)
 static volatile uint8_t *cap_window(const struct pci_device *d, uint8_t cap,
 				    uint32_t *len, const char **why)
 {
-	uint8_t bar_index = pci_read8(d, cap + CAP_BAR);
-	uint32_t offset = pci_read32(d, cap + CAP_OFFSET);
+	uint8_t bar_index = pci_read8(d, cap + VIRTIO_CAP_BAR);
+	uint32_t offset = pci_read32(d, cap + VIRTIO_CAP_OFFSET);
 	struct pci_bar bar;
 
-	*len = pci_read32(d, cap + CAP_LENGTH);
+	*len = pci_read32(d, cap + VIRTIO_CAP_LENGTH);
 	if (pci_bar_decode(d, bar_index, &bar) || !bar.size || !bar.base) {
 		*why = "a virtio capability names an unusable BAR";
 		return NULL;
@@ -112,20 +85,20 @@ static volatile uint8_t *cap_window(const struct pci_device *d, uint8_t cap,
 static void take_cap(struct virtio_pci *vp, uint8_t cap, const char **why)
 {
 	const struct pci_device *d = &vp->pci;
-	uint8_t type = pci_read8(d, cap + CAP_CFG_TYPE);
+	uint8_t type = pci_read8(d, cap + VIRTIO_CAP_CFG_TYPE);
 	uint32_t len;
 
 	if (type == VIRTIO_PCI_CAP_COMMON_CFG && !vp->common) {
 		vp->common = cap_window(d, cap, &len, why);
 		/* Not kept: its registers would lie past what was given. */
-		if (vp->common && len < COMMON_CFG_LENGTH) {
+		if (vp->common && len < VIRTIO_COMMON_CFG_LENGTH) {
 			vp->common = NULL;
 			*why = "the common configuration is too short";
 		}
 	} else if (type == VIRTIO_PCI_CAP_NOTIFY_CFG && !vp->notify_base) {
 		vp->notify_base = cap_window(d, cap, &vp->notify_len, why);
 		vp->notify_multiplier =
-			pci_read32(d, cap + CAP_NOTIFY_MULTIPLIER);
+			pci_read32(d, cap + VIRTIO_CAP_NOTIFY_MULTIPLIER);
 	} else if (type == VIRTIO_PCI_CAP_ISR_CFG && !vp->isr) {
 		vp->isr = cap_window(d, cap, &len, why);
 	} else if (type == VIRTIO_PCI_CAP_DEVICE_CFG && !vp->devcfg) {
@@ -162,40 +135,40 @@ enum hv_err virtio_pci_init(struct virtio_pci *vp, const struct pci_device *d,
 /* 4.1.4.3.2: after writing 0 the driver waits until it reads back 0. */
 enum hv_err virtio_pci_reset(struct virtio_pci *vp)
 {
-	wr8(vp->common, COMMON_DEVICE_STATUS, 0);
+	wr8(vp->common, VIRTIO_COMMON_DEVICE_STATUS, 0);
 	for (unsigned i = 0; i < RESET_SPINS; i++)
-		if (rd8(vp->common, COMMON_DEVICE_STATUS) == 0)
+		if (rd8(vp->common, VIRTIO_COMMON_DEVICE_STATUS) == 0)
 			return HV_OK;
 	return HV_ERR_TIMEOUT;
 }
 
 uint8_t virtio_pci_status(struct virtio_pci *vp)
 {
-	return rd8(vp->common, COMMON_DEVICE_STATUS);
+	return rd8(vp->common, VIRTIO_COMMON_DEVICE_STATUS);
 }
 
 void virtio_pci_add_status(struct virtio_pci *vp, uint8_t bits)
 {
-	wr8(vp->common, COMMON_DEVICE_STATUS, virtio_pci_status(vp) | bits);
+	wr8(vp->common, VIRTIO_COMMON_DEVICE_STATUS, virtio_pci_status(vp) | bits);
 }
 
 uint64_t virtio_pci_device_features(struct virtio_pci *vp)
 {
 	uint64_t f;
 
-	wr32(vp->common, COMMON_DEVICE_FEATURE_SELECT, 0);
-	f = rd32(vp->common, COMMON_DEVICE_FEATURE);
-	wr32(vp->common, COMMON_DEVICE_FEATURE_SELECT, 1);
-	return f | (uint64_t)rd32(vp->common, COMMON_DEVICE_FEATURE) << 32;
+	wr32(vp->common, VIRTIO_COMMON_DEVICE_FEATURE_SELECT, 0);
+	f = rd32(vp->common, VIRTIO_COMMON_DEVICE_FEATURE);
+	wr32(vp->common, VIRTIO_COMMON_DEVICE_FEATURE_SELECT, 1);
+	return f | (uint64_t)rd32(vp->common, VIRTIO_COMMON_DEVICE_FEATURE) << 32;
 }
 
 /* 3.1.1 steps 5-6: the device clears FEATURES_OK if it rejects them. */
 enum hv_err virtio_pci_features_ok(struct virtio_pci *vp, uint64_t features)
 {
-	wr32(vp->common, COMMON_DRIVER_FEATURE_SELECT, 0);
-	wr32(vp->common, COMMON_DRIVER_FEATURE, (uint32_t)features);
-	wr32(vp->common, COMMON_DRIVER_FEATURE_SELECT, 1);
-	wr32(vp->common, COMMON_DRIVER_FEATURE, (uint32_t)(features >> 32));
+	wr32(vp->common, VIRTIO_COMMON_DRIVER_FEATURE_SELECT, 0);
+	wr32(vp->common, VIRTIO_COMMON_DRIVER_FEATURE, (uint32_t)features);
+	wr32(vp->common, VIRTIO_COMMON_DRIVER_FEATURE_SELECT, 1);
+	wr32(vp->common, VIRTIO_COMMON_DRIVER_FEATURE, (uint32_t)(features >> 32));
 	virtio_pci_add_status(vp, VIRTIO_STATUS_FEATURES_OK);
 	return virtio_pci_status(vp) & VIRTIO_STATUS_FEATURES_OK ?
 		       HV_OK : HV_ERR_UNSUPPORTED;
@@ -216,11 +189,11 @@ enum hv_err virtio_pci_config64(struct virtio_pci *vp, unsigned off,
 	if ((uint64_t)off + 8 > vp->devcfg_len)
 		return HV_ERR_INVALID;
 	for (unsigned i = 0; i < GENERATION_TRIES; i++) {
-		uint8_t gen = rd8(vp->common, COMMON_CONFIG_GENERATION);
+		uint8_t gen = rd8(vp->common, VIRTIO_COMMON_CONFIG_GENERATION);
 		uint64_t lo = rd32(vp->devcfg, off);
 		uint64_t hi = rd32(vp->devcfg, off + 4);
 
-		if (rd8(vp->common, COMMON_CONFIG_GENERATION) == gen) {
+		if (rd8(vp->common, VIRTIO_COMMON_CONFIG_GENERATION) == gen) {
 			*v = lo | hi << 32;
 			return HV_OK;
 		}
@@ -230,8 +203,8 @@ enum hv_err virtio_pci_config64(struct virtio_pci *vp, unsigned off,
 
 uint16_t virtio_pci_queue_max(struct virtio_pci *vp, uint16_t q)
 {
-	wr16(vp->common, COMMON_QUEUE_SELECT, q);
-	return rd16(vp->common, COMMON_QUEUE_SIZE);
+	wr16(vp->common, VIRTIO_COMMON_QUEUE_SELECT, q);
+	return rd16(vp->common, VIRTIO_COMMON_QUEUE_SIZE);
 }
 
 /* 4.1.5.1.3: select, size, addresses, then enable. */
@@ -242,18 +215,18 @@ volatile uint16_t *virtio_pci_queue_enable(struct virtio_pci *vp, uint16_t q,
 {
 	uint64_t notify_at;
 
-	wr16(vp->common, COMMON_QUEUE_SELECT, q);
-	wr16(vp->common, COMMON_QUEUE_SIZE, size);
-	wr64(vp->common, COMMON_QUEUE_DESC, a->desc);
-	wr64(vp->common, COMMON_QUEUE_DRIVER, a->driver);
-	wr64(vp->common, COMMON_QUEUE_DEVICE, a->device);
+	wr16(vp->common, VIRTIO_COMMON_QUEUE_SELECT, q);
+	wr16(vp->common, VIRTIO_COMMON_QUEUE_SIZE, size);
+	wr64(vp->common, VIRTIO_COMMON_QUEUE_DESC, a->desc);
+	wr64(vp->common, VIRTIO_COMMON_QUEUE_DRIVER, a->driver);
+	wr64(vp->common, VIRTIO_COMMON_QUEUE_DEVICE, a->device);
 	/* 4.1.4.4: queue_notify_off * notify_off_multiplier from the base. */
-	notify_at = (uint64_t)rd16(vp->common, COMMON_QUEUE_NOTIFY_OFF) *
+	notify_at = (uint64_t)rd16(vp->common, VIRTIO_COMMON_QUEUE_NOTIFY_OFF) *
 		    vp->notify_multiplier;
 	if (notify_at + sizeof(uint16_t) > vp->notify_len) {
 		*why = "the queue notify address lies outside its capability";
 		return NULL;
 	}
-	wr16(vp->common, COMMON_QUEUE_ENABLE, 1);
+	wr16(vp->common, VIRTIO_COMMON_QUEUE_ENABLE, 1);
 	return (volatile uint16_t *)(vp->notify_base + notify_at);
 }

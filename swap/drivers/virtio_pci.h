@@ -11,19 +11,7 @@
 
 #include "arch/x86/pci.h"
 #include "lib/errors.h"
-
-#define VIRTIO_PCI_VENDOR 0x1af4
-
-/* Device status bits (2.1). */
-#define VIRTIO_STATUS_ACKNOWLEDGE  1
-#define VIRTIO_STATUS_DRIVER       2
-#define VIRTIO_STATUS_DRIVER_OK    4
-#define VIRTIO_STATUS_FEATURES_OK  8
-#define VIRTIO_STATUS_NEEDS_RESET  64
-#define VIRTIO_STATUS_FAILED       128
-
-/* Reserved feature bits (6). */
-#define VIRTIO_F_VERSION_1 32
+#include "lib/virtio_spec.h"
 
 struct virtio_pci {
 	struct pci_device pci;
