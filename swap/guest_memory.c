@@ -164,8 +164,13 @@ static enum guest_fault_result zero_fill(struct guest_memory *gm, uint64_t gfn,
 		frame_pool_free(gm->pool, hpa);
 		return GUEST_FAULT_INTERNAL_ERROR;
 	}
-	if (gm->meta)
+	if (gm->meta) {
 		gm->meta[i].frame = (uint32_t)(hpa >> PAGE_SHIFT);
+		if (gm->meta[i].discarded) {
+			gm->meta[i].discarded = 0;
+			gm->stats.discard_refaults++;
+		}
+	}
 	set_state_at(gm, i, gfn, PAGE_RESIDENT);
 	gm->stats.zero_fills++;
 	return GUEST_FAULT_RESOLVED;

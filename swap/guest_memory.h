@@ -121,6 +121,8 @@ struct guest_page_meta {
 	 * victim of a policy that goes by that bit before the guest got to it.
 	 */
 	uint8_t prefetch_spared : 1;
+	/* Discarded as free by the guest and not touched since. */
+	uint8_t discarded : 1;
 };
 
 #define GPM_SLOT        BIT(0)  /* owns meta.slot */
@@ -222,6 +224,11 @@ struct guest_memory_stats {
 	 * same (nothing else could go).
 	 */
 	uint64_t kernel_marked, kernel_spared, kernel_evicted;
+	/*
+	 * guest_memory_discard: pages that gave back a frame, a slot or a
+	 * tier slot; and of those, zero-filled again by a guest fault.
+	 */
+	uint64_t discarded, discard_refaults;
 	uint64_t illegal_transitions;   /* not in page_state.h's list: a bug */
 	uint64_t transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
 };
@@ -485,6 +492,26 @@ int guest_memory_evict_page(struct guest_memory *gm, uint64_t gpa,
  */
 enum hv_err guest_memory_io_done(struct guest_memory *gm, uint64_t id,
 				 bool ok);
+
+/* What guest_memory_discard did with the pages it was given. */
+struct guest_discard_result {
+	uint64_t dropped;       /* gave back a frame, a slot or a tier slot */
+	uint64_t already_free;  /* UNTOUCHED already */
+	uint64_t kept;          /* I/O in flight, pinned, or swap off */
+	uint64_t outside_ram;
+};
+
+/*
+ * The guest says pages [gpa, gpa + pages * 4 KiB) are free (virtio-balloon
+ * free page reporting): each page gives back its frame, its swap slot and
+ * its tier slot and is UNTOUCHED again, so its next touch is a zero fill
+ * (counted in discard_refaults). Resident pages are unmapped in batches of
+ * GUEST_EVICT_BATCH with one flush each, as victims are. A page with I/O
+ * in flight or pinned is kept, as is every page without swap (the pages
+ * stay mapped then: nothing to flush with). r is added to.
+ */
+void guest_memory_discard(struct guest_memory *gm, uint64_t gpa,
+			  uint64_t pages, struct guest_discard_result *r);
 
 /* True while an I/O of the page at gpa is in flight. */
 bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa);

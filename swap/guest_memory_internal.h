@@ -151,6 +151,20 @@ static inline enum hv_err map_kept_frame(struct guest_memory *gm, uint64_t gfn)
 /* The page's swap copy is stale or unwanted: give its slot back. */
 void release_slot(struct guest_memory *gm, uint64_t gfn);
 
+/*
+ * The dirty bit read as the page was unmapped: a valid swap copy is stale
+ * then, and its slot goes (a fault may map the frame again before the
+ * page leaves, and that mapping starts clean).
+ */
+void check_dirty(struct guest_memory *gm, uint64_t gfn, bool dirty);
+
+/* The page's frame goes back to the pool (or the quarantine); state to. */
+void drop_frame(struct guest_memory *gm, uint64_t gfn,
+		enum guest_page_state to);
+
+/* After unmapping: no CPU uses a stale translation once this returns. */
+void flush_translations(struct guest_memory *gm);
+
 /* Hands one I/O of gfn to the caller, with a fresh id. */
 void submit_io(struct guest_memory *gm, uint64_t gfn, enum swap_io_op op);
 

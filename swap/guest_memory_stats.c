@@ -40,6 +40,8 @@ static const struct {
 	STAT("swap.quarantine_changed", quarantine_changed),
 	STAT("swap.pins", pins),
 	STAT("swap.pins_not_resident", pins_not_resident),
+	STAT("swap.discarded", discarded),
+	STAT("swap.discard_refaults", discard_refaults),
 };
 
 void guest_memory_each_stat(const struct guest_memory *gm,

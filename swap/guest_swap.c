@@ -57,7 +57,7 @@ static bool frame_is_zero(const struct guest_memory *gm, uint64_t pa)
 	return true;
 }
 
-static void check_dirty(struct guest_memory *gm, uint64_t gfn, bool dirty)
+void check_dirty(struct guest_memory *gm, uint64_t gfn, bool dirty)
 {
 	if (dirty && (page_meta(gm, gfn)->flags & GPM_SWAP_VALID)) {
 		release_slot(gm, gfn);
@@ -303,8 +303,8 @@ static void release_frame(struct guest_memory *gm, uint64_t gfn)
 	q->slot[i].sum = quarantine_sum(gm, pa);
 }
 
-static void drop_frame(struct guest_memory *gm, uint64_t gfn,
-		       enum guest_page_state to)
+void drop_frame(struct guest_memory *gm, uint64_t gfn,
+		enum guest_page_state to)
 {
 	release_frame(gm, gfn);
 	set_state(gm, gfn, to);
@@ -454,7 +454,7 @@ static void finish_victim(struct guest_memory *gm, uint64_t gfn,
 	}
 }
 
-static void flush(struct guest_memory *gm)
+void flush_translations(struct guest_memory *gm)
 {
 	gm->stats.flushes++;
 	if (gm->io.flush)
@@ -470,7 +470,7 @@ static bool evict_batch(struct guest_memory *gm, unsigned want,
 	if (!n)
 		return false;
 	res->victims += n;
-	flush(gm);
+	flush_translations(gm);
 	for (unsigned i = 0; i < n; i++)
 		finish_victim(gm, gm->batch[i], res);
 	return true;
@@ -543,7 +543,7 @@ int guest_memory_evict_page(struct guest_memory *gm, uint64_t gpa,
 		gm->evicting = true;
 		if (unmap_victim(gm, gfn)) {
 			r.victims = 1;
-			flush(gm);
+			flush_translations(gm);
 			finish_victim(gm, gfn, &r);
 			rc = 0;
 		}

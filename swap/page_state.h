@@ -50,7 +50,9 @@
 	X(COMPRESSED, RESIDENT, "fault: expanded into a fresh frame")         \
 	X(COMPRESSED, SWAPPED, "damaged in the tier: the page is lost")      \
 	X(COMPRESSED, WRITEBACK, "the tier's oldest, moved on to the disk: " \
-	  "expanded into the frame of the page that took its slot")
+	  "expanded into the frame of the page that took its slot")          \
+	X(SWAPPED, UNTOUCHED, "reported free by the guest: slot freed")      \
+	X(COMPRESSED, UNTOUCHED, "reported free by the guest: tier slot freed")
 
 enum guest_page_state {
 #define GUEST_PAGE_STATE_ENUM(name, label, has_frame, what) PAGE_##name,

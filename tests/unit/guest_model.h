@@ -63,6 +63,7 @@ struct model_counts {
 	uint64_t full_checks;
 	uint64_t retired;       /* slots whose write failed */
 	uint64_t swap_full_reports;
+	uint64_t discards, discarded;   /* report_free calls, pages dropped */
 };
 
 struct sim {
@@ -75,6 +76,9 @@ struct sim {
 	bool hog;               /* writing everywhere, clearing nothing */
 	int bad_slot;           /* every I/O on it fails; -1: none */
 	bool in_flush;          /* inside the daemon's flush window */
+	/* Inside guest_memory_discard of these pages (report_free). */
+	bool discarding;
+	uint64_t discard_first, discard_n;
 	uint64_t old_ids[16];   /* completed I/O ids, for stale reports */
 	unsigned nold;
 	struct model_counts n;

@@ -398,7 +398,7 @@ void model_check_coverage(const struct sim *s)
 		s->n.results[GUEST_FAULT_IO_ERROR], s->n.put_back,
 		s->n.retries_abandoned, s->n.tlb_hits, st->slots_retired,
 		st->evict_steps_stalled, s->n.write_cancels,
-		st->writeback_mapped,
+		st->writeback_mapped, s->n.discarded, st->discard_refaults,
 	};
 
 	for (unsigned i = 0; i < ARRAY_SIZE(seen); i++)

@@ -379,6 +379,28 @@ static void settle_victims(struct sim *s, bool swap_full)
 	}
 }
 
+/* The model's side of pages the running discard made UNTOUCHED. */
+static void sync_discarded(struct sim *s)
+{
+	uint64_t end = MIN(s->discard_first + s->discard_n, MODEL_PAGES);
+
+	for (uint64_t g = s->discard_first; g < end; g++) {
+		struct model_page *mp = &s->page[g];
+
+		if (mp->victim ||
+		    guest_memory_page_state(&s->sf->gm, gpa_of(g)) !=
+			    PAGE_UNTOUCHED)
+			continue;
+		if (mp->state != PAGE_UNTOUCHED)
+			s->n.discarded++;
+		memset(mp->w, 0, sizeof(mp->w));
+		mp->state = PAGE_UNTOUCHED;
+		mp->slot_valid = false;
+		mp->cancel = false;
+		mp->lost = false;
+	}
+}
+
 /* A page the daemon unmapped: its frame still holds exactly the page. */
 static void mark_victims(struct sim *s)
 {
@@ -422,7 +444,10 @@ static void on_flush(struct swap_fake *sf)
 {
 	struct sim *s = sf->test;
 
-	settle_victims(s, false);
+	if (s->discarding)
+		sync_discarded(s);
+	else
+		settle_victims(s, false);
 	mark_victims(s);
 	s->in_flush = true;
 	model_check(s, false);
@@ -478,6 +503,44 @@ static void host_write(struct sim *s)
 	mp->state = PAGE_RESIDENT;
 }
 
+/* ---- the guest's balloon driver: free page reporting ---- */
+
+/*
+ * The guest reports a run of pages free (guest_memory_discard): every page
+ * that was not busy is UNTOUCHED after it and reads as zero; a page taken
+ * back by a vCPU during the flush, or with I/O in flight, is as it was.
+ */
+static void report_free(struct sim *s)
+{
+	struct guest_discard_result r = { 0 };
+	uint64_t n = 1 + below(s, 40);
+
+	s->n.discards++;
+	s->discard_first = below(s, MODEL_PAGES);
+	s->discard_n = n;
+	s->discarding = true;
+	guest_memory_discard(&s->sf->gm, gpa_of(s->discard_first), n, &r);
+	s->discarding = false;
+	if (r.dropped + r.already_free + r.kept + r.outside_ram != n)
+		FAIL(s, "discard of %llu pages accounted for %llu",
+		     (unsigned long long)n,
+		     (unsigned long long)(r.dropped + r.already_free + r.kept +
+					  r.outside_ram));
+	/* The flush's victims: dropped, or taken back by a vCPU. */
+	for (uint64_t g = 0; g < MODEL_PAGES; g++) {
+		struct model_page *mp = &s->page[g];
+
+		if (!mp->victim)
+			continue;
+		if (guest_memory_page_state(&s->sf->gm, gpa_of(g)) !=
+		    PAGE_UNTOUCHED)
+			FAIL(s, "page %llu left unmapped by a discard",
+			     (unsigned long long)g);
+		mp->victim = false;
+	}
+	sync_discarded(s);
+}
+
 /* ---- the run ---- */
 
 /*
@@ -525,8 +588,10 @@ static void one_step(struct sim *s)
 		host_write(s);
 	else if (op < 960)
 		stale_completion(s);
-	else if (op < 980)
+	else if (op < 975)
 		tlb_flush(&s->vcpu[below(s, MODEL_VCPUS)]);
+	else if (op < 980)
+		report_free(s);
 	else if (s->sf->queued)
 		/* Someone wants a page that is busy. */
 		new_access(s, &s->vcpu[below(s, MODEL_VCPUS)],

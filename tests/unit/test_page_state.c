@@ -76,6 +76,9 @@ static const struct {
 	{ PAGE_COMPRESSED, PAGE_RESIDENT },
 	{ PAGE_COMPRESSED, PAGE_SWAPPED },
 	{ PAGE_COMPRESSED, PAGE_WRITEBACK },
+	/* Reported free by the guest (guest_memory_discard). */
+	{ PAGE_SWAPPED, PAGE_UNTOUCHED },
+	{ PAGE_COMPRESSED, PAGE_UNTOUCHED },
 };
 
 static bool listed(unsigned from, unsigned to)
