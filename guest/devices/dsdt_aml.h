@@ -14,6 +14,6 @@
 #define DSDT_AML_MAX_SIZE 1024
 
 extern const uint8_t dsdt_aml[];
-extern const size_t dsdt_aml_size;     /* bytes, header included */
+extern const size_t dsdt_aml_size; /* bytes, header included */
 
 #endif
