@@ -36,6 +36,18 @@ CONSOLE_FONT_PSF := /usr/share/consolefonts/Uni2-Terminus16.psf.gz
 CONSOLE_FONT_C   := $(BUILD)/gen/console_font.c
 HV_OBJS  += $(CONSOLE_FONT_C:%.c=$(BUILD)/hv/%.o)
 
+# The guest's DSDT, compiled from ASL by iasl (acpica-tools, see
+# tools/install-deps) into build/gen/dsdt.hex (-tc: a C array) and made
+# a C file declared by guest/devices/dsdt_aml.h. Every warning fails the
+# build (-we, at iasl's most thorough level -w3). iasl writes no dependency
+# list: DSDT_INCLUDES names the headers dsdt.asl includes.
+DSDT_ASL      := guest/devices/dsdt.asl
+DSDT_INCLUDES := guest/devices/acpi_sleep.h guest/devices/pci_layout.h
+DSDT_AML_C    := $(BUILD)/gen/dsdt_aml.c
+HV_OBJS  += $(DSDT_AML_C:%.c=$(BUILD)/hv/%.o)
+# What every program that links acpi_tables.c links (tests/unit, tests/fuzz).
+ACPI_TABLES_SRCS := guest/devices/acpi_tables.c $(DSDT_AML_C)
+
 # lz4, for the compressed swap tier: Debian's source (tools/fetch-debian-
 # source lz4, with Debian's patches), built freestanding at build time with
 # the hypervisor's own flags; nothing of it is kept in the tree. Only
@@ -101,6 +113,25 @@ $(BUILD)/hv/%.asm.o: %.asm | deps
 $(CONSOLE_FONT_C): tools/psf2c | deps
 	@echo "  PSF2C   $@"
 	@tools/psf2c $(CONSOLE_FONT_PSF) $@
+
+# iasl may leave a .hex behind when it fails: it goes, so that the next
+# make runs iasl again.
+$(BUILD)/gen/dsdt.hex: $(DSDT_ASL) $(DSDT_INCLUDES) | deps
+	@mkdir -p $(@D)
+	@echo "  IASL    $<"
+	@iasl -vs -we -w3 -I . -p $(BUILD)/gen/dsdt -tc $< \
+		>$(BUILD)/gen/dsdt.log 2>&1 || \
+		{ cat $(BUILD)/gen/dsdt.log; rm -f $@; exit 1; }
+
+# iasl names the array after the output prefix: dsdt_aml_code.
+$(DSDT_AML_C): $(BUILD)/gen/dsdt.hex
+	@echo "  GEN     $@"
+	@{ echo '/* From $(DSDT_ASL) by iasl -tc (Makefile). */'; \
+	  echo '#include "guest/devices/dsdt_aml.h"'; \
+	  sed 's/^unsigned char dsdt_aml_code\[\]/const uint8_t dsdt_aml[]/' $<; \
+	  echo 'const size_t dsdt_aml_size = sizeof(dsdt_aml);'; \
+	  echo '_Static_assert(sizeof(dsdt_aml) <= DSDT_AML_MAX_SIZE, "DSDT");'; \
+	} >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/apfvisor.so: $(HV_OBJS) linker.ld
 	@echo "  LD      $@"

@@ -23,8 +23,15 @@
  *    Interrupt Source Overrides (type 2) QEMU's PC lists
  *    (hw/i386/acpi-common.c: acpi_build_madt): ISA IRQ 0 on GSI 2, and
  *    the SCI, IRQ 9, level-triggered and active high. QEMU also lists
- *    IRQs 5, 10 and 11 so, for its PCI interrupt links; apfvisor has no
- *    PCI devices and leaves them edge. A kernel booted with "noapic"
+ *    IRQs 5, 10 and 11 level-triggered, for its PCI interrupt links. Here
+ *    only IRQ 11 is a PCI line (PCI_BALLOON_GSI, guest/devices/
+ *    pci_layout.h), reached from the DSDT's _PRT without a link device;
+ *    Linux registers such a GSI level-triggered and active low
+ *    (drivers/acpi/pci_irq.c: acpi_pci_irq_enable), so its override says
+ *    the same: otherwise the pin starts as an ISA one, edge and active
+ *    high, and only its first user may change that
+ *    (arch/x86/kernel/apic/io_apic.c: mp_check_pin_attr). IRQs 5 and 10
+ *    stay ISA ones, edge and active high. A kernel booted with "noapic"
  *    ignores the I/O APIC and keeps APIC_VIRTUAL_WIRE
  *    (arch/x86/kernel/apic/apic.c: __apic_intr_mode_select): ISA IRQs come
  *    from the 8259s through LINT0. The MADT flag PCAT_COMPAT says the
@@ -35,6 +42,8 @@
  *    apic/x2apic_phys.c: x2apic_fadt_phys), so a destination is an APIC ID.
  */
 #include "guest/devices/acpi_tables.h"
+#include "guest/devices/dsdt_aml.h"
+#include "guest/devices/pci_layout.h"
 #include "lib/string.h"
 
 #define OEM_ID                  "APFVSR"
@@ -196,7 +205,7 @@ struct madt_override {                  /* 5.2.12.5 */
 	uint16_t inti_flags;
 } PACKED;
 
-#define MADT_OVERRIDES 2
+#define MADT_OVERRIDES 3
 
 struct madt_lapic_nmi {                 /* 5.2.12.7 */
 	uint8_t type, length, uid;
@@ -219,6 +228,7 @@ struct madt_lapic_nmi {                 /* 5.2.12.7 */
 #define MADT_ISA_BUS            0
 #define MADT_INTI_CONFORMS      0x0000  /* as the bus says: ISA, edge high */
 #define MADT_INTI_HIGH_LEVEL    0x000d  /* polarity 01, trigger mode 11 */
+#define MADT_INTI_LOW_LEVEL     0x000f  /* polarity 11, trigger mode 11 */
 #define MADT_TIMER_IRQ          0
 #define MADT_TIMER_GSI          2
 
@@ -237,48 +247,35 @@ _Static_assert(sizeof(struct madt_lapic) == 8, "MADT type 0");
 _Static_assert(sizeof(struct madt_lapic_nmi) == 6, "MADT type 4");
 _Static_assert(sizeof(struct madt_ioapic) == 12, "MADT type 1");
 _Static_assert(sizeof(struct madt_override) == 10, "MADT type 2");
-_Static_assert(ACPI_S5_SLP_TYP > 1 && ACPI_S5_SLP_TYP <= 7,
-	       "SLP_TYP is 3 bits; 0 and 1 would need ZeroOp/OneOp below");
+_Static_assert(ACPI_S5_SLP_TYP > 0 && ACPI_S5_SLP_TYP <= 7,
+	       "SLP_TYP is 3 bits, and 0 is no sleep state");
+_Static_assert(PCI_BALLOON_GSI < 16, "an ISA IRQ: the MADT overrides it");
+_Static_assert(PCI_WINDOW32_LIMIT - PCI_WINDOW32_BASE + 1 ==
+	       PCI_WINDOW32_SIZE, "the DSDT's 32-bit PCI window");
 
 /*
- * The DSDT's AML (20.2), the bytes iasl makes of
- *
- *	DefinitionBlock ("", "DSDT", 2, "APFVSR", "APFVISOR", 1)
- *	{
- *		Name (_S5, Package () { 5, 5, 0, 0 })
- *	}
- *
- * \_S5 holds SLP_TYP for PM1a_CNT and PM1b_CNT, then two reserved values
- * (7.4.2); Linux reads it in drivers/acpi/acpica/hwxface.c:
- * acpi_get_sleep_type_data. No other object is needed: _PTS, _SST and
- * _S0.._S4 are optional and their absence is not reported.
+ * The DSDT: the header written here like every other table's, then the
+ * AML iasl compiled from guest/devices/dsdt.asl (20.2), which is
+ * dsdt_aml past iasl's own header. Its length is therefore iasl's.
  */
-static const uint8_t dsdt_aml[] = {
-	0x08,                           /* NameOp (DefName) */
-	'_', 'S', '5', '_',             /* NameSeg, '_'-padded to 4 chars */
-	0x12,                           /* PackageOp (DefPackage) */
-	0x08,                           /* PkgLength: itself and 7 more bytes */
-	0x04,                           /* NumElements */
-	0x0a, ACPI_S5_SLP_TYP,          /* BytePrefix + SLP_TYP for PM1a */
-	0x0a, ACPI_S5_SLP_TYP,          /* BytePrefix + SLP_TYP for PM1b */
-	0x00,                           /* ZeroOp: reserved */
-	0x00,                           /* ZeroOp: reserved */
-};
+#define DSDT_LENGTH dsdt_aml_size
 
-#define DSDT_LENGTH (sizeof(struct sdt_header) + sizeof(dsdt_aml))
+#define MADT_LENGTH(nvcpus)                                               \
+	(sizeof(struct madt) + (nvcpus) * sizeof(struct madt_lapic) +      \
+	 sizeof(struct madt_ioapic) +                                      \
+	 MADT_OVERRIDES * sizeof(struct madt_override) +                   \
+	 sizeof(struct madt_lapic_nmi))
+
+/* Each table at its worst alignment: the padding before it is below it. */
+_Static_assert(sizeof(struct rsdp) + 15 + XSDT_LENGTH + 15 +
+	       sizeof(struct fadt) + FACS_ALIGN - 1 + sizeof(struct facs) +
+	       15 + DSDT_AML_MAX_SIZE + 15 + MADT_LENGTH(ACPI_MAX_VCPUS) <=
+	       ACPI_TABLES_MAX_SIZE, "ACPI_TABLES_MAX_SIZE");
 
 /* Where each table goes: byte offsets into buf. */
 struct layout {
 	size_t rsdp, xsdt, fadt, facs, dsdt, madt, end;
 };
-
-static size_t madt_length(unsigned nvcpus)
-{
-	return sizeof(struct madt) + nvcpus * sizeof(struct madt_lapic) +
-	       sizeof(struct madt_ioapic) +
-	       MADT_OVERRIDES * sizeof(struct madt_override) +
-	       sizeof(struct madt_lapic_nmi);
-}
 
 /* Puts len bytes at the next multiple of align in guest-physical terms. */
 static size_t place(size_t *cursor, uint64_t gpa, size_t len, uint64_t align)
@@ -298,7 +295,7 @@ static void plan(struct layout *l, uint64_t gpa, unsigned nvcpus)
 	l->fadt = place(&cursor, gpa, sizeof(struct fadt), 16);
 	l->facs = place(&cursor, gpa, sizeof(struct facs), FACS_ALIGN);
 	l->dsdt = place(&cursor, gpa, DSDT_LENGTH, 16);
-	l->madt = place(&cursor, gpa, madt_length(nvcpus), 16);
+	l->madt = place(&cursor, gpa, MADT_LENGTH(nvcpus), 16);
 	l->end = cursor;
 }
 
@@ -442,7 +439,8 @@ static void write_dsdt(uint8_t *p)
 	struct sdt_header *h = (struct sdt_header *)p;
 
 	header(h, "DSDT", DSDT_LENGTH, DSDT_REVISION);
-	memcpy(p + sizeof(*h), dsdt_aml, sizeof(dsdt_aml));
+	memcpy(p + sizeof(*h), dsdt_aml + sizeof(*h),
+	       DSDT_LENGTH - sizeof(*h));
 	seal(h);
 }
 
@@ -455,7 +453,7 @@ static void write_madt(uint8_t *p, unsigned nvcpus)
 	struct madt_lapic_nmi *nmi =
 		(struct madt_lapic_nmi *)(ovr + MADT_OVERRIDES);
 
-	header(&m->hdr, "APIC", madt_length(nvcpus), MADT_REVISION);
+	header(&m->hdr, "APIC", MADT_LENGTH(nvcpus), MADT_REVISION);
 	m->lapic_address = MADT_LAPIC_ADDRESS;
 	m->flags = MADT_PCAT_COMPAT;
 	for (unsigned i = 0; i < nvcpus; i++) {
@@ -478,6 +476,11 @@ static void write_madt(uint8_t *p, unsigned nvcpus)
 		.type = MADT_TYPE_OVERRIDE, .length = sizeof(ovr[1]),
 		.bus = MADT_ISA_BUS, .source = ACPI_SCI_IRQ,
 		.gsi = ACPI_SCI_IRQ, .inti_flags = MADT_INTI_HIGH_LEVEL,
+	};
+	ovr[2] = (struct madt_override){
+		.type = MADT_TYPE_OVERRIDE, .length = sizeof(ovr[2]),
+		.bus = MADT_ISA_BUS, .source = PCI_BALLOON_GSI,
+		.gsi = PCI_BALLOON_GSI, .inti_flags = MADT_INTI_LOW_LEVEL,
 	};
 	nmi->type = MADT_TYPE_LAPIC_NMI;
 	nmi->length = sizeof(*nmi);

@@ -5,8 +5,10 @@
  * hypervisor copies to guest-physical memory; boot_params.acpi_rsdp_addr
  * then points at the RSDP. Pure C.
  *
- * The platform they describe: N vCPUs with APIC IDs 0..N-1, no IOAPIC, a
- * pair of 8259 PICs, a 16550 at 0x3F8 (IRQ 4), no PCI, no HPET, no PM timer,
+ * The platform they describe: N vCPUs with APIC IDs 0..N-1, one I/O APIC,
+ * a pair of 8259 PICs, a 16550 at 0x3F8 (IRQ 4), PCI bus 0 behind a root
+ * bridge (the DSDT's \_SB.PCI0: guest/devices/dsdt.asl and
+ * guest/devices/pci_layout.h), no HPET, no PM timer,
  * no CMOS RTC, no i8042, no VGA, and the fixed ACPI registers below.
  *
  * What the port handlers must do so that Linux 6.1 (ACPICA 20220331) stays
@@ -32,6 +34,7 @@
 #ifndef GUEST_ACPI_TABLES_H
 #define GUEST_ACPI_TABLES_H
 
+#include "guest/devices/acpi_sleep.h"   /* ACPI_S5_SLP_TYP */
 #include "lib/types.h"
 
 /*
@@ -49,15 +52,8 @@
 #define ACPI_RESET_PORT         0xcf9
 #define ACPI_RESET_VALUE        0x06
 
-/* FADT SCI_INT: an ISA IRQ, as there is no IOAPIC. */
+/* FADT SCI_INT: an ISA IRQ (the MADT puts it on GSI 9 too). */
 #define ACPI_SCI_IRQ            9
-
-/*
- * SLP_TYP of \_S5 in the DSDT. Not 0: Linux writes SLP_EN with SLP_TYP 0
- * when a sleep did not happen (drivers/acpi/acpica/hwsleep.c:
- * acpi_hw_legacy_sleep), which must not read as a power-off.
- */
-#define ACPI_S5_SLP_TYP         5
 
 /* PM1 control register bits (ACPI 6.4, 4.8.3.2, "PM1 Control Grouping"). */
 #define ACPI_PM1_CNT_SCI_EN     0x0001

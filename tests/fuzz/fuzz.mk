@@ -57,7 +57,7 @@ fuzz_srcs_fuzz_guest_devices := guest/interrupts.c guest/devices/vlapic.c \
 	guest/devices/pic8259.c guest/devices/uart.c guest/devices/pit8254.c guest/devices/port61.c \
 	guest/devices/ioapic.c guest/io_ports.c guest/devices/pci_host.c guest/guest_console.c \
 	guest/devices/io_registry.c \
-	guest/devices/pc_testdev.c guest/devices/acpi_tables.c guest/devices/fw_cfg.c lib/string.c lib/format.c \
+	guest/devices/pc_testdev.c $(ACPI_TABLES_SRCS) guest/devices/fw_cfg.c lib/string.c lib/format.c \
 	lib/console.c lib/guest_ram.c
 # The async page fault protocol's host side for two vCPUs, with a model.
 fuzz_srcs_fuzz_apf_protocol := apf/apf.c apf/apf_msr.c apf/apf_counters.c lib/latency_hist.c \

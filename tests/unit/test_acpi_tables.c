@@ -19,6 +19,8 @@
 
 #include "arch/x86/acpi.h"
 #include "guest/devices/acpi_tables.h"
+#include "guest/devices/dsdt_aml.h"
+#include "guest/devices/pci_layout.h"
 
 #define HDR 36                  /* System Description Table Header */
 #define LOW_SIZE (2 * PAGE_SIZE)
@@ -162,8 +164,8 @@ static void check_tables(unsigned nvcpus)
 	assert_true(t.res.length <= ACPI_TABLES_MAX_SIZE);
 	assert_header(t.xsdt, "XSDT", HDR + 16, 1);
 	assert_header(t.fadt, "FACP", 276, 6);
-	assert_header(t.dsdt, "DSDT", HDR + 14, 2);
-	assert_header(t.madt, "APIC", 44 + 8 * nvcpus + 12 + 2 * 10 + 6, 5);
+	assert_header(t.dsdt, "DSDT", rd32(dsdt_aml, 4), 2);
+	assert_header(t.madt, "APIC", 44 + 8 * nvcpus + 12 + 3 * 10 + 6, 5);
 	all[0] = t.rsdp, len[0] = 36;
 	all[1] = t.xsdt, len[1] = rd32(t.xsdt, 4);
 	all[2] = t.fadt, len[2] = rd32(t.fadt, 4);
@@ -229,6 +231,12 @@ static void check_madt(unsigned nvcpus)
 	assert_int_equal(rd8(e, 3), 9);                 /* the SCI */
 	assert_int_equal(rd32(e, 4), 9);
 	assert_int_equal(rd16(e, 8), 0x000d);           /* level, high */
+	e += 10;                /* the PCI line of the DSDT's _PRT */
+	assert_int_equal(rd8(e, 0), 2);
+	assert_int_equal(rd8(e, 2), 0);
+	assert_int_equal(rd8(e, 3), 11);
+	assert_int_equal(rd32(e, 4), 11);
+	assert_int_equal(rd16(e, 8), 0x000f);           /* level, low */
 	nmi = e + 10;                                   /* Local APIC NMI */
 	assert_int_equal(rd8(nmi, 0), 4);
 	assert_int_equal(rd8(nmi, 1), 6);
@@ -432,24 +440,73 @@ static void test_hypervisor_gpa(void **state)
 	free(buf);
 }
 
-/*
- * The AML of Name (_S5, Package () { 5, 5, 0, 0 }) (ACPI 6.4, 20.2), as
- * iasl compiles it.
- */
-static void test_dsdt_s5(void **state)
+/* Whether needle occurs in the len bytes at p. */
+static bool contains(const uint8_t *p, size_t len, const uint8_t *needle,
+		     size_t n)
 {
-	static const uint8_t s5[] = {
-		0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04,
-		0x0a, 0x05, 0x0a, 0x05, 0x00, 0x00,
-	};
+	for (size_t i = 0; i + n <= len; i++)
+		if (memcmp(p + i, needle, n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The guest's DSDT is iasl's table under the builder's header: both
+ * headers say the same (the DefinitionBlock of guest/devices/dsdt.asl
+ * and acpi_tables.c agree), and the AML is iasl's byte for byte.
+ */
+static void test_dsdt_is_iasls(void **state)
+{
 	struct tables t;
+	uint8_t sum = 0;
 
 	(void)state;
 	build(&t, 1);
-	assert_int_equal(rd32(t.dsdt, 4), HDR + sizeof(s5));
-	assert_memory_equal(t.dsdt + HDR, s5, sizeof(s5));
+	assert_int_equal(rd32(dsdt_aml, 4), dsdt_aml_size);
+	assert_true(dsdt_aml_size > HDR);
+	assert_true(dsdt_aml_size <= DSDT_AML_MAX_SIZE);
+	for (size_t i = 0; i < dsdt_aml_size; i++)
+		sum += dsdt_aml[i];
+	assert_int_equal(sum, 0);                       /* iasl's checksum */
+	/* Signature, length, revision; then OEM ID to OEM revision. */
+	assert_memory_equal(t.dsdt, dsdt_aml, 9);
+	assert_memory_equal(t.dsdt + 10, dsdt_aml + 10, 28 - 10);
+	assert_memory_equal(t.dsdt + HDR, dsdt_aml + HDR, dsdt_aml_size - HDR);
+}
+
+/*
+ * Objects the hypervisor's C relies on, as AML (ACPI 6.4, 20.2) encoded
+ * here by hand: Name (_S5, Package () { 5, 5, 0, 0 }), and the _PRT
+ * entry Package () { 0x0003FFFF, 0, 0, 11 } (slot 3, INTA#, GSI 11).
+ */
+static void test_dsdt_objects(void **state)
+{
+	static const uint8_t s5[] = {
+		0x08, '_', 'S', '5', '_',       /* NameOp, NameSeg */
+		0x12, 0x08, 0x04,               /* PackageOp, PkgLength, 4 */
+		0x0a, 0x05, 0x0a, 0x05,         /* BytePrefix 5, twice */
+		0x00, 0x00,                     /* ZeroOp, twice */
+	};
+	static const uint8_t inta[] = {
+		0x12, 0x0b, 0x04,               /* PackageOp, PkgLength, 4 */
+		0x0c, 0xff, 0xff, 0x03, 0x00,   /* DWordPrefix 0x0003FFFF */
+		0x00, 0x00,                     /* pin 0 (INTA#), source 0 */
+		0x0a, 0x0b,                     /* BytePrefix 11 */
+	};
+	static const uint8_t prt[] = { 0x08, '_', 'P', 'R', 'T' };
+	struct tables t;
+	uint32_t len;
+
+	(void)state;
+	build(&t, 1);
+	len = rd32(t.dsdt, 4);
+	assert_true(contains(t.dsdt + HDR, len - HDR, s5, sizeof(s5)));
 	assert_int_equal(ACPI_S5_SLP_TYP, s5[9]);
 	assert_int_equal(ACPI_S5_SLP_TYP, s5[11]);
+	assert_true(contains(t.dsdt + HDR, len - HDR, prt, sizeof(prt)));
+	assert_true(contains(t.dsdt + HDR, len - HDR, inta, sizeof(inta)));
+	assert_int_equal(PCI_BALLOON_SLOT, inta[6]);
+	assert_int_equal(PCI_BALLOON_GSI, inta[11]);
 }
 
 static void test_poweroff(void **state)
@@ -574,7 +631,8 @@ int main(void)
 		cmocka_unit_test(test_facs),
 		cmocka_unit_test(test_unaligned_gpa),
 		cmocka_unit_test(test_hypervisor_gpa),
-		cmocka_unit_test(test_dsdt_s5),
+		cmocka_unit_test(test_dsdt_is_iasls),
+		cmocka_unit_test(test_dsdt_objects),
 		cmocka_unit_test(test_poweroff),
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_buffer_too_small),

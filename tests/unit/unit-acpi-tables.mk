@@ -4,4 +4,4 @@
 # parser arch/x86/acpi.c. Included by tests/unit/unit.mk.
 
 UNIT_TESTS += test_acpi_tables
-unit_srcs_test_acpi_tables := guest/devices/acpi_tables.c arch/x86/acpi.c
+unit_srcs_test_acpi_tables := $(ACPI_TABLES_SRCS) arch/x86/acpi.c

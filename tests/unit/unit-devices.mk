@@ -51,7 +51,7 @@ unit_srcs_test_io_ports := guest/io_ports.c \
 	guest/devices/io_registry.c guest/devices/pc_testdev.c \
 	guest/devices/uart.c guest/devices/pic8259.c \
 	guest/devices/pit8254.c guest/devices/port61.c guest/devices/pci_host.c \
-	guest/guest_console.c guest/devices/acpi_tables.c guest/devices/fw_cfg.c lib/string.c \
+	guest/guest_console.c $(ACPI_TABLES_SRCS) guest/devices/fw_cfg.c lib/string.c \
 	lib/console.c lib/format.c
 
 # The I/O registry of ports and MMIO ranges (guest/devices/io_registry.c).
