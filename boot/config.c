@@ -427,7 +427,7 @@ static const struct config_key config_keys[] = {
 };
 
 /* parser.seen has one bit per key. */
-_Static_assert(CONFIG_KEY_COUNT <= 32, "struct parser's seen needs more bits");
+_Static_assert(CONFIG_KEY_COUNT <= 64, "struct parser's seen needs more bits");
 
 void config_set_defaults(struct hv_config *cfg)
 {
@@ -478,7 +478,7 @@ struct parser {
 	char *err;
 	size_t err_len;
 	unsigned line;
-	uint32_t seen;          /* bit i: config_keys[i] was set */
+	uint64_t seen;          /* bit i: config_keys[i] was set */
 };
 
 PRINTF_LIKE(2, 3)

@@ -216,6 +216,7 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 		.hide_xsavec = host_xsavec_wrong,
 		.debug_hypercall = bi->cfg.debug_hypercall,
 		.testdev = bi->cfg.guest_testdev,
+		.balloon = bi->cfg.balloon,
 	};
 	boot_info_image_spec(bi, spec);
 }

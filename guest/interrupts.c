@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/interrupts.h"
+#include "guest/balloon.h"
 #include "guest/vm.h"
 #include "guest/devices/vlapic.h"
 
@@ -45,6 +46,10 @@ void guest_isa_irq_set(struct vm *g, unsigned irq, bool level)
 void guest_update_irq_lines(struct vm *g)
 {
 	guest_isa_irq_set(g, GUEST_COM1_IRQ, uart_irq_line(&g->dev.uart));
+	/* PCI INTA# of the balloon: a level line, wired to its GSI. */
+	if (g->dev.balloon)
+		guest_isa_irq_set(g, PCI_BALLOON_GSI,
+				  vm_balloon_irq_level(g->dev.balloon));
 }
 
 void guest_level_eoi(struct vm *g, uint8_t vector)

@@ -99,6 +99,10 @@ static inline void guest_mmio_access(struct vm *g, unsigned vcpu,
 	i = hit->range;
 	m = &g->dev.io.mmio[i];
 	offset = hit->offset;
+	if (m->own_locking) {
+		m->fn(g, m->opaque, vcpu, offset, size, write, value);
+		return;
+	}
 	vm_devices_lock(g);
 	if (i == GUEST_MMIO_LAPIC)
 		claim = guest_lapic_mmio(g, vcpu, offset, size, write, value);

@@ -140,8 +140,10 @@ static enum io_claim pci_io(struct vm *g, void *opaque, uint16_t port,
 	(void)opaque;
 	if (!pci_host_owns_port(port, size))
 		return IO_UNCLAIMED;
-	pci_host_io(&g->dev.pci_host, port, size, in, value);
-	return IO_CLAIMED;
+	if (!pci_host_io(&g->dev.pci_host, port, size, in, value))
+		return IO_CLAIMED;
+	guest_update_irq_lines(g);
+	return IO_CLAIMED_IRQ;
 }
 
 static int fw_cfg_ram_read(void *ctx, uint64_t gpa, void *dst, uint64_t len)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "guest/vm.h"
+#include "guest/balloon.h"
 #include "guest/async_pf.h"
 #include "lib/trace/trace.h"
 #include "guest/cpuid.h"
@@ -279,7 +280,9 @@ struct vm *vm_create(const struct vm_spec *spec, bool is_linux)
 	}
 	vm->config.testdev = spec->testdev;
 	io_registry_init(&vm->dev.io);
-	if (!guest_io_ports_register(vm) || !guest_io_mmio_register(vm)) {
+	pci_host_init(&vm->dev.pci_host);
+	if (!guest_io_ports_register(vm) || !guest_io_mmio_register(vm) ||
+	    (vm->config.is_linux && spec->balloon && !vm_balloon_create(vm))) {
 		hv_error("the devices' I/O ranges do not fit the registry");
 		return NULL;
 	}
@@ -304,7 +307,6 @@ void vm_complete(struct vm *vm, const struct vm_spec *spec)
 	vm->dev.loaded.ram = spec->ram;
 	vm->dev.loaded.cpus = (uint16_t)vm->nvcpus;
 	vm->dev.loaded.cmdline = spec->cmdline;
-	pci_host_init(&vm->dev.pci_host);
 	fw_cfg_init(&vm->dev.fw_cfg, &vm->dev.loaded);
 	vm->stats.counters = (struct counter_source){
 		.each = each_vm_counter, .obj = vm,

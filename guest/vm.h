@@ -155,6 +155,7 @@ struct vm_spec {
 	bool hide_xsavec;               /* the host's XSAVEC is wrong */
 	bool debug_hypercall;           /* debug.hypercall */
 	bool testdev;                   /* guest.testdev: QEMU's pc-testdev */
+	bool balloon;                   /* balloon: virtio-balloon (Linux) */
 };
 
 /*
@@ -201,6 +202,8 @@ struct vm_devices {
 	struct vm_acpi_pm1 pm1;
 	struct pc_testdev testdev;      /* with config.testdev */
 	uint64_t testdev_iomem_pa;      /* its scratch memory (host), or 0 */
+	/* guest.balloon (guest/balloon.h): its own lock; NULL when off. */
+	struct vm_balloon *balloon;
 	struct fw_cfg fw_cfg;            /* under fw_cfg_lock */
 	struct spinlock fw_cfg_lock;
 	/* Where the loader put the command line and the initrd (for fw_cfg). */

@@ -80,6 +80,12 @@ struct io_mmio_range {
 	uint64_t vcpu_base_mask;
 	io_mmio_fn fn;
 	void *opaque;
+	/*
+	 * The handler takes the locks it needs itself (a device that reads
+	 * guest RAM, which must not be done under the devices' lock), and
+	 * passes nothing on; otherwise the dispatcher holds that lock.
+	 */
+	bool own_locking;
 };
 
 struct io_registry {

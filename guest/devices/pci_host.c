@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The guest's PCI host bridge and configuration mechanism #1. */
 #include "guest/devices/pci_host.h"
+#include "lib/string.h"
 
 /* Type 0 header offsets (PCI Local Bus Specification 3.0, 6.1). */
 #define CFG_VENDOR_ID 0x00
@@ -16,11 +17,33 @@
 
 #define ADDRESS_BUS_SHIFT 16
 #define ADDRESS_DEVFN_SHIFT 8
+#define ADDRESS_SLOT_SHIFT 11
+#define ADDRESS_FUNCTION_MASK 0x700u
+#define ADDRESS_BUS_MASK 0xff0000u
 #define ADDRESS_REGISTER_MASK 0xfcu
 
 void pci_host_init(struct pci_host *h)
 {
-	h->address = 0;
+	memset(h, 0, sizeof(*h));
+}
+
+void pci_host_attach(struct pci_host *h, unsigned slot,
+		     const struct pci_function *f)
+{
+	if (slot > 0 && slot < PCI_HOST_SLOTS)
+		h->slot[slot] = *f;
+}
+
+/* The device CONFIG_ADDRESS selects other than the bridge, or NULL. */
+static const struct pci_function *addressed(const struct pci_host *h)
+{
+	unsigned slot = (h->address >> ADDRESS_SLOT_SHIFT) & (PCI_HOST_SLOTS - 1);
+
+	if (!(h->address & PCI_CONFIG_ENABLE) ||
+	    (h->address & (ADDRESS_BUS_MASK | ADDRESS_FUNCTION_MASK)) ||
+	    !slot || !h->slot[slot].read)
+		return NULL;
+	return &h->slot[slot];
 }
 
 bool pci_host_owns_port(uint16_t port, unsigned size)
@@ -68,23 +91,31 @@ static uint32_t config_read(const struct pci_host *h, unsigned offset,
 	return value;
 }
 
-void pci_host_io(struct pci_host *h, uint16_t port, unsigned size, bool in,
+bool pci_host_io(struct pci_host *h, uint16_t port, unsigned size, bool in,
 		 uint32_t *value)
 {
 	unsigned byte = port - PCI_CONFIG_DATA_PORT;
+	const struct pci_function *f;
+	unsigned off;
 
 	if (port == PCI_CONFIG_ADDRESS_PORT) {
 		if (in)
 			*value = h->address;
 		else
 			h->address = *value;
-		return;
+		return false;
 	}
 	/* An access that runs past 0xcff keeps to the dword (no wrap). */
 	if (byte + size > 4)
 		size = 4 - byte;
-	if (in)
-		*value = config_read(h, (h->address & ADDRESS_REGISTER_MASK) +
-					byte, size);
-	/* Writes: the header is read-only here (see pci_host.h). */
+	off = (h->address & ADDRESS_REGISTER_MASK) + byte;
+	f = addressed(h);
+	if (f && in)
+		*value = f->read(f->ctx, off, size);
+	else if (f)
+		return f->write(f->ctx, off, size, *value) != 0;
+	else if (in)
+		*value = config_read(h, off, size);
+	/* Writes to the bridge: its header is read-only (see pci_host.h). */
+	return false;
 }

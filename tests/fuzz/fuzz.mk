@@ -35,7 +35,7 @@ FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_virtio_blk_queue fuzz_bzimage fuzz_ata_identify fuzz_image_format \
 	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices \
 	fuzz_apf_protocol fuzz_string_io fuzz_mmio_exit fuzz_guest_msr \
-	fuzz_pci_bar fuzz_nvme fuzz_ahci fuzz_virtio_pci fuzz_task_switch \
+	fuzz_pci_bar fuzz_nvme fuzz_ahci fuzz_virtio_pci fuzz_virtio_balloon fuzz_task_switch \
 	fuzz_fault_list
 fuzz_srcs_fuzz_elf_kernel := guest/loaders/elf_kernel.c guest/loaders/linux_vmlinux.c \
 	guest/loaders/linux_boot.c lib/format.c lib/string.c
@@ -97,6 +97,9 @@ fuzz_srcs_fuzz_ahci := swap/drivers/ahci_port.c swap/drivers/ahci_cmd.c swap/dri
 	lib/string.c
 # A virtio-blk device's bring-up over the PCI transport (swap/drivers/virtio_blk.c
 # is included by the target), its BAR memory the input's.
+# The guest's virtio balloon: its PCI function and rings, as a guest drives them.
+fuzz_srcs_fuzz_virtio_balloon := guest/devices/virtio_balloon.c \
+	guest/devices/virtio_pci_device.c guest/devices/virtq_device.c lib/string.c
 fuzz_includes_fuzz_virtio_pci := -Itests/unit/fake_x86
 fuzz_deps_fuzz_virtio_pci := swap/drivers/virtio_blk.c
 fuzz_srcs_fuzz_virtio_pci := swap/drivers/virtio_pci.c swap/drivers/virtio_blk_queue.c \

@@ -23,3 +23,9 @@ $(UNIT_OUT)/obj/arch/x86/pci_fake_x86.o: arch/x86/pci.c
 $(UNIT_OUT)/obj/tests/unit/test_pci.o: tests/unit/test_pci.c
 	@mkdir -p $(@D)
 	$(UNIT_CC) -Itests/unit/fake_x86 $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+# The guest's virtio balloon: its device model, PCI transport and split
+# queues over a flat test RAM (guest/devices/virtio_balloon.h).
+UNIT_TESTS += test_virtio_balloon
+unit_srcs_test_virtio_balloon := guest/devices/virtio_balloon.c \
+	guest/devices/virtio_pci_device.c guest/devices/virtq_device.c lib/string.c
