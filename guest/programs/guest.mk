@@ -14,7 +14,7 @@
 # folder per program, guest/programs/<name>/<name>.c.
 
 GUEST_CC ?= $(CC)
-GUEST_PROGS := bm memcheck hypercall ymmcheck mcetest
+GUEST_PROGS := bm memcheck hypercall ymmcheck mcetest churn
 GUEST_BIN_DIR := build/guest-bin
 GUEST_BINS_OUT := $(GUEST_PROGS:%=$(GUEST_BIN_DIR)/%)
 GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -pthread

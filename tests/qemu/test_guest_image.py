@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """The default Linux guest image (`make guest`: build/guests/vmlinuz and
 initrd.img) booted straight in QEMU TCG with -kernel, without apfvisor or
-firmware: /init must run the command given as apfvisor.run="..." and power
-the machine off. The kernel gets guest/linux.cfg's command line, with the
-test's own apfvisor.run=. Also: apfvisor's config parser accepts
-guest/linux.cfg."""
+firmware: /init must load the image's kernel modules, run the command given
+as apfvisor.run="..." and power the machine off. The kernel gets
+guest/linux.cfg's command line, with the test's own apfvisor.run=. Also:
+what the initramfs holds (read from the cpio), and apfvisor's config
+parser accepts guest/linux.cfg."""
 
 import re
 import subprocess
@@ -13,6 +14,7 @@ import threading
 from lib import BUILD, REPO, TestFailure, expect, run_raw
 
 KERNEL = BUILD / "guests" / "vmlinuz"
+VERSION = BUILD / "guests" / "vmlinuz.version"
 VMLINUX = BUILD / "guests" / "vmlinux"      # what guest/linux.cfg names
 INITRD = BUILD / "guests" / "initrd.img"
 LINUX_CFG = REPO / "guest" / "linux.cfg"
@@ -48,8 +50,9 @@ def linux_cmdline():
     raise TestFailure(f"{LINUX_CFG} has no guest.cmdline line")
 
 
-def boot_linux(ctx, command, megs=256, timeout=180):
-    """Boots the image with apfvisor.run="COMMAND"; returns the Run."""
+def boot_linux(ctx, command, megs=256, timeout=180, devices=()):
+    """Boots the image with apfvisor.run="COMMAND" and the QEMU -device
+    options of DEVICES; returns the Run."""
     ensure_image()
     # no_timer_check: on a busy machine TCG runs the kernel's check of the
     # 8254 through the IO-APIC too slowly, and Linux panics ("IO-APIC +
@@ -60,6 +63,8 @@ def boot_linux(ctx, command, megs=256, timeout=180):
            "-initrd", str(INITRD), "-append", append,
            "-nodefaults", "-display", "none", "-serial", "stdio",
            "-no-reboot"]
+    for device in devices:
+        cmd += ["-device", device]
     return run_raw(ctx, cmd, f"Linux in QEMU TCG: {command}", timeout)
 
 
@@ -118,3 +123,90 @@ def test_linux_cfg_accepted(ctx):
     # side) before the VT-x check refused the CPU.
     run.expect_absent(r"^apfvisor: error: guest\.kernel")
     run.expect_regex(r"^apfvisor: error: VT-x is not supported")
+
+
+def initrd_files():
+    """{name: (mode, data)} of every entry of initrd.img (newc cpio, as
+    build-image writes it: "070701", thirteen 8-digit hex fields, the name
+    and the data each padded to 4 bytes)."""
+    ensure_image()
+    blob = INITRD.read_bytes()
+    files = {}
+    at = 0
+    while True:
+        expect(blob[at:at + 6] == b"070701",
+               f"{INITRD}: no newc header at offset {at}")
+        fields = [int(blob[at + 6 + 8 * i:at + 14 + 8 * i], 16)
+                  for i in range(13)]
+        mode, size, namesize = fields[1], fields[6], fields[11]
+        at += 110
+        name = blob[at:at + namesize - 1].decode()
+        at = (at + namesize + 3) & ~3
+        if name == "TRAILER!!!":
+            return files
+        files[name] = (mode, blob[at:at + size])
+        at = (at + size + 3) & ~3
+
+
+# The modules build-image's GUEST_MODULES names and those they depend on
+# (kernel 6.1's drivers/virtio/Makefile): what /init loads.
+MODULES = ("virtio_pci", "virtio_balloon")
+MODULE_CLOSURE = ("virtio", "virtio_ring", "virtio_pci_modern_dev",
+                  "virtio_pci_legacy_dev") + MODULES
+
+
+def test_linux_image_contents(ctx):
+    files = initrd_files()
+    release = re.search(r"(?m)^release=(\S+)$", VERSION.read_text())
+    expect(release, f"{VERSION} names no release=")
+    mods = f"lib/modules/{release[1]}"
+    expect(f"{mods}/modules.dep" in files,
+           f"expected {mods}/modules.dep in {INITRD}")
+    dep = files[f"{mods}/modules.dep"][1].decode()
+    kos = sorted(n for n in files if n.endswith(".ko"))
+    names = sorted(n.rsplit("/", 1)[1][:-3] for n in kos)
+    expect(names == sorted(MODULE_CLOSURE),
+           f"expected the modules {sorted(MODULE_CLOSURE)}, the image has "
+           f"{names}")
+    for ko in kos:
+        rel = ko[len(mods) + 1:]
+        expect(re.search(rf"(?m)^{re.escape(rel)}:", dep),
+               f"expected a line for {rel} in modules.dep: {dep!r}")
+        # Signed by Debian (the kernel has CONFIG_MODULE_SIG).
+        expect(files[ko][1].endswith(b"~Module signature appended~\n"),
+               f"{ko} is not signed")
+    balloon = re.search(r"(?m)^\S*/virtio_balloon\.ko:(.*)$", dep)
+    expect(balloon and "virtio_ring.ko" in balloon[1],
+           f"expected virtio_balloon's dependencies in modules.dep: {dep!r}")
+    expect(files.get("etc/modules", (0, b""))[1].decode().split()
+           == list(MODULES),
+           f"expected /etc/modules to name {MODULES}")
+    for prog in ("bin/churn", "bin/lspci", "bin/modprobe", "bin/lsmod",
+                 "bin/insmod"):
+        expect(prog in files, f"expected {prog} in {INITRD}")
+
+
+def test_linux_balloon_churn(ctx):
+    # A modern-only virtio-balloon with free page reporting at 00:03.0, as
+    # apfvisor's: the image's modules bind it and churn frees pages to it.
+    run = boot_linux(ctx, "lsmod; lspci; cat /proc/sys/kernel/tainted; "
+                     "churn -m 16 -r 2 -s 3",
+                     devices=["virtio-balloon-pci,free-page-reporting=on,"
+                              "disable-legacy=on,addr=03.0"])
+    run.expect_line(INIT)
+    run.expect_line("apfvisor-guest: modules: virtio_ring virtio "
+                    "virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci "
+                    "virtio_balloon")
+    run.expect_absent(r"^apfvisor-guest: error:")
+    run.expect_regex(r"Free page reporting enabled")
+    run.expect_regex(r"^virtio_balloon +\d+ +0")
+    run.expect_regex(r"^00:03\.0 00ff: 1af4:1045 .*driver virtio-pci$")
+    run.expect_line("0")        # /proc/sys/kernel/tainted: not tainted
+    run.expect_line("churn: round 1: 16 MiB ok")
+    run.expect_line("churn: round 2: 16 MiB ok")
+    run.expect_line("churn: total: 2 rounds, 8192 pages, 0 mismatches")
+    run.expect_line("apfvisor-guest: command exited with status 0")
+    run.expect_order("^" + INIT + "$", "^apfvisor-guest: modules: ",
+                     "^churn: total: ", "^apfvisor-guest: command exited ",
+                     POWER_OFF)
+    run.expect_status(0)
