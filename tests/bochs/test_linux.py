@@ -169,6 +169,13 @@ def test_linux_ordinary_session(ctx, vcpus):
     run.expect_regex(r"^guest: \[ *[\d.]+\] Spectre V2 : Mitigation: "
                      r"Retpolines$")
     run.expect_line("guest: apfvisor-guest: init")
+    # The image's modules (the virtio-balloon's) load on this platform,
+    # signed and untainted, even with no device for them to bind.
+    run.expect_line("guest: apfvisor-guest: modules: virtio_ring virtio "
+                    "virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci "
+                    "virtio_balloon")
+    run.expect_absent(r"^guest: apfvisor-guest: error:|taints kernel|"
+                      r"Tainted: |module verification failed")
 
     run.expect_line("apfvisor: console: the guest's terminal is on COM2 "
                     "(0x2f8), raw both ways; COM1 keeps this record, the "
