@@ -288,13 +288,22 @@ static uint8_t checked_status(struct virtio_pci_device *v, uint8_t status)
 	return status;
 }
 
+/*
+ * Buffers a driver adds and notifies before DRIVER_OK (Linux primes the
+ * balloon's statistics queue so) wait for it (3.1.1): setting DRIVER_OK
+ * is a notification of every queue.
+ */
 static unsigned write_status(struct virtio_pci_device *v, uint8_t status)
 {
+	bool was_live = virtio_pci_device_live(v);
+
 	if (status == 0) {
 		reset_device(v);
 		return VIRTIO_PCI_IRQ_CHANGED;
 	}
 	v->status = checked_status(v, status);
+	if (!was_live && virtio_pci_device_live(v))
+		return VIRTIO_PCI_NOTIFIED(v->ops->nqueues) - 1;
 	return 0;
 }
 
