@@ -233,7 +233,7 @@ test-kut: all kut
 # Benchmarks report figures measured side by side in one run (cycles =
 # emulated instructions under Bochs), never wall-clock seconds.
 # make bench: exits, boot, swap, apf and trace (tools/bench), one Bochs at
-# a time; make bench SECTION=exits (or boot, swap, apf, trace): one section.
+# a time; make bench SECTION=exits (or boot, swap, apf, trace, policy, real): one section.
 bench: all guest
 	tools/bench $(SECTION)
 
