@@ -9,7 +9,7 @@
 #define CFG_COMMAND 0x04
 #define CFG_STATUS 0x06
 #define CFG_REVISION 0x08
-#define CFG_CLASS 0x0b
+#define CFG_SUBCLASS 0x0a
 #define CFG_BAR0 0x10
 #define CFG_SUBSYSTEM_VENDOR_ID 0x2c
 #define CFG_SUBSYSTEM_ID 0x2e
@@ -20,7 +20,8 @@
 
 #define STATUS_INTERRUPT 0x0008u
 #define STATUS_CAP_LIST 0x0010u
-#define CLASS_UNCLASSIFIED 0xff         /* as QEMU's virtio-balloon-pci */
+/* Class 00 (before class codes), subclass ff: QEMU's PCI_CLASS_OTHERS. */
+#define SUBCLASS_OTHERS 0xff
 #define REVISION_MODERN 1               /* 4.1.2.1: at least 1 */
 #define SUBSYSTEM_ID 0x1100
 #define INTERRUPT_PIN_A 1
@@ -154,8 +155,8 @@ static uint8_t config_byte(const struct virtio_pci_device *v, unsigned off)
 	switch (off) {
 	case CFG_REVISION:
 		return REVISION_MODERN;
-	case CFG_CLASS:
-		return CLASS_UNCLASSIFIED;
+	case CFG_SUBCLASS:
+		return SUBCLASS_OTHERS;
 	case CFG_CAPABILITIES:
 		return CAP_COMMON;
 	case CFG_INTERRUPT_LINE:

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""Free page reporting in Bochs: the Linux guest overcommitted (256 MiB on
+FRAMES_MIB of host frames) runs churn, which maps and writes 100 MiB, reads
+it back to check it and unmaps it, ROUNDS times, 3 s apart; the kernel
+reports the freed pages to the virtio balloon, which drops them.
+
+100 MiB does not fit in 64 MiB of frames, so each round's own pages go to
+swap and come back (its check reads them: about a round's pages of
+swap-ins, reporting or not). What reporting removes is the rest: without
+it, a round's writes land on pages the last round freed, which the paging
+daemon swapped out with their stale contents and must read back before
+the guest overwrites them; with it those pages were dropped and come back
+as zero fills (swap.discard_refaults). debug.swap_verify stays clean both
+ways, and churn finds every word it wrote."""
+import re
+
+import pytest
+
+from tests.bochs.test_swap import (expect_swap_checks_clean, formatted_swap,
+                                   LINUX_CFG)
+
+FRAMES_MIB = 64
+ROUNDS = 3
+CHURN = f"churn -m 100 -r {ROUNDS} -s 3"
+CHURN_PAGES = 100 * 256         # one round's pages
+
+
+def churn_cfg(balloon):
+    text = re.sub(r'apfvisor\.run="[^"]*"',
+                  f'apfvisor.run="{CHURN}; lspci"', LINUX_CFG.read_text())
+    return text + (f"\nhost.guest_frames = {FRAMES_MIB}M\n"
+                   "swap.device = ata\n"
+                   "debug.swap_verify = on\n"
+                   f"balloon = {balloon}\n")
+
+
+@pytest.mark.parametrize("balloon", ["on", "off"])
+def test_churn_free_page_reporting(ctx, balloon):
+    run = ctx.boot_cfg(churn_cfg(balloon), cpus=1, timeout=1500,
+                       swap=formatted_swap(ctx, "swap.img"))
+    run.expect_status(0)
+    run.expect_regex(rf"churn: total: {ROUNDS} rounds, \d+ pages, "
+                     r"0 mismatches")
+    run.expect_absent(r"apfvisor: error:|churn: error:")
+    expect_swap_checks_clean(run)
+    ins, outs = run.stat("swap.ins"), run.stat("swap.outs")
+    print(f"balloon {balloon}: swap.ins {ins}, swap.outs {outs}")
+    if balloon == "on":
+        run.expect_regex(r"apfvisor-guest: modules:.*virtio_balloon")
+        run.expect_regex(r"00:03\.0 00ff: 1af4:1045 .*driver virtio-pci")
+        run.expect_stat("balloon.broken_queues", 0)
+        # Linux primes the statistics queue before DRIVER_OK.
+        run.expect_stat_at_least("balloon.stats_updates", 1)
+        # Each round after the first finds most of the last one dropped.
+        run.expect_stat_at_least("balloon.reported_pages",
+                                 (ROUNDS - 1) * CHURN_PAGES)
+        run.expect_stat_at_least("swap.discard_refaults",
+                                 (ROUNDS - 1) * CHURN_PAGES // 2)
+        # The check's reads, and little more: no stale page read back.
+        assert ins <= ROUNDS * CHURN_PAGES * 6 // 5, (
+            f"{ins} swap-ins with free page reporting: stale pages were "
+            "read back")
+    else:
+        assert "balloon.reports" not in run.stats
+        run.expect_stat("swap.discarded", 0)
+        # The check's reads and the stale pages of the rounds before.
+        assert ins >= ROUNDS * CHURN_PAGES * 13 // 10, (
+            f"only {ins} swap-ins without free page reporting")
