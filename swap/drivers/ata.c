@@ -10,10 +10,7 @@
  * device reports the command done. One call moves at most one 4 KiB page
  * (8 sectors of 512 bytes), so the caller's loop (the service CPU, or a VM
  * exit with one host CPU) stays responsive; a busy device costs a couple
- * of status reads. Reads go first: a read waits at most for the command
- * under way, never for writes queued before it (a guest waits on every
- * read, on no write), and otherwise requests complete in submission
- * order.
+ * of status reads. Requests complete in submission order.
  *
  * Commands are READ/WRITE SECTORS EXT (48-bit LBA) or, on disks without
  * the 48-bit Address feature set, READ/WRITE SECTORS, 8 sectors each; the
@@ -455,34 +452,9 @@ static enum step pio_transfer(struct ata_disk *d, const struct blk_request *r,
 	return STEP_DONE;
 }
 
-/*
- * Before a command starts: the oldest read queued moves to the head, the
- * requests it passes keep their order behind it.
- */
-static void read_first(struct ata_disk *d)
-{
-	unsigned i;
-
-	for (i = 0; i < d->count; i++)
-		if (d->ring[(d->head + i) % ATA_QUEUE_DEPTH].op == BLK_READ)
-			break;
-	if (i == 0 || i == d->count)
-		return;
-	struct blk_request read = d->ring[(d->head + i) % ATA_QUEUE_DEPTH];
-
-	for (; i > 0; i--)
-		d->ring[(d->head + i) % ATA_QUEUE_DEPTH] =
-			d->ring[(d->head + i - 1) % ATA_QUEUE_DEPTH];
-	d->ring[d->head] = read;
-}
-
 static enum step ata_step(struct ata_disk *d, enum blk_status *st)
 {
-	const struct blk_request *r;
-
-	if (!d->cmd.active)
-		read_first(d);
-	r = &d->ring[d->head];
+	const struct blk_request *r = &d->ring[d->head];
 
 	if (d->failed) {
 		*st = BLK_IO_ERROR;

@@ -470,8 +470,6 @@ static void test_timeout_retires_disk(void **state)
 	dev = slave_disk(4096, true);
 	disk->stuck = true;
 	assert_int_equal(submit(dev, BLK_WRITE, 4096, buf, 1), HV_OK);
-	/* The write is under way (a read queued now waits for it). */
-	assert_int_equal(blk_poll(dev, &(struct blk_completion){ 0 }, 1), 0);
 	assert_int_equal(submit(dev, BLK_READ, 8192, buf, 2), HV_OK);
 	assert_int_equal(wait_one(dev, 1), BLK_IO_ERROR);
 	assert_int_equal(console_nlines, 1);
@@ -508,33 +506,6 @@ static void test_queue_and_order(void **state)
 	}
 	assert_int_equal(blk_poll(dev, c, 40), 0);
 	assert_int_equal(submit(dev, BLK_READ, 0, buf[32], 32), HV_OK);
-}
-
-/* A read queued behind writes starts as soon as the command under way ends. */
-static void test_reads_go_first(void **state)
-{
-	static uint8_t buf[6][4096];
-	struct blk_completion c[8];
-	struct blockdev *dev;
-	const uintptr_t want[5] = { 3, 5, 1, 2, 4 };
-
-	(void)state;
-	dev = slave_disk(4096, true);
-	/* Writes 0, 1, 2; write 0 done; then a read 3, a write 4, a read 5. */
-	for (uintptr_t i = 0; i < 3; i++)
-		assert_int_equal(submit(dev, BLK_WRITE, i * 4096, buf[i], i),
-				 HV_OK);
-	assert_int_equal(blk_poll(dev, c, 8), 1);
-	assert_ptr_equal(c[0].cookie, (void *)0);
-	for (uintptr_t i = 3; i < 6; i++)
-		assert_int_equal(submit(dev, i == 4 ? BLK_WRITE : BLK_READ,
-					i * 4096, buf[i], i), HV_OK);
-	for (unsigned k = 0; k < 5; k++) {
-		assert_int_equal(blk_poll(dev, c, 8), 1);
-		assert_ptr_equal(c[0].cookie, (void *)want[k]);
-		assert_int_equal(c[0].status, BLK_OK);
-	}
-	assert_int_equal(blk_poll(dev, c, 8), 0);
 }
 
 static void test_busy_device_polls_pending(void **state)
@@ -585,7 +556,6 @@ int main(void)
 		T(test_errors_shown_limited),
 		T(test_timeout_retires_disk),
 		T(test_queue_and_order),
-		T(test_reads_go_first),
 		T(test_busy_device_polls_pending),
 	};
 #undef T
