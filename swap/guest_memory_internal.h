@@ -162,6 +162,13 @@ void check_dirty(struct guest_memory *gm, uint64_t gfn, bool dirty);
 void drop_frame(struct guest_memory *gm, uint64_t gfn,
 		enum guest_page_state to);
 
+/*
+ * A swap slot for gfn's write (res may be NULL); false when the area is
+ * full (noted as such).
+ */
+bool take_swap_slot(struct guest_memory *gm, uint64_t gfn,
+		    struct guest_evict_result *res);
+
 /* After unmapping: no CPU uses a stale translation once this returns. */
 void flush_translations(struct guest_memory *gm);
 

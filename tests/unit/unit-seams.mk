@@ -18,7 +18,7 @@ unit_srcs_test_exit_stats := vmx/exit_stats.c lib/format.c
 UNIT_TESTS += test_swap_daemon
 unit_srcs_test_swap_daemon := swap/swap_io_queue.c swap/guest_memory.c \
 	swap/swap_daemon_report.c \
-	swap/guest_swap.c swap/guest_discard.c swap/swap_slots.c swap/swap_verify.c swap/swap_thrash.c \
+	swap/guest_swap.c swap/guest_discard.c swap/guest_io_done.c swap/swap_slots.c swap/swap_verify.c swap/swap_thrash.c \
 	swap/frame_pool.c ept/ept.c \
 	lib/string.c lib/counters.c lib/console.c lib/format.c lib/heap.c \
 	lib/page_alloc.c swap/drivers/blockdev_faults.c tests/unit/ept_fake.c \
