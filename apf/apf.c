@@ -47,14 +47,30 @@ void apf_count_halt_woken(struct apf_vcpu *v)
 
 /* ---- entries and the ready queue ---- */
 
+/* The first entry in use at index i or above; APF_SLOTS if none. */
+static unsigned busy_from(const struct apf_vcpu *v, unsigned i)
+{
+	while (i < APF_SLOTS) {
+		uint64_t bits = v->busy[i / 64] >> (i % 64);
+
+		if (bits)
+			return i + (unsigned)__builtin_ctzll(bits);
+		i = (i / 64 + 1) * 64;
+	}
+	return APF_SLOTS;
+}
+
+#define for_each_busy_entry(v, i)                                            \
+	for (unsigned i = busy_from((v), 0); i < APF_SLOTS;                   \
+	     i = busy_from((v), i + 1))
+
 /* A page is in flight from the not-present until its page-ready goes out. */
 static bool gpa_in_flight(const struct apf_vcpu *v, uint64_t gpa)
 {
-	for (unsigned i = 0; i < APF_SLOTS; i++) {
+	for_each_busy_entry(v, i) {
 		const struct apf_entry *e = &v->entries[i];
 
-		if (e->state != APF_ENTRY_FREE &&
-		    e->token != KVM_APF_TOKEN_WAKE_ALL && e->gpa == gpa)
+		if (e->token != KVM_APF_TOKEN_WAKE_ALL && e->gpa == gpa)
 			return true;
 	}
 	return false;
@@ -62,27 +78,36 @@ static bool gpa_in_flight(const struct apf_vcpu *v, uint64_t gpa)
 
 static bool token_in_use(const struct apf_vcpu *v, uint32_t token)
 {
-	for (unsigned i = 0; i < APF_SLOTS; i++)
-		if (v->entries[i].state != APF_ENTRY_FREE &&
-		    v->entries[i].token == token)
+	for_each_busy_entry(v, i)
+		if (v->entries[i].token == token)
 			return true;
 	return false;
 }
 
 static struct apf_entry *take_free_entry(struct apf_vcpu *v)
 {
-	for (unsigned i = 0; i < APF_SLOTS; i++) {
-		if (v->entries[i].state == APF_ENTRY_FREE) {
-			v->in_use++;
-			return &v->entries[i];
-		}
+	for (unsigned w = 0; w < APF_BUSY_WORDS; w++) {
+		uint64_t free = ~v->busy[w];
+		unsigned i;
+
+		if (!free)
+			continue;
+		i = w * 64 + (unsigned)__builtin_ctzll(free);
+		if (i >= APF_SLOTS)
+			break;
+		v->busy[w] |= 1ull << (i % 64);
+		v->in_use++;
+		return &v->entries[i];
 	}
 	return NULL;
 }
 
 static void release_entry(struct apf_vcpu *v, struct apf_entry *e)
 {
+	unsigned i = (unsigned)(e - v->entries);
+
 	e->state = APF_ENTRY_FREE;
+	v->busy[i / 64] &= ~(1ull << (i % 64));
 	v->in_use--;
 }
 
@@ -222,7 +247,7 @@ enum apf_verdict apf_not_present(struct apf_vcpu *v,
 
 bool apf_not_present_abandoned(struct apf_vcpu *v, uint32_t token)
 {
-	for (unsigned i = 0; i < APF_SLOTS; i++) {
+	for_each_busy_entry(v, i) {
 		struct apf_entry *e = &v->entries[i];
 
 		if (e->state == APF_ENTRY_OUTSTANDING && e->token == token) {
@@ -246,7 +271,7 @@ enum apf_completion apf_page_completed(struct apf_vcpu *v, uint64_t gpa)
 	unsigned moved = 0;
 
 	gpa &= PAGE_MASK;
-	for (unsigned i = 0; i < APF_SLOTS; i++) {
+	for_each_busy_entry(v, i) {
 		struct apf_entry *e = &v->entries[i];
 
 		if (e->state == APF_ENTRY_OUTSTANDING && e->gpa == gpa) {
@@ -265,7 +290,7 @@ bool apf_outstanding_token(const struct apf_vcpu *v, uint64_t gpa,
 			   uint32_t *token)
 {
 	gpa &= PAGE_MASK;
-	for (unsigned i = 0; i < APF_SLOTS; i++) {
+	for_each_busy_entry(v, i) {
 		const struct apf_entry *e = &v->entries[i];
 
 		if (e->state == APF_ENTRY_OUTSTANDING && e->gpa == gpa) {
@@ -377,6 +402,7 @@ void apf_forget_all(struct apf_vcpu *v, struct apf_orphans *orphans)
 	}
 	for (unsigned i = 0; i < APF_SLOTS; i++)
 		v->entries[i].state = APF_ENTRY_FREE;
+	memset(v->busy, 0, sizeof(v->busy));
 	v->in_use = 0;
 	v->ready_head = v->ready_count = 0;
 	/* Nothing of ours is in the guest's slot that an ACK would free. */

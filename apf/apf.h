@@ -100,6 +100,7 @@ struct apf_entry {
 
 /* One slot more than the limit: the "wake all" KVM queues on enable. */
 #define APF_SLOTS (APF_PER_VCPU + 1)
+#define APF_BUSY_WORDS ((APF_SLOTS + 63) / 64)
 
 struct apf_vcpu {
 	uint32_t vcpu_id;
@@ -110,6 +111,12 @@ struct apf_vcpu {
 	bool page_ready_pending;
 	struct apf_entry entries[APF_SLOTS];
 	unsigned in_use;                /* entries not FREE */
+	/*
+	 * Bit i: entries[i] is not FREE. The searches of every fault and
+	 * every completion visit only these (one or two entries, mostly),
+	 * not all APF_SLOTS.
+	 */
+	uint64_t busy[APF_BUSY_WORDS];
 	/* Indices into entries, in completion order (KVM's done list). */
 	uint8_t ready[APF_SLOTS];
 	unsigned ready_head, ready_count;

@@ -115,7 +115,11 @@ static enum apf_msr_result write_ack(struct apf_vcpu *v,
 	if (value & KVM_ASYNC_PF_ACK_SLOT_FREE) {
 		v->page_ready_pending = false;
 		v->stats.acks++;
-		effect->check_page_ready = true;
+		/*
+		 * Nothing queued: no look at the next entry. A completion
+		 * after this write finds no page-ready pending and kicks.
+		 */
+		effect->check_page_ready = apf_has_page_ready(v);
 	}
 	return APF_MSR_OK;
 }

@@ -33,25 +33,51 @@ static int write_area_u32(struct vm *vm, const struct vcpu_platform *p,
 
 /*
  * The flags word, with mem_lock held (vm_fault_begin): the area's page is
- * pinned while the protocol is on, so it is resident; if its pin failed
- * and it is away, the fault is handled synchronously this time.
+ * pinned while the protocol is on, so it is resident and read through the
+ * pointer kept at the pin; if its pin failed and it is away, the fault is
+ * handled synchronously this time.
  */
+static int read_flags_locked(struct vm *vm, const struct vcpu_platform *p,
+			     uint32_t *flags)
+{
+	if (p->apf_area) {
+		*flags = __atomic_load_n((const uint32_t *)(p->apf_area +
+					 KVM_APF_AREA_FLAGS_OFFSET),
+					 __ATOMIC_RELAXED);
+		return 0;
+	}
+	return guest_memory_read(&vm->memory.ram, apf_area_gpa(&p->apf) +
+				 KVM_APF_AREA_FLAGS_OFFSET, flags,
+				 sizeof(*flags));
+}
+
+static int write_flags_locked(struct vm *vm, const struct vcpu_platform *p,
+			      uint32_t flags)
+{
+	if (p->apf_area) {
+		__atomic_store_n((uint32_t *)(p->apf_area +
+					      KVM_APF_AREA_FLAGS_OFFSET),
+				 flags, __ATOMIC_RELAXED);
+		return 0;
+	}
+	return guest_memory_write(&vm->memory.ram, apf_area_gpa(&p->apf) +
+				  KVM_APF_AREA_FLAGS_OFFSET, &flags,
+				  sizeof(flags));
+}
+
 static void not_present_locked(struct vm *vm, unsigned n,
 			       struct apf_guest_state *gs, uint64_t gpa,
 			       uint32_t *token)
 {
 	struct vcpu_platform *p = &vm->plat[n];
-	uint64_t flags = apf_area_gpa(&p->apf) + KVM_APF_AREA_FLAGS_OFFSET;
-	const uint32_t reason = KVM_PV_REASON_PAGE_NOT_PRESENT;
 
-	if (guest_memory_read(&vm->memory.ram, flags, &gs->area_flags,
-			      sizeof(gs->area_flags)))
+	if (read_flags_locked(vm, p, &gs->area_flags))
 		return;
 	spin_lock(&p->apf_lock);
 	if (apf_not_present(&p->apf, gs, gpa, rdtsc(), token) != APF_DELIVER) {
 		*token = 0;
-	} else if (guest_memory_write(&vm->memory.ram, flags, &reason,
-				      sizeof(reason))) {
+	} else if (write_flags_locked(vm, p,
+				      KVM_PV_REASON_PAGE_NOT_PRESENT)) {
 		apf_not_present_abandoned(&p->apf, *token);
 		*token = 0;
 	}

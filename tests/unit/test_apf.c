@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tests/unit/apf_test.h"
+#include "apf/apf_internal.h"
 
 /* ---- page not present ---- */
 
@@ -341,6 +342,56 @@ static void peak_counts_tokens_not_the_wake_all(void **state)
 	free(v);
 }
 
+/*
+ * With 64 tokens in flight a wake-all takes the 65th entry, the one past
+ * the first word of the busy bitmap: it goes out, its entry comes free
+ * and can be taken again, and the tokens are still found by their gpa.
+ */
+static void the_entry_past_the_limit_is_freed(void **state)
+{
+	struct apf_vcpu *v = enabled_vcpu(0);
+	struct apf_guest_state g = user_state();
+	struct apf_page_ready pr;
+	uint64_t last = (uint64_t)APF_PER_VCPU << PAGE_SHIFT;
+	uint32_t token, first_token = 0, last_token = 0;
+
+	(void)state;
+	for (unsigned i = 1; i <= APF_PER_VCPU; i++) {
+		last_token = send(v, (uint64_t)i << PAGE_SHIFT, i);
+		if (i == 1)
+			first_token = last_token;
+	}
+	assert_true(apf_queue_wake_all(v));
+	assert_int_equal(apf_outstanding(v), APF_PER_VCPU + 1);
+	assert_int_equal(apf_next_page_ready(v, &slot_free, 1, &pr),
+			 APF_READY_DELIVER);
+	assert_int_equal(pr.token, KVM_APF_TOKEN_WAKE_ALL);
+	assert_int_equal(apf_outstanding(v), APF_PER_VCPU);
+	assert_true(apf_queue_wake_all(v));
+	assert_int_equal(apf_next_page_ready(v, &slot_free, 2, &pr),
+			 APF_READY_DELIVER);
+	assert_int_equal(pr.token, KVM_APF_TOKEN_WAKE_ALL);
+	for (unsigned i = 1; i <= APF_PER_VCPU; i++)
+		assert_true(apf_outstanding_token(v, (uint64_t)i << PAGE_SHIFT,
+						  &token));
+	assert_true(apf_outstanding_token(v, 1ull << PAGE_SHIFT, &token));
+	assert_int_equal(token, first_token);
+	assert_true(apf_outstanding_token(v, last, &token));
+	assert_int_equal(token, last_token);
+	assert_int_equal(apf_check_not_present(v, &g, 0x100000),
+			 APF_SYNC_TOO_MANY);
+	assert_int_equal(apf_page_completed(v, last), APF_COMPLETION_CHECK_ON_ENTRY);
+	assert_false(apf_outstanding_token(v, last, &token));
+	assert_int_equal(apf_next_page_ready(v, &slot_free, 3, &pr),
+			 APF_READY_DELIVER);
+	assert_int_equal(pr.token, last_token);
+	assert_int_equal(apf_not_present(v, &g, 0x100000, 4, &token),
+			 APF_DELIVER);
+	assert_true(apf_not_present_abandoned(v, token));
+	assert_int_equal(apf_outstanding(v), APF_PER_VCPU - 1);
+	free(v);
+}
+
 /* ---- page ready ---- */
 
 static void page_ready_in_completion_order_behind_the_slot(void **state)
@@ -394,6 +445,12 @@ static void page_ready_in_completion_order_behind_the_slot(void **state)
 	/* (1300-300) + (2100-100) + (2200-200) */
 	assert_int_equal(v->stats.ready_latency_tsc, 5000);
 	assert_int_equal(apf_outstanding(v), 0);
+	/* An ACK with nothing queued asks for no look: the next completion
+	 * kicks, as no page-ready is pending any more. */
+	assert_int_equal(apf_wrmsr(v, &env, MSR_KVM_ASYNC_PF_ACK, 1, &effect),
+			 APF_MSR_OK);
+	assert_false(effect.check_page_ready);
+	assert_false(v->page_ready_pending);
 	free(v);
 }
 
@@ -602,6 +659,7 @@ int main(void)
 		cmocka_unit_test(vcpu_id_keeps_to_its_twelve_bits),
 		cmocka_unit_test(at_most_64_tokens_in_flight),
 		cmocka_unit_test(peak_counts_tokens_not_the_wake_all),
+		cmocka_unit_test(the_entry_past_the_limit_is_freed),
 		cmocka_unit_test(page_ready_in_completion_order_behind_the_slot),
 		cmocka_unit_test(page_ready_waits_for_an_enabled_lapic),
 		cmocka_unit_test(page_ready_waits_for_a_legal_vector),
