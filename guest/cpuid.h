@@ -23,6 +23,7 @@
  * async-PF ones are in apf/kvm_para.h.
  */
 #define KVM_FEATURE_CLOCKSOURCE2 BIT(3)
+#define KVM_FEATURE_PV_EOI BIT(6)
 #define KVM_FEATURE_CLOCKSOURCE_STABLE_BIT BIT(24)
 
 struct cpuid_context {

@@ -220,6 +220,12 @@ enum msr_result guest_rdmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 	if (apf_msr_is_async_pf(msr))
 		return vm_apf_rdmsr(g, vcpu, msr, value) ? MSR_HANDLED
 							 : MSR_RAISE_GP;
+	if (msr == MSR_KVM_PV_EOI_EN) {
+		if (!(g->config.kvm_features & KVM_FEATURE_PV_EOI))
+			return MSR_RAISE_GP;
+		*value = pv_eoi_rdmsr(g, vcpu);
+		return MSR_HANDLED;
+	}
 	if (guest_mce_owns_msr(msr))
 		return guest_mce_rdmsr(&m->mce, msr, value) ? MSR_HANDLED
 							    : MSR_RAISE_GP;
@@ -261,6 +267,8 @@ enum msr_result guest_wrmsr(struct vm *g, unsigned vcpu, uint32_t msr,
 	if (apf_msr_is_async_pf(msr))
 		return vm_apf_wrmsr(g, vcpu, msr, value) ? MSR_HANDLED
 							 : MSR_RAISE_GP;
+	if (msr == MSR_KVM_PV_EOI_EN)
+		return pv_eoi_wrmsr(g, vcpu, value);
 	if (guest_mce_owns_msr(msr))
 		return guest_mce_wrmsr(&m->mce, msr, value) ? MSR_HANDLED
 							    : MSR_RAISE_GP;

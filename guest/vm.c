@@ -182,6 +182,16 @@ static bool start_swap(struct vm *vm, const struct vm_spec *spec)
 	return vm->memory.swap != NULL;
 }
 
+/* EOIs the guests made through their PV EOI words, all vCPUs. */
+static uint64_t pv_eois(const struct vm *vm)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < vm->nvcpus; i++)
+		n += vm->plat[i].pv_eoi.deferred_eois;
+	return n;
+}
+
 static void each_vm_counter(const void *obj, counter_fn fn, void *ctx)
 {
 	const struct vm *vm = obj;
@@ -200,6 +210,7 @@ static void each_vm_counter(const void *obj, counter_fn fn, void *ctx)
 	fn(ctx, "pit.irq0_edges_merged", vm->dev.pit.ch[0].edges_merged);
 	fn(ctx, "pit.irq0_edges_held", vm->dev.pit.irq0_edges_held);
 	fn(ctx, "ioapic.messages", vm->dev.ioapic.messages);
+	fn(ctx, "lapic.pv_eois", pv_eois(vm));
 	fn(ctx, "console.guest_lines", vm->dev.console.lines);
 	fn(ctx, "console.printed_in_place", vm->dev.console.printed_in_place);
 	fn(ctx, "console.terminal_bytes", vm->dev.console.terminal_bytes);
@@ -234,7 +245,8 @@ static void init_platform(struct vm *vm, const struct vm_spec *spec)
 	vm->config.hide_xsavec = spec->hide_xsavec;
 	vm->config.debug_hypercall = spec->debug_hypercall;
 	vm->config.kvm_features = KVM_FEATURE_CLOCKSOURCE2 |
-			   KVM_FEATURE_CLOCKSOURCE_STABLE_BIT;
+			   KVM_FEATURE_CLOCKSOURCE_STABLE_BIT |
+			   KVM_FEATURE_PV_EOI;
 	/* Page-ready by interrupt only: Linux 5.10+ asks for nothing else. */
 	if (spec->apf)
 		vm->config.kvm_features |= KVM_FEATURE_ASYNC_PF |

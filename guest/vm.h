@@ -48,6 +48,7 @@
 #include "guest/guest_console.h"
 #include "guest/kvmclock.h"
 #include "guest/msr.h"
+#include "guest/pv_eoi.h"
 #include "guest/devices/pic8259.h"
 #include "guest/devices/pit8254.h"
 #include "guest/devices/port61.h"
@@ -123,6 +124,7 @@ struct vcpu_platform {
 	 * CPU. NULL: through vm_read_ram/vm_write_ram.
 	 */
 	uint8_t *apf_area;
+	struct pv_eoi pv_eoi;           /* vCPU n's own (guest/pv_eoi.h) */
 };
 
 /* What boot/ hands over to build a VM (from apfvisor.cfg and UEFI). */

@@ -309,6 +309,9 @@ static void run_loop(struct vcpu *v)
 			return;
 		}
 		v->launched = true;
+		/* Before the exit's handler looks at the LAPIC. */
+		if (pv_eoi_armed(&plat->pv_eoi) && pv_eoi_collect(g, v->id))
+			vcpu_poll_again(v);
 		enum exit_action next = vmx_dispatch_exit(v);
 
 		now = rdtsc();

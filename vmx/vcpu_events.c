@@ -119,6 +119,7 @@ bool vcpu_take_requests(struct vcpu *v)
 	/* The BSP ignores INIT here; an AP waits for a SIPI again. */
 	if ((req & BIT(VCPU_REQ_INIT)) && v->id != 0) {
 		vm_apf_reset(g, v->id);
+		pv_eoi_reset(g, v->id);
 		p->run_state = VCPU_WAIT_FOR_SIPI;
 		v->sipi_pending = false;
 		v->nmi_pending = 0;
@@ -239,6 +240,7 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 	 * which it acknowledges, reaches vCPU 0 only), and the UART line it
 	 * copied into the 8259 moved irq_gen when it changed.
 	 */
+	pv_eoi_arm(g, v->id);
 	vm_devices_unlock(g, false);
 	set_proc_control(PROC_INTERRUPT_WINDOW_EXITING, want_window);
 	/*

@@ -200,6 +200,41 @@ static int eoi(struct vlapic *a)
 	return VLAPIC_WR_LEVEL_EOI;
 }
 
+/*
+ * KVM's apic_sync_pv_eoi_to_guest: one vector in service, edge-triggered
+ * (no EOI message owed to an I/O APIC), and nothing requested that its
+ * EOI could let through.
+ */
+bool vlapic_eoi_can_be_deferred(const struct vlapic *a)
+{
+	int v = vec_highest(a->isr);
+
+	if (v < 0 || (a->tmr[v / 32] & (1u << (v % 32))))
+		return false;
+	for (unsigned i = 0; i < VLAPIC_VEC_WORDS; i++) {
+		if (a->irr[i])
+			return false;
+		/* v is the highest: any other bit makes a second vector. */
+		if (a->isr[i] & ~(i == (unsigned)v / 32 ? 1u << (v % 32) : 0))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The EOI the guest made by clearing its flag: it ends the vector in
+ * service. That vector was edge-triggered when the flag was set; if it
+ * has been accepted again since as level-triggered, the EOI message is
+ * owed by the EOI of that later delivery, not by this one.
+ */
+void vlapic_deferred_eoi(struct vlapic *a)
+{
+	int v = vec_highest(a->isr);
+
+	if (v >= 0)
+		vec_clear(a->isr, (unsigned)v);
+}
+
 /* 11.4.3 and the MP spec's virtual wire mode; see vlapic.h. */
 bool vlapic_accepts_pic_interrupts(const struct vlapic *a)
 {

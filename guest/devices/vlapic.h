@@ -241,6 +241,13 @@ int vlapic_pending_vector(const struct vlapic *a);
 /* The CPU takes the vector: IRR -> ISR. Call when injecting it. */
 void vlapic_ack(struct vlapic *a, uint8_t vector);
 uint32_t vlapic_ppr(const struct vlapic *a);
+/*
+ * PV EOI (guest/pv_eoi.c): may the EOI of what is in service be left to
+ * the guest's flag in memory? Then, once the guest cleared the flag, the
+ * EOI it made that way.
+ */
+bool vlapic_eoi_can_be_deferred(const struct vlapic *a);
+void vlapic_deferred_eoi(struct vlapic *a);
 
 /* IA32_APIC_BASE.EN (11.4.3) */
 static inline bool vlapic_hw_enabled(const struct vlapic *a)

@@ -74,7 +74,7 @@ fuzz_srcs_fuzz_mmio_exit := vmx/exit_mmio.c guest/guest_pagewalk.c \
 # The guest's MSRs with kvmclock and the async-PF MSRs and area; the TSC
 # is the target's (tests/unit/fake_exits).
 fuzz_includes_fuzz_guest_msr := -Itests/unit/fake_exits
-fuzz_srcs_fuzz_guest_msr := guest/msr.c guest/vcpu_tsc.c guest/mce.c \
+fuzz_srcs_fuzz_guest_msr := guest/msr.c guest/pv_eoi.c guest/vcpu_tsc.c guest/mce.c \
 	guest/async_pf.c \
 	guest/kvmclock.c guest/devices/vlapic.c guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c \
 	apf/apf.c \

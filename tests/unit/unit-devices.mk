@@ -32,7 +32,8 @@ unit_srcs_test_task_switch := guest/task_switch.c guest/guest_pagewalk.c
 # The guest's platform MSRs (guest/msr.c) over a fake guest RAM; the
 # test fakes the VM's RAM access, IPI delivery and async-PF owner.
 UNIT_TESTS += test_guest_msr
-unit_srcs_test_guest_msr := guest/msr.c guest/vcpu_tsc.c guest/mce.c \
+unit_srcs_test_guest_msr := guest/msr.c guest/pv_eoi.c guest/vcpu_tsc.c guest/mce.c \
+	tests/unit/console_capture.c lib/ratelimit.c \
 	guest/devices/vlapic.c guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c guest/kvmclock.c \
 	$(UNIT_APF_SRCS)
 
@@ -82,3 +83,10 @@ unit_srcs_test_fw_cfg := guest/devices/fw_cfg.c lib/string.c
 # The VGA text screen shown at a multiboot guest's end (guest/devices/vga_text.c).
 UNIT_TESTS += test_vga_text
 unit_srcs_test_vga_text := guest/devices/vga_text.c
+
+# Paravirtual EOI (guest/pv_eoi.c) over a fake guest RAM with the real
+# virtual LAPIC and a model of the guest's EOI.
+UNIT_TESTS += test_pv_eoi
+unit_srcs_test_pv_eoi := guest/pv_eoi.c guest/devices/vlapic.c \
+	guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c \
+	tests/unit/console_capture.c lib/ratelimit.c lib/format.c lib/string.c
