@@ -18,8 +18,8 @@
 
 static struct vm vm;
 static uint8_t ram[RAM_SIZE];
-static unsigned pins[RAM_SIZE / PAGE_SIZE];
-static bool pin_refused[RAM_SIZE / PAGE_SIZE];
+
+#include "tests/unit/ram_pins_fake.h"
 
 /* What goes wrong when a token is written into the area's token word. */
 static enum {
@@ -83,21 +83,6 @@ int vm_write_ram(struct vm *g, uint64_t gpa, const void *src, uint64_t len)
 	return 0;
 }
 
-int vm_pin_ram(struct vm *g, uint64_t gpa)
-{
-	assert_ptr_equal(g, &vm);
-	if (gpa >= RAM_SIZE || pin_refused[gpa / PAGE_SIZE])
-		return -1;
-	pins[gpa / PAGE_SIZE]++;
-	return 0;
-}
-
-void vm_unpin_ram(struct vm *g, uint64_t gpa)
-{
-	assert_ptr_equal(g, &vm);
-	assert_true(gpa < RAM_SIZE && pins[gpa / PAGE_SIZE] > 0);
-	pins[gpa / PAGE_SIZE]--;
-}
 
 /* Requests set for vCPU 0, and how many of them kicked it. */
 static unsigned kicks, quiet_requests;
@@ -285,13 +270,12 @@ static int setup(void **state)
 	(void)state;
 	memset(&vm, 0, sizeof(vm));
 	memset(ram, 0, sizeof(ram));
-	memset(pins, 0, sizeof(pins));
+	ram_pins_reset();
 	held = false;
 	kicks = quiet_requests = faults_begun = ram_reads = 0;
 	direct = false;
 	token_ram_accesses = 0;
 	fault_result = GUEST_FAULT_SWAPIN_STARTED;
-	memset(pin_refused, 0, sizeof(pin_refused));
 	token_write = TOKEN_WRITE_OK;
 	guest_paging = true;
 	guest_apf_on = false;

@@ -24,24 +24,8 @@
 #define EN_INT (KVM_ASYNC_PF_ENABLED | KVM_ASYNC_PF_DELIVERY_AS_INT)
 
 static struct vm vm;
-static unsigned pins[RAM_SIZE / PAGE_SIZE];
-static bool pins_fail;
 
-int vm_pin_ram(struct vm *g, uint64_t gpa)
-{
-	assert_ptr_equal(g, &vm);
-	if (gpa >= RAM_SIZE || pins_fail)
-		return -1;
-	pins[gpa / PAGE_SIZE]++;
-	return 0;
-}
-
-void vm_unpin_ram(struct vm *g, uint64_t gpa)
-{
-	assert_ptr_equal(g, &vm);
-	assert_true(gpa < RAM_SIZE && pins[gpa / PAGE_SIZE] > 0);
-	pins[gpa / PAGE_SIZE]--;
-}
+#include "tests/unit/ram_pins_fake.h"
 
 /* The area through vm_read_ram/vm_write_ram: no pinned-page pointer. */
 void *vm_pinned_page(struct vm *g, uint64_t gpa)
@@ -121,8 +105,7 @@ static int setup(void **state)
 {
 	(void)state;
 	memset(&vm, 0, sizeof(vm));
-	memset(pins, 0, sizeof(pins));
-	pins_fail = false;
+	ram_pins_reset();
 	console_forget();
 	vm.nvcpus = 1;
 	vm.config.kvm_features =
@@ -158,16 +141,16 @@ static void failed_pin_never_given_back(void **state)
 	(void)state;
 	/* Another holder (a kvmclock record) pins page 3. */
 	pins[3] = 1;
-	pins_fail = true;
+	pins_refused = true;
 	assert_true(vm_apf_wrmsr(&vm, 0, MSR_KVM_ASYNC_PF_EN, 0x3000 | EN_INT));
 	assert_int_equal(console_nlines, 1);    /* "not pinned" */
-	pins_fail = false;
+	pins_refused = false;
 	assert_true(vm_apf_wrmsr(&vm, 0, MSR_KVM_ASYNC_PF_EN, 0));
 	assert_int_equal(pins[3], 1);           /* the other holder's pin */
 	/* The same through an INIT. */
-	pins_fail = true;
+	pins_refused = true;
 	assert_true(vm_apf_wrmsr(&vm, 0, MSR_KVM_ASYNC_PF_EN, 0x3000 | EN_INT));
-	pins_fail = false;
+	pins_refused = false;
 	vm_apf_reset(&vm, 0);
 	assert_int_equal(pins[3], 1);
 }
@@ -175,10 +158,10 @@ static void failed_pin_never_given_back(void **state)
 static void failed_pin_tried_again(void **state)
 {
 	(void)state;
-	pins_fail = true;
+	pins_refused = true;
 	assert_true(vm_apf_wrmsr(&vm, 0, MSR_KVM_ASYNC_PF_EN, 0x5000 | EN_INT));
 	assert_int_equal(pins[5], 0);
-	pins_fail = false;
+	pins_refused = false;
 	assert_true(vm_apf_wrmsr(&vm, 0, MSR_KVM_ASYNC_PF_EN, 0x5000 | EN_INT));
 	assert_int_equal(pins[5], 1);
 	assert_true(vm_apf_wrmsr(&vm, 0, MSR_KVM_ASYNC_PF_EN, 0));

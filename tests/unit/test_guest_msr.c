@@ -33,27 +33,12 @@
 
 static struct vm vm;
 static uint8_t ram[RAM_SIZE];
-static unsigned pins[RAM_SIZE / PAGE_SIZE];
 static struct vlapic_ipi last_ipi;
 static unsigned ipis, apf_writes;
 
 /* ---- the rest of the VM, faked ---- */
 
-int vm_pin_ram(struct vm *g, uint64_t gpa)
-{
-	assert_ptr_equal(g, &vm);
-	if (gpa >= RAM_SIZE)
-		return -1;
-	pins[gpa / PAGE_SIZE]++;
-	return 0;
-}
-
-void vm_unpin_ram(struct vm *g, uint64_t gpa)
-{
-	assert_ptr_equal(g, &vm);
-	assert_true(gpa < RAM_SIZE && pins[gpa / PAGE_SIZE] > 0);
-	pins[gpa / PAGE_SIZE]--;
-}
+#include "tests/unit/ram_pins_fake.h"
 
 /* The area through vm_read_ram/vm_write_ram: no pinned-page pointer. */
 void *vm_pinned_page(struct vm *g, uint64_t gpa)
@@ -107,7 +92,7 @@ static int setup(void **state)
 	(void)state;
 	memset(&vm, 0, sizeof(vm));
 	memset(ram, 0, sizeof(ram));
-	memset(pins, 0, sizeof(pins));
+	ram_pins_reset();
 	ipis = apf_writes = 0;
 	vm.nvcpus = 2;
 	vm.config.kvm_features = KVM_FEATURE_CLOCKSOURCE2 |

@@ -29,27 +29,12 @@
 
 static struct vm vm;
 static uint8_t ram[RAM_SIZE];
-static unsigned pins[RAM_SIZE / PAGE_SIZE];
-static bool pin_refused;
 static unsigned register_eois;          /* EOIs that wrote the register */
 
 /* ---- the rest of the VM, faked ---- */
 
-int vm_pin_ram(struct vm *g, uint64_t gpa)
-{
-	assert_ptr_equal(g, &vm);
-	if (gpa >= RAM_SIZE || pin_refused)
-		return -1;
-	pins[gpa / PAGE_SIZE]++;
-	return 0;
-}
+#include "tests/unit/ram_pins_fake.h"
 
-void vm_unpin_ram(struct vm *g, uint64_t gpa)
-{
-	assert_ptr_equal(g, &vm);
-	assert_true(gpa < RAM_SIZE && pins[gpa / PAGE_SIZE] > 0);
-	pins[gpa / PAGE_SIZE]--;
-}
 
 void *vm_pinned_page(struct vm *g, uint64_t gpa)
 {
@@ -119,8 +104,7 @@ static int setup(void **state)
 	(void)state;
 	memset(&vm, 0, sizeof(vm));
 	memset(ram, 0, sizeof(ram));
-	memset(pins, 0, sizeof(pins));
-	pin_refused = false;
+	ram_pins_reset();
 	register_eois = 0;
 	console_forget();
 	vm.nvcpus = 1;
@@ -270,7 +254,7 @@ static void turning_it_off_takes_the_flag_back(void **state)
 static void an_unpinned_word_is_never_used(void **state)
 {
 	(void)state;
-	pin_refused = true;
+	pins_refused = true;
 	assert_int_equal(pv_eoi_wrmsr(&vm, 0, ON), MSR_HANDLED);
 	assert_int_equal(console_nlines, 1);
 	assert_non_null(strstr(console_lines[0],
@@ -280,7 +264,7 @@ static void an_unpinned_word_is_never_used(void **state)
 	assert_int_equal(word() & PV_EOI_PENDING, 0);
 	guest_eoi();
 	assert_int_equal(register_eois, 1);
-	pin_refused = false;
+	pins_refused = false;
 	assert_int_equal(pv_eoi_wrmsr(&vm, 0, 0), MSR_HANDLED);
 	assert_int_equal(pins[WORD / PAGE_SIZE], 0);
 }
