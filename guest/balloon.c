@@ -76,25 +76,6 @@ static void update_line(struct vm *vm)
 	vm_devices_unlock(vm, true);
 }
 
-/*
- * The statistics request comes due with time, not with a guest access:
- * called with the console poll (no lock held), it gives the held buffer
- * back once the period is over, so the driver sends fresh figures.
- */
-void vm_balloon_tick(struct vm *vm)
-{
-	struct vm_balloon *b = vm->dev.balloon;
-	bool changed;
-
-	if (!b)
-		return;
-	spin_lock(&b->lock);
-	changed = virtio_balloon_run(&b->dev, 0, now_ns());
-	spin_unlock(&b->lock);
-	if (changed)
-		update_line(vm);
-}
-
 /* Its own locking: serving a queue reads guest RAM (memory.lock). */
 static enum io_claim balloon_mmio(struct vm *vm, void *opaque, unsigned vcpu,
 				  uint64_t offset, unsigned size, bool write,

@@ -37,9 +37,6 @@ struct vm_balloon {
 /* Puts the balloon on the VM's PCI bus and in its MMIO map; false: no room. */
 bool vm_balloon_create(struct vm *vm);
 
-/* What comes due with time (the statistics request); no lock held. */
-void vm_balloon_tick(struct vm *vm);
-
 /* The INTx level, for guest_update_irq_lines (under dev.lock). */
 static inline bool vm_balloon_irq_level(const struct vm_balloon *b)
 {
