@@ -6,13 +6,19 @@
 #include "lib/ratelimit.h"
 #include "lib/trace/trace.h"
 
+/* A word of the area through the pointer kept at its pin, or NULL. */
+static uint32_t *pinned_word(const struct vcpu_platform *p, uint64_t offset)
+{
+	return p->apf_area ? (uint32_t *)(p->apf_area + offset) : NULL;
+}
+
 static int read_area_u32(struct vm *vm, const struct vcpu_platform *p,
 			 uint64_t offset, uint32_t *value)
 {
-	if (p->apf_area) {
-		*value = __atomic_load_n((const uint32_t *)(p->apf_area +
-							    offset),
-					 __ATOMIC_RELAXED);
+	uint32_t *w = pinned_word(p, offset);
+
+	if (w) {
+		*value = __atomic_load_n(w, __ATOMIC_RELAXED);
 		return 0;
 	}
 	return vm_read_ram(vm, apf_area_gpa(&p->apf) + offset, value,
@@ -22,9 +28,10 @@ static int read_area_u32(struct vm *vm, const struct vcpu_platform *p,
 static int write_area_u32(struct vm *vm, const struct vcpu_platform *p,
 			  uint64_t offset, uint32_t value)
 {
-	if (p->apf_area) {
-		__atomic_store_n((uint32_t *)(p->apf_area + offset), value,
-				 __ATOMIC_RELAXED);
+	uint32_t *w = pinned_word(p, offset);
+
+	if (w) {
+		__atomic_store_n(w, value, __ATOMIC_RELAXED);
 		return 0;
 	}
 	return vm_write_ram(vm, apf_area_gpa(&p->apf) + offset, &value,
@@ -40,10 +47,10 @@ static int write_area_u32(struct vm *vm, const struct vcpu_platform *p,
 static int read_flags_locked(struct vm *vm, const struct vcpu_platform *p,
 			     uint32_t *flags)
 {
-	if (p->apf_area) {
-		*flags = __atomic_load_n((const uint32_t *)(p->apf_area +
-					 KVM_APF_AREA_FLAGS_OFFSET),
-					 __ATOMIC_RELAXED);
+	uint32_t *w = pinned_word(p, KVM_APF_AREA_FLAGS_OFFSET);
+
+	if (w) {
+		*flags = __atomic_load_n(w, __ATOMIC_RELAXED);
 		return 0;
 	}
 	return guest_memory_read(&vm->memory.ram, apf_area_gpa(&p->apf) +
@@ -54,10 +61,10 @@ static int read_flags_locked(struct vm *vm, const struct vcpu_platform *p,
 static int write_flags_locked(struct vm *vm, const struct vcpu_platform *p,
 			      uint32_t flags)
 {
-	if (p->apf_area) {
-		__atomic_store_n((uint32_t *)(p->apf_area +
-					      KVM_APF_AREA_FLAGS_OFFSET),
-				 flags, __ATOMIC_RELAXED);
+	uint32_t *w = pinned_word(p, KVM_APF_AREA_FLAGS_OFFSET);
+
+	if (w) {
+		__atomic_store_n(w, flags, __ATOMIC_RELAXED);
 		return 0;
 	}
 	return guest_memory_write(&vm->memory.ram, apf_area_gpa(&p->apf) +
