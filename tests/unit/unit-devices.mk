@@ -3,10 +3,11 @@
 # Host unit tests of the guest's interrupt controllers (tests/unit/unit.mk
 # includes every tests/unit/unit-*.mk).
 
-UNIT_TESTS += test_vlapic test_vlapic_xapic test_pic8259
+UNIT_TESTS += test_vlapic test_vlapic_timer test_vlapic_xapic test_pic8259
 
 unit_srcs_test_vlapic := guest/devices/vlapic.c guest/devices/vlapic_ipi.c \
 	guest/devices/vlapic_timer.c
+unit_srcs_test_vlapic_timer := $(unit_srcs_test_vlapic)
 # xAPIC mode: the register page (guest/devices/vlapic_mmio.c) and mode changes.
 unit_srcs_test_vlapic_xapic := guest/devices/vlapic.c guest/devices/vlapic_ipi.c \
 	guest/devices/vlapic_timer.c guest/devices/vlapic_mmio.c
