@@ -176,7 +176,14 @@ static bool serve_queue(struct virtio_balloon *b, unsigned q, uint64_t now_ns)
 
 	while ((got = virtq_device_pop(vq, &b->ops.ram, &buf)) == VIRTQ_BUFFER) {
 		if (q == BALLOON_Q_STATS) {
-			/* Kept until the device wants the next statistics. */
+			/*
+			 * Kept until the device wants the next statistics.
+			 * A driver keeps one buffer here (5.5.6.3); a second
+			 * one while the first is held sends the first back.
+			 */
+			if (b->stats_held)
+				used |= virtq_device_push(vq, &b->ops.ram,
+							  b->stats_head, 0);
 			read_statistics(b, &buf);
 			b->stats_held = true;
 			b->stats_head = buf.head;

@@ -84,6 +84,13 @@ enum virtq_pop virtq_device_pop(struct virtq_device *q,
 		return VIRTQ_EMPTY;
 	if ((uint16_t)(avail_idx - q->next_avail) > q->size)
 		return broken(q, "more buffers available than the queue holds");
+	/*
+	 * Each chain the device holds keeps at least one descriptor: with
+	 * size of them held, the driver has none left to offer another.
+	 */
+	if ((uint16_t)(q->next_avail - q->used_idx) >= q->size)
+		return broken(q, "more buffers outstanding than the queue "
+				 "holds");
 	/* The ring entry is read after the index (x86: loads in order). */
 	if (!read16(ram, q->avail + AVAIL_RING + 2ull * (q->next_avail % q->size),
 		    &head))

@@ -354,6 +354,17 @@ static void test_statistics(void **state)
 	offer(f, 3, 0, 1000 + BALLOON_STATS_PERIOD_NS);
 	assert_int_equal(used_idx(f, 2), 1);
 	assert_int_equal(f->b.stats.stats_updates, 1);
+	/*
+	 * A second buffer while one is held (Linux keeps one): the held one
+	 * goes back, the new one is kept; the ring never holds more than
+	 * the queue's size, however often the guest does it.
+	 */
+	offer(f, 2, 0, 2000 + BALLOON_STATS_PERIOD_NS);
+	for (unsigned i = 0; i < 3 * QSIZE; i++)
+		offer(f, 2, 0, 3000 + BALLOON_STATS_PERIOD_NS);
+	assert_int_equal(used_idx(f, 2), 1 + 3 * QSIZE);
+	assert_false(f->b.pci.queue[2].broken);
+	assert_int_equal(f->b.stats.stats_updates, 2 + 3 * QSIZE);
 }
 
 static void test_hostile_rings(void **state)
@@ -406,6 +417,16 @@ static void test_hostile_rings(void **state)
 	f->avail_idx[3] = QSIZE + 5;
 	offer(f, 3, 0, 0);
 	assert_true(f->b.pci.queue[3].broken);
+	/* The driver offers more chains than it has descriptors for. */
+	memset(f->avail_idx, 0, sizeof(f->avail_idx));
+	memset(f->ram + 0x10000, 0, 0x4000);
+	bring_up(f);
+	f->b.pci.queue[0].next_avail = QSIZE;   /* QSIZE chains held */
+	put_desc(f, 0, 0, 0x100000, 4, 0, 0);
+	f->avail_idx[0] = QSIZE;
+	offer(f, 0, 0, 0);
+	assert_true(f->b.pci.queue[0].broken);
+	assert_non_null(strstr(f->b.pci.queue[0].why_broken, "outstanding"));
 	/* A read-only segment after a writable one. */
 	memset(f->avail_idx, 0, sizeof(f->avail_idx));
 	memset(f->ram + 0x10000, 0, 0x4000);
