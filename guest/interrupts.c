@@ -43,13 +43,32 @@ void guest_isa_irq_set(struct vm *g, unsigned irq, bool level)
 	ioapic_set_pin(&g->dev.ioapic, guest_isa_irq_to_gsi(irq), level);
 }
 
+/*
+ * A line that was low at the last copy and is low now changes nothing in
+ * either controller: the 8259 drops no request for it (a level input's
+ * IRR bit went with the line, an edge input has no edge), and the I/O
+ * APIC sees its pin where it was. Every poll of every vCPU comes here,
+ * and both lines are low nearly always. A high line is copied each time,
+ * as before: pc-testdev's line writes reach the same ISA inputs, and the
+ * device's level must win over them again at the next poll.
+ */
+static void copy_line(struct vm *g, unsigned irq, bool level, bool *copied)
+{
+	if (!level && !*copied)
+		return;
+	*copied = level;
+	guest_isa_irq_set(g, irq, level);
+}
+
 void guest_update_irq_lines(struct vm *g)
 {
-	guest_isa_irq_set(g, GUEST_COM1_IRQ, uart_irq_line(&g->dev.uart));
+	copy_line(g, GUEST_COM1_IRQ, uart_irq_line(&g->dev.uart),
+		  &g->dev.com1_line);
 	/* PCI INTA# of the balloon: a level line, wired to its GSI. */
 	if (g->dev.balloon)
-		guest_isa_irq_set(g, PCI_BALLOON_GSI,
-				  vm_balloon_irq_level(g->dev.balloon));
+		copy_line(g, PCI_BALLOON_GSI,
+			  vm_balloon_irq_level(g->dev.balloon),
+			  &g->dev.balloon_line);
 }
 
 void guest_level_eoi(struct vm *g, uint8_t vector)
@@ -165,6 +184,12 @@ uint8_t guest_ack_interrupt(struct vm *g, unsigned vcpu,
 		return pic_ack(&g->dev.pic);
 	vlapic_ack(&g->plat[vcpu].lapic, (uint8_t)p.vector);
 	return (uint8_t)p.vector;
+}
+
+bool guest_interrupt_pending(struct vm *g, unsigned vcpu)
+{
+	return vlapic_pending_vector(&g->plat[vcpu].lapic) >= 0 ||
+	       (pic_reaches(g, vcpu) && pic_pending_vector(&g->dev.pic) >= 0);
 }
 
 /*

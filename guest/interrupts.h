@@ -79,6 +79,14 @@ uint8_t guest_ack_interrupt(struct vm *g, unsigned vcpu,
 			    struct pending_interrupt p);
 
 /*
+ * Whether vcpu has another interrupt to take now, as the controllers stand
+ * (no device input brought up to date): after guest_ack_interrupt, the
+ * vector that can follow the one just taken (a higher class than its own
+ * in the APIC, or the 8259's next request).
+ */
+bool guest_interrupt_pending(struct vm *g, unsigned vcpu);
+
+/*
  * TSC value at which a timer of vcpu fires next (UINT64_MAX: never): its
  * APIC timer, and for vCPU 0 the PIT's next IRQ 0 edge.
  */

@@ -88,19 +88,21 @@ void pv_eoi_arm(struct vm *g, unsigned n)
 	p->armed = want;
 }
 
-bool pv_eoi_collect(struct vm *g, unsigned n)
+enum pv_eoi_collected pv_eoi_collect(struct vm *g, unsigned n)
 {
 	struct pv_eoi *p = &g->plat[n].pv_eoi;
+	bool requested;
 
 	if (!p->armed ||
 	    (__atomic_load_n(p->word, __ATOMIC_RELAXED) & PV_EOI_PENDING))
-		return false;
+		return PV_EOI_NOT_YET;
 	p->armed = false;
 	p->deferred_eois++;
 	vm_devices_lock(g);
 	vlapic_deferred_eoi(&g->plat[n].lapic);
+	requested = vlapic_has_requests(&g->plat[n].lapic);
 	vm_devices_unlock(g, false);    /* an edge EOI concerns vCPU n only */
-	return true;
+	return requested ? PV_EOI_DONE_POLL : PV_EOI_DONE;
 }
 
 void pv_eoi_reset(struct vm *g, unsigned n)

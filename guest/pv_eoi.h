@@ -47,10 +47,20 @@ uint64_t pv_eoi_rdmsr(const struct vm *g, unsigned n);
 void pv_eoi_arm(struct vm *g, unsigned n);
 
 /*
- * At an exit while armed: true if the guest made its EOI through the word
- * (the LAPIC then has it, and the next entry must poll again).
+ * At an exit while armed: whether the guest made its EOI through the word
+ * (the LAPIC then has it). The next entry need poll again only when a
+ * vector was requested meanwhile: it may now get in. With none, the EOI
+ * changed nothing a poll would find (the vector was alone in service, and
+ * whatever requests one later moves irq_gen or asks for a poll itself),
+ * which spares the ACK exit of every async-PF page-ready a poll.
  */
-bool pv_eoi_collect(struct vm *g, unsigned n);
+enum pv_eoi_collected {
+	PV_EOI_NOT_YET = 0,             /* the bit is still set */
+	PV_EOI_DONE,                    /* EOI made; nothing requested */
+	PV_EOI_DONE_POLL,               /* EOI made; a vector is requested */
+};
+
+enum pv_eoi_collected pv_eoi_collect(struct vm *g, unsigned n);
 
 static inline bool pv_eoi_armed(const struct pv_eoi *p)
 {

@@ -206,6 +206,8 @@ struct vm_devices {
 	uint64_t testdev_iomem_pa;      /* its scratch memory (host), or 0 */
 	/* guest.balloon (guest/balloon.h): its own lock; NULL when off. */
 	struct vm_balloon *balloon;
+	/* The levels guest_update_irq_lines last gave the controllers. */
+	bool com1_line, balloon_line;
 	struct fw_cfg fw_cfg;            /* under fw_cfg_lock */
 	struct spinlock fw_cfg_lock;
 	/* Where the loader put the command line and the initrd (for fw_cfg). */

@@ -310,7 +310,8 @@ static void run_loop(struct vcpu *v)
 		}
 		v->launched = true;
 		/* Before the exit's handler looks at the LAPIC. */
-		if (pv_eoi_armed(&plat->pv_eoi) && pv_eoi_collect(g, v->id))
+		if (pv_eoi_armed(&plat->pv_eoi) &&
+		    pv_eoi_collect(g, v->id) == PV_EOI_DONE_POLL)
 			vcpu_poll_again(v);
 		enum exit_action next = vmx_dispatch_exit(v);
 

@@ -201,7 +201,7 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 {
 	struct vm *g = v->guest;
 	struct pending_interrupt pi;
-	bool want_window = false;
+	bool want_window = false, injected = false;
 	/*
 	 * A #DB trap pending: no window either, the #DB's own exit comes
 	 * first and the next entry looks again (a window exit ahead of it
@@ -220,6 +220,7 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 				   INTR_INFO_VALID | INTR_TYPE_EXTERNAL |
 					   vector);
 			trace_irq_inject(v->id, vector);
+			injected = true;
 			if (pi.source == INTERRUPT_FROM_PIC)
 				v->stats.irq_injected_pic++;
 			else
@@ -229,8 +230,17 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 	} else if (pi.vector >= 0) {
 		want_window = !trap;
 	}
+	/*
+	 * Quiet also after an injection that left nothing behind it: what
+	 * could let the next vector in moves irq_gen (an EOI or TPR write, a
+	 * new request) or is the PV EOI, whose collection asks for a poll
+	 * when a vector is requested (pv_eoi_collect). The entry after an
+	 * async-PF page-ready's injection, at its ACK exit, then needs none.
+	 */
 	v->irq_memo = (struct irq_poll_memo){
-		.quiet = pi.vector < 0 && !v->nmi_pending,
+		.quiet = !v->nmi_pending && !want_window &&
+			 (pi.vector < 0 ||
+			  (injected && !guest_interrupt_pending(g, v->id))),
 		.irq_gen = g->dev.irq_gen,
 		.deadline = guest_timer_deadline(g, v->id, now),
 	};

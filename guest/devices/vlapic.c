@@ -221,6 +221,15 @@ bool vlapic_eoi_can_be_deferred(const struct vlapic *a)
 	return true;
 }
 
+bool vlapic_has_requests(const struct vlapic *a)
+{
+	uint32_t any = 0;
+
+	for (unsigned i = 0; i < VLAPIC_VEC_WORDS; i++)
+		any |= a->irr[i];
+	return any != 0;
+}
+
 /*
  * The EOI the guest made by clearing its flag: it ends the vector in
  * service. That vector was edge-triggered when the flag was set; if it

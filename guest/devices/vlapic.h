@@ -247,6 +247,8 @@ uint32_t vlapic_ppr(const struct vlapic *a);
  * EOI it made that way.
  */
 bool vlapic_eoi_can_be_deferred(const struct vlapic *a);
+/* Any vector in the IRR, whatever its priority. */
+bool vlapic_has_requests(const struct vlapic *a);
 void vlapic_deferred_eoi(struct vlapic *a);
 
 /* IA32_APIC_BASE.EN (11.4.3) */

@@ -107,6 +107,31 @@ static void uart_irq_reaches_the_bsp_only(void **state)
 	assert_int_equal(guest_poll_interrupts(&vm, 0, 0).vector, -1);
 }
 
+/*
+ * A level-triggered 8259 input asks again after its INTA while the line
+ * stays high; once it went low, nothing is left (the lines are copied
+ * only when one is or was high).
+ */
+static void level_pic_input_asks_again_while_high(void **state)
+{
+	struct pending_interrupt p;
+
+	(void)state;
+	program_pics(0xef);
+	pic_write(&vm.dev.pic, PIC_ELCR_MASTER, 0x10);      /* IRQ 4 level */
+	uart_interrupt_on();
+	for (unsigned i = 0; i < 2; i++) {
+		p = guest_poll_interrupts(&vm, 0, 0);
+		assert_int_equal(p.vector, 0x34);
+		assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x34);
+		pic_write(&vm.dev.pic, 0x20, 0x20);         /* EOI */
+	}
+	uart_read(&vm.dev.uart, 2);     /* IIR: THR empty taken, line low */
+	assert_int_equal(guest_poll_interrupts(&vm, 0, 0).vector, -1);
+	assert_false(vm.dev.com1_line);
+	assert_int_equal(guest_poll_interrupts(&vm, 0, 0).vector, -1);
+}
+
 static void lapic_goes_before_the_pic(void **state)
 {
 	struct pending_interrupt p;
@@ -135,6 +160,41 @@ static struct vlapic_ipi ipi(enum vlapic_ipi_mode mode, uint8_t vector,
 	return (struct vlapic_ipi){
 		.mode = mode, .vector = vector, .dest = dest,
 	};
+}
+
+/*
+ * What may follow the vector just taken, without a poll: a higher class
+ * in the APIC or the 8259's request; not a lower class, which waits for
+ * the EOI (and the EOI asks for the poll).
+ */
+static void pending_after_an_injection(void **state)
+{
+	struct vlapic *a = &vm.plat[0].lapic;
+	struct pending_interrupt p;
+
+	(void)state;
+	enable_lapic(0);
+	enable_lapic(1);
+	assert_false(guest_interrupt_pending(&vm, 0));
+	vlapic_accept(a, 0x61);
+	vlapic_accept(a, 0x41);
+	p = guest_poll_interrupts(&vm, 0, 0);
+	assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0x61);
+	assert_false(guest_interrupt_pending(&vm, 0));  /* 0x41 is below */
+	vlapic_accept(a, 0xf3);
+	assert_true(guest_interrupt_pending(&vm, 0));
+	assert_false(guest_interrupt_pending(&vm, 1));
+	p = guest_poll_interrupts(&vm, 0, 0);
+	assert_int_equal(guest_ack_interrupt(&vm, 0, p), 0xf3);
+	assert_false(guest_interrupt_pending(&vm, 0));
+	/* The 8259 through the BSP's LINT0 (virtual wire): not held back. */
+	program_pics(0xef);
+	uart_interrupt_on();
+	vm.plat[0].lapic.lvt[VLAPIC_LVT_LINT0] = VLAPIC_LVT_DM_EXTINT <<
+						 VLAPIC_LVT_DM_SHIFT;
+	guest_update_irq_lines(&vm);
+	assert_true(guest_interrupt_pending(&vm, 0));
+	assert_false(guest_interrupt_pending(&vm, 1));
 }
 
 static void ipis_reach_their_destinations(void **state)
@@ -406,6 +466,8 @@ int main(void)
 		T(nothing_pending_at_start),
 		T(uart_irq_reaches_the_bsp_only),
 		T(lapic_goes_before_the_pic),
+		T(level_pic_input_asks_again_while_high),
+		T(pending_after_an_injection),
 		T(ipis_reach_their_destinations),
 		T(init_and_sipi),
 		T(xapic_icr_ipis),

@@ -165,6 +165,30 @@ static void an_edge_interrupt_ends_without_its_register_write(void **state)
 	assert_int_equal(word() & PV_EOI_PENDING, 0);
 }
 
+/*
+ * The EOI made through the word asks for a poll only when a vector was
+ * requested while the guest ran: with none, the next entry may skip it.
+ */
+static void a_poll_follows_only_when_something_waits(void **state)
+{
+	(void)state;
+	assert_int_equal(pv_eoi_wrmsr(&vm, 0, ON), MSR_HANDLED);
+	assert_true(vlapic_accept(lapic(), PAGE_READY));
+	assert_int_equal(enter(), PAGE_READY);
+	guest_eoi();
+	assert_int_equal(pv_eoi_collect(&vm, 0), PV_EOI_DONE);
+	assert_false(in_service(PAGE_READY));
+	/* Armed again; a lower class comes in before the guest's EOI. */
+	assert_true(vlapic_accept(lapic(), PAGE_READY));
+	assert_int_equal(enter(), PAGE_READY);
+	assert_true(pv_eoi_armed(&vm.plat[0].pv_eoi));
+	assert_true(vlapic_accept(lapic(), TIMER));
+	guest_eoi();
+	assert_int_equal(pv_eoi_collect(&vm, 0), PV_EOI_DONE_POLL);
+	assert_int_equal(enter(), TIMER);
+	assert_int_equal(register_eois, 0);
+}
+
 /* A level-triggered vector owes the I/O APIC its EOI message. */
 static void a_level_interrupt_writes_the_register(void **state)
 {
@@ -276,6 +300,8 @@ int main(void)
 		cmocka_unit_test_setup(
 			an_edge_interrupt_ends_without_its_register_write,
 			setup),
+		cmocka_unit_test_setup(a_poll_follows_only_when_something_waits,
+				       setup),
 		cmocka_unit_test_setup(a_level_interrupt_writes_the_register,
 				       setup),
 		cmocka_unit_test_setup(a_request_behind_it_takes_the_flag_back,
