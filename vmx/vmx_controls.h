@@ -17,6 +17,7 @@
 #define PIN_NMI_EXITING                BIT(3)
 #define PIN_VIRTUAL_NMIS               BIT(5)
 #define PIN_PREEMPTION_TIMER           BIT(6)
+#define PIN_POSTED_INTERRUPTS          BIT(7)
 
 /* Primary processor-based VM-execution controls (25.6.2). */
 #define PROC_INTERRUPT_WINDOW_EXITING  BIT(2)
@@ -38,7 +39,10 @@
 #define PROC2_ENABLE_RDTSCP            BIT(3)
 #define PROC2_ENABLE_VPID              BIT(5)
 #define PROC2_UNRESTRICTED_GUEST       BIT(7)
+#define PROC2_APIC_REGISTER_VIRT       BIT(8)
+#define PROC2_VIRTUAL_INTR_DELIVERY    BIT(9)
 #define PROC2_ENABLE_INVPCID           BIT(12)
+#define PROC2_ENABLE_PML               BIT(17)
 #define PROC2_ENABLE_XSAVES            BIT(20)
 
 /* VM-exit controls (25.7.1). */

@@ -67,6 +67,10 @@ def test_hello(ctx, cpus):
     expect(abs(khz - IPS // 1000) < IPS // 100_000,
            f"expected the TSC calibrated to {IPS // 1000} kHz +-1%, got "
            f"{khz}")
+    # The optional VT-x features, one line before the guest starts.
+    run.expect_regex(r"^apfvisor: VT-x: APIC-register virtualization "
+                     r"(yes|no), virtual-interrupt delivery (yes|no), "
+                     r"posted interrupts (yes|no), PML (yes|no) \(not used\)$")
     run.expect_line("guest: hello: start")
     run.expect_line("guest: hello: PASS cpuid")
     run.expect_line(f"guest: hello: ram {guest_memory_mib('hello')} MiB")
