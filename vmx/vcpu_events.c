@@ -231,26 +231,30 @@ void vcpu_poll_and_inject(struct vcpu *v, uint64_t now)
 		want_window = !trap;
 	}
 	/*
-	 * Quiet also after an injection that left nothing behind it: what
-	 * could let the next vector in moves irq_gen (an EOI or TPR write, a
-	 * new request) or is the PV EOI, whose collection asks for a poll
-	 * when a vector is requested (pv_eoi_collect). The entry after an
-	 * async-PF page-ready's injection, at its ACK exit, then needs none.
-	 */
-	v->irq_memo = (struct irq_poll_memo){
-		.quiet = !v->nmi_pending && !want_window &&
-			 (pi.vector < 0 ||
-			  (injected && !guest_interrupt_pending(g, v->id))),
-		.irq_gen = g->dev.irq_gen,
-		.deadline = guest_timer_deadline(g, v->id, now),
-	};
-	/*
 	 * What the poll itself changed needs no new generation: a timer that
 	 * fired and a vector acknowledged belong to this vCPU (and the 8259,
 	 * which it acknowledges, reaches vCPU 0 only), and the UART line it
 	 * copied into the 8259 moved irq_gen when it changed.
 	 */
 	pv_eoi_arm(g, v->id);
+	/*
+	 * Quiet also after an injection whose EOI the PV EOI word will make,
+	 * when nothing is pending behind it: the word is armed only with the
+	 * vector alone in service and none requested, its collection asks
+	 * for a poll if one was requested meanwhile (pv_eoi_collect), and
+	 * anything else that could let a vector in moves irq_gen. The ACK
+	 * exit after an async-PF page-ready then polls nothing. Without the
+	 * word the EOI is a register write, which moves irq_gen anyway: the
+	 * look would only cost.
+	 */
+	v->irq_memo = (struct irq_poll_memo){
+		.quiet = !v->nmi_pending && !want_window &&
+			 (pi.vector < 0 ||
+			  (injected && pv_eoi_armed(&v->plat->pv_eoi) &&
+			   !guest_interrupt_pending(g, v->id))),
+		.irq_gen = g->dev.irq_gen,
+		.deadline = guest_timer_deadline(g, v->id, now),
+	};
 	vm_devices_unlock(g, false);
 	set_proc_control(PROC_INTERRUPT_WINDOW_EXITING, want_window);
 	/*
