@@ -58,6 +58,14 @@ static inline struct blk_request req(enum blk_op op, uint64_t offset,
 	};
 }
 
+/* Submits req(op, offset, page), which the port must take. */
+static inline void submit_ok(enum blk_op op, uint64_t offset, unsigned page)
+{
+	struct blk_request r = req(op, offset, page);
+
+	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
+}
+
 /* Polls until n completions came (bounded by the fake clock). */
 static inline unsigned poll_n(struct blk_completion *out, unsigned n)
 {

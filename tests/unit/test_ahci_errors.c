@@ -31,8 +31,7 @@ static void test_task_file_error_then_recovery(void **state)
 	/* Restarted: the next request to a good page works. */
 	assert_int_equal(f->is, 0);
 	assert_true(f->cmd & PX_CMD_ST);
-	r = req(BLK_READ, 3 * PAGE_SIZE, 1);
-	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
+	submit_ok(BLK_READ, 3 * PAGE_SIZE, 1);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_OK);
 	assert_int_equal(pages[1][0], f->data[3 * PAGE_SIZE]);
@@ -87,7 +86,6 @@ static void test_link_lost_in_comreset_fails_the_port(void **state)
 {
 	struct fake_ahci_port *f = &fake_ahci[PORT];
 	struct blk_completion c;
-	struct blk_request r;
 
 	(void)state;
 	failed_ncq_read(true);
@@ -99,8 +97,7 @@ static void test_link_lost_in_comreset_fails_the_port(void **state)
 		    "any more");
 	/* Later requests fail at once, without a command. */
 	assert_false(f->cmd & PX_CMD_ST);
-	r = req(BLK_READ, 3 * PAGE_SIZE, 1);
-	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
+	submit_ok(BLK_READ, 3 * PAGE_SIZE, 1);
 	assert_int_equal(ahci_port_poll(&port, &c, 1), 1);
 	assert_int_equal(c.status, BLK_IO_ERROR);
 	assert_int_equal(f->ci, 0);
@@ -159,15 +156,12 @@ static void test_command_timeout_fails_the_disk(void **state)
 {
 	struct fake_ahci_port *f = &fake_ahci[PORT];
 	struct blk_completion c[2];
-	struct blk_request r;
 
 	(void)state;
 	ready_port(4, true);
 	f->hang = true;
-	r = req(BLK_WRITE, 0, 0);
-	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
-	r = req(BLK_READ, 5 * PAGE_SIZE, 1);
-	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
+	submit_ok(BLK_WRITE, 0, 0);
+	submit_ok(BLK_READ, 5 * PAGE_SIZE, 1);
 	assert_int_equal(poll_n(c, 2), 2);
 	assert_int_equal(c[0].status, BLK_IO_ERROR);
 	assert_int_equal(c[1].status, BLK_IO_ERROR);
@@ -180,8 +174,7 @@ static void test_command_timeout_fails_the_disk(void **state)
 	assert_false(f->cmd & PX_CMD_ST);
 	/* Later requests fail at once, without a command. */
 	f->hang = false;
-	r = req(BLK_READ, 0, 2);
-	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
+	submit_ok(BLK_READ, 0, 2);
 	assert_int_equal(ahci_port_poll(&port, c, 2), 1);
 	assert_int_equal(c[0].status, BLK_IO_ERROR);
 	assert_int_equal(f->ci, 0);
@@ -225,8 +218,7 @@ static void test_short_dma_transfer_fails(void **state)
 		assert_int_equal(c.status, BLK_IO_ERROR);
 	}
 	f->short_transfer = 100;
-	r = req(BLK_WRITE, 3 * PAGE_SIZE, 3);
-	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
+	submit_ok(BLK_WRITE, 3 * PAGE_SIZE, 3);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_IO_ERROR);
 	assert_int_equal(port.short_transfers, ARRAY_SIZE(moved) + 1);
@@ -239,8 +231,7 @@ static void test_short_dma_transfer_fails(void **state)
 		    "(PRDBC); it fails");
 	/* No error to recover from: the port was never stopped. */
 	writes = f->ncmd_writes;
-	r = req(BLK_READ, 2 * PAGE_SIZE, 4);
-	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
+	submit_ok(BLK_READ, 2 * PAGE_SIZE, 4);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_OK);
 	assert_memory_equal(pages[4], f->data + 2 * PAGE_SIZE, PAGE_SIZE);
@@ -278,8 +269,7 @@ static void test_short_ncq_read_fails(void **state)
 		    "sectors 16-23 ended with 512 of its 512 words never "
 		    "written; it fails");
 	/* An honest NCQ read (PRDBC left at 0) is fine. */
-	r = req(BLK_READ, 2 * PAGE_SIZE, 4);
-	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
+	submit_ok(BLK_READ, 2 * PAGE_SIZE, 4);
 	assert_int_equal(poll_n(&c, 1), 1);
 	assert_int_equal(c.status, BLK_OK);
 	assert_memory_equal(pages[4], f->data + 2 * PAGE_SIZE, PAGE_SIZE);
@@ -295,16 +285,13 @@ static void test_timed_out_read_held_until_port_stops(void **state)
 {
 	struct fake_ahci_port *f = &fake_ahci[PORT];
 	struct blk_completion c[3];
-	struct blk_request r;
 
 	(void)state;
 	ready_port(4, true);
 	f->hang = true;
 	f->cr_stuck = true;
-	r = req(BLK_READ, 0, 0);
-	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
-	r = req(BLK_WRITE, 5 * PAGE_SIZE, 1);
-	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
+	submit_ok(BLK_READ, 0, 0);
+	submit_ok(BLK_WRITE, 5 * PAGE_SIZE, 1);
 	assert_int_equal(poll_n(c, 1), 1);
 	assert_int_equal(ahci_port_poll(&port, c + 1, 2), 0);
 	assert_ptr_equal(c[0].cookie, (void *)2);
@@ -318,8 +305,7 @@ static void test_timed_out_read_held_until_port_stops(void **state)
 	for (int i = 0; i < 100; i++)
 		assert_int_equal(ahci_port_poll(&port, c, 3), 0);
 	/* Later requests fail at once, without a command. */
-	r = req(BLK_READ, 0, 2);
-	assert_int_equal(ahci_port_submit(&port, &r), HV_OK);
+	submit_ok(BLK_READ, 0, 2);
 	assert_int_equal(ahci_port_poll(&port, c, 3), 1);
 	assert_ptr_equal(c[0].cookie, (void *)3);
 	assert_int_equal(c[0].status, BLK_IO_ERROR);
