@@ -24,8 +24,8 @@ HV_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fpic -fshort-wchar \
 HV_LDFLAGS := -nostdlib --no-undefined -shared -Bsymbolic -znocombreloc \
 	-T linker.ld -L$(EFI_LIB)
 
-HV_DIRS  := boot arch/x86 vmx ept apf swap swap/drivers swap/policy guest \
-	guest/devices guest/loaders lib lib/trace
+HV_DIRS  := boot arch/x86 vmx ept apf swap swap/drivers swap/policy net \
+	net/drivers guest guest/devices guest/loaders lib lib/trace
 HV_CSRC  := $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.c))
 HV_ASRC  := $(foreach d,$(HV_DIRS),$(wildcard $(d)/*.asm))
 HV_OBJS  := $(HV_CSRC:%.c=$(BUILD)/hv/%.o) $(HV_ASRC:%.asm=$(BUILD)/hv/%.asm.o)

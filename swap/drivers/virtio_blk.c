@@ -13,7 +13,7 @@
 #include "lib/heap.h"
 #include "lib/console.h"
 #include "lib/format.h"
-#include "swap/drivers/virtio_pci.h"
+#include "arch/x86/virtio_pci.h"
 #include "swap/drivers/virtio_blk_queue.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"

@@ -83,7 +83,7 @@ fuzz_srcs_fuzz_guest_msr := guest/msr.c guest/pv_eoi.c guest/vcpu_tsc.c guest/mc
 # A PCI function's configuration space as the drivers read it: BARs,
 # capabilities, the virtio-PCI structures (port I/O is the target's).
 fuzz_includes_fuzz_pci_bar := -Itests/unit/fake_x86
-fuzz_srcs_fuzz_pci_bar := arch/x86/pci.c swap/drivers/virtio_pci.c
+fuzz_srcs_fuzz_pci_bar := arch/x86/pci.c arch/x86/virtio_pci.c
 # The NVMe driver with the input as the controller.
 fuzz_srcs_fuzz_nvme := swap/drivers/nvme_ctrl.c swap/drivers/nvme_queue.c \
 	swap/drivers/nvme_namespace.c swap/drivers/nvme_command.c swap/drivers/nvme_identify.c \
@@ -102,7 +102,7 @@ fuzz_srcs_fuzz_virtio_balloon := guest/devices/virtio_balloon.c \
 	guest/devices/virtio_pci_device.c guest/devices/virtq_device.c lib/string.c
 fuzz_includes_fuzz_virtio_pci := -Itests/unit/fake_x86
 fuzz_deps_fuzz_virtio_pci := swap/drivers/virtio_blk.c
-fuzz_srcs_fuzz_virtio_pci := swap/drivers/virtio_pci.c swap/drivers/virtio_blk_queue.c \
+fuzz_srcs_fuzz_virtio_pci := arch/x86/virtio_pci.c swap/drivers/virtio_blk_queue.c \
 	arch/x86/pci.c lib/format.c lib/string.c
 # Hardware task switches: the GDT, IDT, TSSs and page tables the input's.
 fuzz_srcs_fuzz_task_switch := guest/task_switch.c guest/guest_pagewalk.c
@@ -110,9 +110,13 @@ fuzz_deps_fuzz_task_switch := tests/unit/flat_ram.h
 fuzz_srcs_fuzz_acpi_tables := arch/x86/acpi.c arch/x86/acpi_fadt.c \
 	arch/x86/acpi_mcfg.c lib/string.c
 
+# Further targets declare themselves in tests/fuzz/fuzz-<area>.mk fragments
+# (FUZZ_TARGETS += fuzz_x and fuzz_srcs_fuzz_x := ...).
+include $(wildcard tests/fuzz/fuzz-*.mk)
+
 .PHONY: fuzz fuzz-binaries
 
-FUZZ_HEADERS := $(wildcard */*.h arch/x86/*.h tests/fuzz/*.h \
+FUZZ_HEADERS := $(wildcard */*.h */*/*.h tests/fuzz/*.h \
 	tests/unit/fake_*/*/*.h tests/unit/fake_*/*/*/*.h)
 
 fuzz-binaries: $(addprefix $(FUZZ_OUT)/,$(FUZZ_TARGETS))

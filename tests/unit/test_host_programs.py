@@ -3,7 +3,7 @@
 tests/unit/ (build/unit/test_*, built with ASan and UBSan), a fuzz smoke
 run of each libFuzzer target (build/fuzz/fuzz_*) and the layer check.
 
-The names come from the sources (tests/unit/unit*.mk, tests/fuzz/fuzz.mk),
+The names come from the sources (tests/unit/unit*.mk, tests/fuzz/fuzz*.mk),
 not from what happens to be in build/: a test whose binary was not built
 fails instead of vanishing. `make all` builds them (tests/run-tests runs
 it first)."""
@@ -41,7 +41,7 @@ def names_in_makefiles(pattern, variable):
 
 
 UNIT_BINARIES = names_in_makefiles("tests/unit/unit*.mk", "UNIT_TESTS")
-FUZZ_TARGETS = names_in_makefiles("tests/fuzz/fuzz.mk", "FUZZ_TARGETS")
+FUZZ_TARGETS = names_in_makefiles("tests/fuzz/fuzz*.mk", "FUZZ_TARGETS")
 
 
 def run_program(cmd, env=None, timeout=600):

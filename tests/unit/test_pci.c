@@ -2,7 +2,7 @@
 /*
  * arch/x86/pci.c over a fake function at 00:03.0 behind ports
  * 0xCF8/0xCFC (built with tests/unit/fake_x86 first on the include path),
- * the virtio capability walk of swap/drivers/virtio_pci.c and the virtio-blk
+ * the virtio capability walk of arch/x86/virtio_pci.c and the virtio-blk
  * bring-up of swap/drivers/virtio_blk.c over it. What a device answers is not
  * trusted: a BAR's sizing mask with holes or an address with low bits set
  * decodes as the device decodes it (the lowest writable bit is the size),
@@ -24,7 +24,7 @@
 #include "arch/x86/pci.h"
 #include "lib/heap.h"
 #include "swap/drivers/virtio_blk.h"
-#include "swap/drivers/virtio_pci.h"
+#include "arch/x86/virtio_pci.h"
 #include "tests/unit/console_capture.h"
 
 #define FUNCTION_00_03_0 (3u << 11)     /* CONFIG_ADDRESS bits 23:8 */

@@ -9,10 +9,10 @@ unit_srcs_test_virtio_blk_queue := swap/drivers/virtio_blk_queue.c lib/format.c 
 
 # PCI configuration space (arch/x86/pci.c, built with tests/unit/fake_x86
 # first: port I/O answered by the test's fake function), the virtio-PCI
-# capabilities over it (swap/drivers/virtio_pci.c) and the virtio-blk bring-up
+# capabilities over it (arch/x86/virtio_pci.c) and the virtio-blk bring-up
 # (swap/drivers/virtio_blk.c).
 UNIT_TESTS += test_pci
-unit_srcs_test_pci := swap/drivers/virtio_pci.c swap/drivers/virtio_blk.c \
+unit_srcs_test_pci := arch/x86/virtio_pci.c swap/drivers/virtio_blk.c \
 	swap/drivers/virtio_blk_queue.c lib/format.c tests/unit/console_capture.c
 unit_objs_test_pci := $(UNIT_OUT)/obj/arch/x86/pci_fake_x86.o
 

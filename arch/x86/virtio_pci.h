@@ -3,11 +3,12 @@
  * The virtio 1.0 PCI transport ("modern" devices; virtio 1.0, 4.1): the
  * vendor capabilities that locate the common, notify, ISR and
  * device-specific structures, the device status, feature negotiation and
- * queue setup. Device drivers (swap/drivers/virtio_blk.c) build on it. Polled: no
+ * queue setup. Device drivers (swap/drivers/virtio_blk.c,
+ * net/drivers/virtio_net.c) build on it. Polled: no
  * MSI-X vector is ever assigned.
  */
-#ifndef SWAP_VIRTIO_PCI_H
-#define SWAP_VIRTIO_PCI_H
+#ifndef ARCH_X86_VIRTIO_PCI_H
+#define ARCH_X86_VIRTIO_PCI_H
 
 #include "arch/x86/pci.h"
 #include "lib/errors.h"

@@ -4,7 +4,7 @@
  * Device (VIRTIO) Version 1.0" (cs04). Every structure is reached through
  * a memory BAR; a device that places one in I/O space is refused.
  */
-#include "swap/drivers/virtio_pci.h"
+#include "arch/x86/virtio_pci.h"
 #include "arch/x86/host_paging.h"
 
 /* Capability and register numbers: lib/virtio_spec.h. */
