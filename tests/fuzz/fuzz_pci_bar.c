@@ -4,7 +4,7 @@
  * arch/x86/pci.c reads it: BAR decoding with the sizing protocol
  * (pci_bar_decode of every index), the capability list (pci_next_cap),
  * and the virtio 1.0 capabilities that place a virtio-PCI device's
- * structures in its BARs (swap/drivers/virtio_pci.c virtio_pci_init). The input
+ * structures in its BARs (arch/x86/virtio_pci.c virtio_pci_init). The input
  * is the function (tests/fuzz/fuzz_pci_device.h: 256 bytes of
  * configuration space, then the six BARs' sizing answers), then a
  * capability ID to walk.
@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "swap/drivers/virtio_pci.h"
+#include "arch/x86/virtio_pci.h"
 #include "tests/fuzz/fuzz_check.h"
 #include "tests/fuzz/fuzz_pci_device.h"
 #include "tests/fuzz/fuzz_script.h"

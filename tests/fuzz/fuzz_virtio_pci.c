@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libFuzzer target: a virtio-blk device brought up over the virtio 1.0
- * PCI transport (swap/drivers/virtio_blk.c bring_up_function, swap/drivers/virtio_pci.c,
+ * PCI transport (swap/drivers/virtio_blk.c bring_up_function, arch/x86/virtio_pci.c,
  * arch/x86/pci.c), then a few requests through its queue
  * (swap/drivers/virtio_blk_queue.c, which tests/fuzz/fuzz_virtio_blk_queue.c
  * fuzzes on its own). swap/drivers/virtio_blk.c is included here, not linked, to
