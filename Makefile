@@ -60,6 +60,22 @@ LZ4_FLAGS := -DLZ4_FREESTANDING=1 -DLZ4_HEAPMODE=0 \
 	'-DLZ4_memmove(d,s,n)=__builtin_memmove(d,s,n)'
 HV_OBJS   += $(BUILD)/hv/third-party/lz4.o
 
+# lwIP, the TCP/IP stack under the NBD client (far memory): Debian's source
+# (tools/fetch-debian-source lwip), built freestanding at build time with
+# its raw API and no operating system layer (net/lwip_port/lwipopts.h).
+# Only net/ includes its headers.
+LWIP_DIR   := $(BUILD)/third-party/lwip
+LWIP_STAMP := $(LWIP_DIR)/.fetched
+LWIP_CORE  := init def inet_chksum ip mem memp netif pbuf stats tcp tcp_in \
+	tcp_out timeouts udp ipv4/dhcp ipv4/etharp ipv4/icmp ipv4/ip4 \
+	ipv4/ip4_addr
+LWIP_SRCS  := $(LWIP_CORE:%=$(LWIP_DIR)/src/core/%.c) \
+	$(LWIP_DIR)/src/netif/ethernet.c
+LWIP_INCLUDES := -Inet/lwip_port/include -Inet/lwip_port \
+	-I$(LWIP_DIR)/src/include
+HV_OBJS   += $(LWIP_CORE:%=$(BUILD)/hv/third-party/lwip/core/%.o) \
+	$(BUILD)/hv/third-party/lwip/netif/ethernet.o
+
 GUEST_SRC  := $(wildcard tests/guests/*.asm)
 GUEST_BINS := $(GUEST_SRC:tests/guests/%.asm=$(BUILD)/guests/%.bin)
 # Multiboot test kernels (32-bit ELF, as `qemu -kernel` takes them): one
@@ -104,6 +120,23 @@ $(BUILD)/hv/third-party/lz4.o: $(LZ4_SRC) | deps
 
 $(BUILD)/hv/swap/page_compress.o: HV_CFLAGS += -I$(LZ4_DIR)/lib
 $(BUILD)/hv/swap/page_compress.o: | $(LZ4_SRC)
+
+$(LWIP_STAMP): tools/fetch-debian-source | deps
+	@echo "  FETCH   lwip (Debian source)"
+	@tools/fetch-debian-source lwip $(LWIP_DIR) >/dev/null
+	@touch $@
+
+$(LWIP_SRCS): $(LWIP_STAMP)
+	@true
+
+# Not our code: its own warnings are not ours to fail on.
+$(BUILD)/hv/third-party/lwip/%.o: $(LWIP_DIR)/src/%.c | $(LWIP_STAMP) deps
+	@mkdir -p $(dir $@)
+	@echo "  CC      lwip/$*.c"
+	@$(CC) $(filter-out -Werror,$(HV_CFLAGS)) -w $(LWIP_INCLUDES) -c $< -o $@
+
+$(BUILD)/hv/net/%.o: HV_CFLAGS += $(LWIP_INCLUDES)
+$(BUILD)/hv/net/%.o: | $(LWIP_STAMP)
 
 $(BUILD)/hv/%.asm.o: %.asm | deps
 	@mkdir -p $(dir $@)

@@ -204,6 +204,85 @@ static bool parse_hex64(struct slice v, uint64_t *out)
 	return true;
 }
 
+/* Up to max decimal digits (at least one) from the front of *s, consumed. */
+static bool take_number(struct slice *s, unsigned max_digits, uint32_t *out)
+{
+	uint32_t n = 0;
+	unsigned digits = 0;
+
+	while (digits < s->n && s->p[digits] >= '0' && s->p[digits] <= '9') {
+		if (digits == max_digits)
+			return false;
+		n = n * 10 + (uint32_t)(s->p[digits] - '0');
+		digits++;
+	}
+	if (!digits)
+		return false;
+	s->p += digits;
+	s->n -= digits;
+	*out = n;
+	return true;
+}
+
+static bool take_char(struct slice *s, char c)
+{
+	if (!s->n || s->p[0] != c)
+		return false;
+	s->p++;
+	s->n--;
+	return true;
+}
+
+/* "A.B.C.D" at the front of *s (consumed): four numbers 0..255. */
+static bool take_ipv4(struct slice *s, uint32_t *ip)
+{
+	uint32_t v = 0, part;
+
+	for (int i = 0; i < 4; i++) {
+		if ((i && !take_char(s, '.')) || !take_number(s, 3, &part) ||
+		    part > 255)
+			return false;
+		v = v << 8 | part;
+	}
+	*ip = v;
+	return true;
+}
+
+/* An export name: printable ASCII but space, ',', '"' and '#'. */
+static bool export_name_char(char c)
+{
+	return c > ' ' && c < 0x7f && c != ',' && c != '"' && c != '#';
+}
+
+/* "nbd://A.B.C.D[:PORT][/EXPORT]": one server of swap.device. */
+static bool parse_nbd_url(struct slice s, struct swap_remote *r)
+{
+	static const char scheme[] = "nbd://";
+	uint32_t port = SWAP_NBD_DEFAULT_PORT;
+
+	*r = (struct swap_remote){ 0 };
+	if (s.n < sizeof(scheme) - 1 ||
+	    memcmp(s.p, scheme, sizeof(scheme) - 1))
+		return false;
+	s.p += sizeof(scheme) - 1;
+	s.n -= sizeof(scheme) - 1;
+	if (!take_ipv4(&s, &r->ip))
+		return false;
+	if (take_char(&s, ':') &&
+	    (!take_number(&s, 5, &port) || !port || port > 0xffff))
+		return false;
+	r->port = (uint16_t)port;
+	if (!s.n)
+		return true;
+	if (!take_char(&s, '/') || s.n >= SWAP_EXPORT_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < s.n; i++)
+		if (!export_name_char(s.p[i]))
+			return false;
+	memcpy(r->export_name, s.p, s.n);
+	return true;
+}
+
 /* The kinds of boot/config_keys.def. */
 enum config_kind {
 	KIND_PATH,
@@ -214,6 +293,9 @@ enum config_kind {
 	KIND_HEX,
 	KIND_ON_OFF,
 	KIND_CHOICE,
+	KIND_IPV4,
+	KIND_NET_ADDRESS,
+	KIND_SWAP_DEVICE,
 };
 
 /* Each key's index in config_keys[]: KEY_ID_<field>. */
@@ -377,6 +459,70 @@ static enum set_result set_hex(uint64_t *dst, struct slice v)
 	return SET_OK;
 }
 
+static enum set_result set_ipv4(uint32_t *dst, struct slice v)
+{
+	uint32_t ip;
+
+	if (slice_eq(v, "none")) {
+		*dst = 0;
+		return SET_OK;
+	}
+	if (!take_ipv4(&v, &ip) || v.n)
+		return SET_BAD_VALUE;
+	*dst = ip;
+	return SET_OK;
+}
+
+static enum set_result set_dhcp_or_address(struct config_net_address *dst,
+				       struct slice v)
+{
+	uint32_t ip, prefix;
+
+	if (slice_eq(v, "dhcp")) {
+		*dst = (struct config_net_address){ .dhcp = true };
+		return SET_OK;
+	}
+	if (!take_ipv4(&v, &ip) || !take_char(&v, '/') ||
+	    !take_number(&v, 2, &prefix) || v.n || !prefix || prefix > 32)
+		return SET_BAD_VALUE;
+	*dst = (struct config_net_address){ .ip = ip, .prefix_len = prefix };
+	return SET_OK;
+}
+
+/* A name of the key's choices, or a comma-separated list of NBD servers. */
+static enum set_result set_device_or_servers(struct swap_remotes *remotes,
+					      enum swap_device_kind *dst,
+				       struct slice v,
+				       const struct config_key *k)
+{
+	const struct config_choice *c = find_choice(k, v);
+	struct swap_remotes list = { 0 };
+
+	if (c) {
+		*dst = c->value;
+		*remotes = list;
+		return SET_OK;
+	}
+	while (v.n) {
+		size_t comma = slice_find(v, ',');
+		struct slice one = trim((struct slice){ v.p, comma });
+
+		if (list.count == SWAP_REMOTE_MAX ||
+		    !parse_nbd_url(one, &list.at[list.count++]))
+			return SET_BAD_VALUE;
+		if (comma == v.n)
+			break;
+		v = (struct slice){ v.p + comma + 1, v.n - comma - 1 };
+		if (!trim(v).n)         /* a list may not end in a comma */
+			return SET_BAD_VALUE;
+	}
+	if (!list.count)
+		return SET_BAD_VALUE;
+	*dst = SWAP_DEVICE_NBD;
+	*remotes = list;
+	return SET_OK;
+}
+
 /* The body of a key's setter, by kind: dst is the field. */
 #define SET_PATH(dst, v, k) return set_path(dst, v, (k)->required)
 #define SET_TEXT(dst, v, k) return set_text(dst, v)
@@ -391,6 +537,11 @@ static enum set_result set_hex(uint64_t *dst, struct slice v)
 	(dst) = c->value;                                               \
 	return SET_OK
 #define SET_ON_OFF SET_CHOICE
+#define SET_IPV4(dst, v, k) return set_ipv4(&(dst), v)
+#define SET_NET_ADDRESS(dst, v, k) return set_dhcp_or_address(&(dst), v)
+/* The servers go into the config's own list (cfg is the setter's). */
+#define SET_SWAP_DEVICE(dst, v, k) \
+	return set_device_or_servers(&cfg->swap_remotes, &(dst), v, k)
 
 /* One setter per key: set_<field>. */
 #define CONFIG_KEY(name, field, kind, ctype, lo, hi, values, dflt, help) \
@@ -529,13 +680,15 @@ static int parse_line(struct parser *ps, struct slice line)
 	r = k->set(ps->cfg, val, k);
 	if (r == SET_BAD_VALUE) {
 		char names[CONFIG_ERROR_MAX];
+		bool both = k->kind == KIND_SWAP_DEVICE;
 
-		if (!k->values)
+		if (!k->values || both)
 			list_choices(k, names, sizeof(names));
 		return parse_error(ps,
-				   "bad value '%.*s%s' for %s (expected %s)",
+				   "bad value '%.*s%s' for %s (expected %s%s%s)",
 				   ECHO(val), k->name,
-				   k->values ? k->values : names);
+				   k->values && !both ? k->values : names,
+				   both ? ", or " : "", both ? k->values : "");
 	}
 	if (r == SET_TOO_LONG)
 		return parse_error(ps, "value too long for %s", k->name);

@@ -21,6 +21,7 @@
 #include "swap/swap_params.h"
 #include "guest/loaders/image_format.h"
 #include "arch/x86/tsc_freq.h"
+#include "net/net_stack.h"
 
 #define CONFIG_PATH_MAX 128
 #define CONFIG_CMDLINE_MAX 1024
@@ -48,6 +49,17 @@ enum console_passthrough {
 #define CONFIG_FIELD_HEX(ctype, field) ctype field
 #define CONFIG_FIELD_ON_OFF(ctype, field) ctype field
 #define CONFIG_FIELD_CHOICE(ctype, field) ctype field
+#define CONFIG_FIELD_IPV4(ctype, field) ctype field       /* host order */
+#define CONFIG_FIELD_NET_ADDRESS(ctype, field) ctype field
+/* A CHOICE, or nbd:// servers (then SWAP_DEVICE_NBD, and swap_remotes). */
+#define CONFIG_FIELD_SWAP_DEVICE(ctype, field) ctype field
+
+/* net.address: dhcp, or A.B.C.D/N. */
+struct config_net_address {
+	bool dhcp;
+	uint32_t ip;            /* host order */
+	unsigned prefix_len;    /* 1..32 */
+};
 
 /* One member per key of boot/config_keys.def, named by its field. */
 struct hv_config {
@@ -57,6 +69,8 @@ struct hv_config {
 #include "boot/config_keys.def"
 #undef CONFIG_CHOICE
 #undef CONFIG_KEY
+	/* The servers of swap.device = nbd://... (count 0 otherwise). */
+	struct swap_remotes swap_remotes;
 };
 
 /* Fills *cfg with the defaults (see config.c); every key may override. */

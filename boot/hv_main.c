@@ -29,6 +29,7 @@
 #include "guest/vm.h"
 #include "swap/drivers/ahci.h"
 #include "swap/blockdev_selftest.h"
+#include "swap/swap_device.h"
 #include "swap/swap_daemon.h"
 #include "vmx/vcpu.h"
 #include "lib/console.h"
@@ -185,6 +186,21 @@ void boot_info_image_spec(const struct boot_info *bi, struct vm_spec *spec)
 	guest_ram_layout_pc(&spec->ram, bi->cfg.guest_memory);
 }
 
+/* swap.device = nbd://...: the servers, and the network's settings. */
+static void set_swap_remotes(const struct hv_config *cfg)
+{
+	struct net_config net = {
+		.device = cfg->net_device,
+		.dhcp = cfg->net_address.dhcp,
+		.address = cfg->net_address.ip,
+		.prefix_len = cfg->net_address.prefix_len,
+		.gateway = cfg->net_gateway,
+		.dhcp_timeout_ms = NET_DHCP_TIMEOUT_MS,
+	};
+
+	swap_device_set_remotes(&cfg->swap_remotes, &net);
+}
+
 static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 {
 	*spec = (struct vm_spec){
@@ -290,6 +306,8 @@ NORETURN void hv_main(struct boot_info *bi)
 	if (bi->boot_sata.known)
 		ahci_skip_boot_port(bi->boot_sata.pci_dev,
 				    bi->boot_sata.pci_fn, bi->boot_sata.port);
+	if (bi->cfg.swap_device == SWAP_DEVICE_NBD)
+		set_swap_remotes(&bi->cfg);
 	if (bi->cfg.debug_blockdev_selftest) {
 		/* No guest: the swap driver alone (runs without VT-x). */
 		hv_trace_start(bi, 0, NULL);

@@ -38,8 +38,9 @@ struct nic_ops {
 	/*
 	 * Copies the frame (len bytes, NIC_ETH_HEADER..NIC_FRAME_MAX; the
 	 * driver pads it to NIC_FRAME_MIN) into a transmit buffer and hands
-	 * it to the device. HV_OK; HV_ERR_BUSY when every transmit buffer is
-	 * still on the device (receive() takes finished ones back; retry);
+	 * it to the device, after taking back the transmit buffers the
+	 * device has finished. HV_OK; HV_ERR_BUSY when every transmit buffer
+	 * is still on the device (retry: the device is sending them);
 	 * HV_ERR_INVALID for a length out of range; HV_ERR_DEVICE once the
 	 * device is broken.
 	 */

@@ -12,6 +12,7 @@
 #include "lib/string.h"
 #include "swap/drivers/ahci.h"
 #include "swap/drivers/ata.h"
+#include "swap/drivers/nbd.h"
 #include "swap/drivers/nvme.h"
 #include "swap/drivers/virtio_blk.h"
 
@@ -20,6 +21,10 @@
 /* Ticks per second assumed before tsc_calibrate() has run. */
 #define UNCALIBRATED_TSC_HZ 1000000000ull
 #define ERR_LEN 160
+
+/* swap.device = nbd://...: the servers and the network to reach them. */
+static struct swap_remotes remotes;
+static struct net_config remote_net;
 
 /* The pages swap_device_open read headers into (swap_device_fill_buffers). */
 static uint8_t *header_pages[BLOCKDEV_MAX];
@@ -33,6 +38,7 @@ const char *swap_device_kind_name(enum swap_device_kind kind)
 	case SWAP_DEVICE_ATA: return "ata";
 	case SWAP_DEVICE_NVME: return "nvme";
 	case SWAP_DEVICE_AHCI: return "ahci";
+	case SWAP_DEVICE_NBD: return "nbd";
 	default: return "none";
 	}
 }
@@ -82,6 +88,46 @@ enum hv_err blockdev_check_header(struct blockdev *dev, uint8_t *page,
 	return parse(page, dev->size, hdr, err, err_len);
 }
 
+void swap_device_set_remotes(const struct swap_remotes *r,
+			     const struct net_config *net)
+{
+	remotes = *r;
+	remote_net = *net;
+}
+
+/* Each server of swap.device = nbd://..., once the network is up. */
+static unsigned nbd_open_all(struct blockdev **out, unsigned max)
+{
+	static struct blockdev *opened[SWAP_REMOTE_MAX];
+	static unsigned nopened;
+	static bool tried;
+	char err[ERR_LEN];
+
+	if (!tried) {
+		tried = true;
+		if (!remotes.count) {
+			hv_error("swap: swap.device = nbd names no server");
+			return 0;
+		}
+		if (net_start(&remote_net) != HV_OK)
+			return 0;       /* net_start said why */
+		for (unsigned i = 0; i < remotes.count; i++) {
+			const struct swap_remote *r = &remotes.at[i];
+			struct nbd_target t = { .ip = r->ip, .port = r->port,
+						.export_name = r->export_name };
+			struct blockdev *dev = nbd_open(&t, err, sizeof(err));
+
+			if (dev)
+				opened[nopened++] = dev;
+			else
+				hv_error("swap: nbd: %s", err);
+		}
+	}
+	for (unsigned i = 0; i < nopened && i < max; i++)
+		out[i] = opened[i];
+	return MIN(nopened, max);
+}
+
 unsigned blockdev_find_all(enum swap_device_kind kind, struct blockdev **out,
 			   unsigned max)
 {
@@ -89,6 +135,8 @@ unsigned blockdev_find_all(enum swap_device_kind kind, struct blockdev **out,
 
 	if (kind == SWAP_DEVICE_NONE)
 		return 0;
+	if (kind == SWAP_DEVICE_NBD)
+		return nbd_open_all(out, max);
 	if (kind == SWAP_DEVICE_AUTO || kind == SWAP_DEVICE_VIRTIO_BLK)
 		n += virtio_blk_probe_all(out + n, max - n);
 	if (kind == SWAP_DEVICE_AUTO || kind == SWAP_DEVICE_NVME)

@@ -10,6 +10,7 @@
 #include "swap/swap_params.h"
 #include "swap/blockdev.h"
 #include "swap/swap_format.h"
+#include "net/net_stack.h"
 
 /*
  * Probes the drivers kind allows (AUTO: virtio-blk, NVMe, AHCI, then
@@ -35,6 +36,13 @@ struct blockdev *swap_device_open(enum swap_device_kind kind,
  * and the guest's frames, so there is no bounce buffer to fill.
  */
 unsigned swap_device_fill_buffers(uint64_t value);
+
+/*
+ * swap.device = nbd://...: the servers, and how to bring up the network
+ * that reaches them (boot/ calls this before anything opens a device).
+ */
+void swap_device_set_remotes(const struct swap_remotes *r,
+			     const struct net_config *net);
 
 /* Most block devices apfvisor looks at (all drivers together). */
 #define BLOCKDEV_MAX 8

@@ -15,6 +15,23 @@ enum swap_device_kind {
 	SWAP_DEVICE_ATA,
 	SWAP_DEVICE_NVME,
 	SWAP_DEVICE_AHCI,
+	SWAP_DEVICE_NBD,        /* swap.device = nbd://...: far memory */
+};
+
+/* swap.device = nbd://A.B.C.D[:PORT]/EXPORT[, ...]: the servers, in order. */
+#define SWAP_REMOTE_MAX         4
+#define SWAP_EXPORT_NAME_MAX    64      /* with its NUL */
+#define SWAP_NBD_DEFAULT_PORT   10809   /* IANA's port for NBD */
+
+struct swap_remote {
+	uint32_t ip;            /* host order: 10.0.2.2 is 0x0a000202 */
+	uint16_t port;
+	char export_name[SWAP_EXPORT_NAME_MAX];
+};
+
+struct swap_remotes {
+	unsigned count;
+	struct swap_remote at[SWAP_REMOTE_MAX];
 };
 
 /* swap.policy: which pages go when frames run short (swap/policy/). */

@@ -350,7 +350,8 @@ static void test_bad_values(void **state)
 		    "(expected a size, a multiple of 4K)");
 	parse_fails("swap.device = scsi # fast\n",
 		    "apfvisor.cfg:1: bad value 'scsi' for swap.device "
-		    "(expected auto, virtio-blk, nvme, ahci, ata or none)");
+		    "(expected auto, virtio-blk, nvme, ahci, ata or none, or "
+		    "nbd://A.B.C.D[:PORT]/EXPORT[, ...])");
 	parse_fails("apf = yes\n",
 		    "apfvisor.cfg:1: bad value 'yes' for apf "
 		    "(expected on or off)");

@@ -2,7 +2,8 @@
 /*
  * boot/config.c, the swap keys: swap.device's kinds, the policies
  * (swap.policy, swap.prefetch and its depth and trace), fault injection
- * (debug.swap_fail_*) and swap.read_latency.
+ * (debug.swap_fail_*) and swap.read_latency; the NBD servers of
+ * swap.device = nbd://... and the network keys (net.*) they need.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -37,6 +38,95 @@ static void test_device_kinds(void **state)
 		parse_ok(cases[i].text, &cfg);
 		assert_int_equal(cfg.swap_device, cases[i].kind);
 	}
+}
+
+static void test_nbd_servers(void **state)
+{
+	struct hv_config cfg;
+
+	(void)state;
+	parse_ok("guest.kernel=k\nswap.device = nbd://10.0.2.2:10810/swap\n",
+		 &cfg);
+	assert_int_equal(cfg.swap_device, SWAP_DEVICE_NBD);
+	assert_int_equal(cfg.swap_remotes.count, 1);
+	assert_int_equal(cfg.swap_remotes.at[0].ip, 0x0a000202);
+	assert_int_equal(cfg.swap_remotes.at[0].port, 10810);
+	assert_string_equal(cfg.swap_remotes.at[0].export_name, "swap");
+	/* The port defaults to NBD's; the export name may be empty. */
+	parse_ok("guest.kernel=k\nswap.device = nbd://192.168.1.20, "
+		 "nbd://10.0.2.2:1/ ,nbd://255.255.255.255:65535/a-b_c.d\n",
+		 &cfg);
+	assert_int_equal(cfg.swap_remotes.count, 3);
+	assert_int_equal(cfg.swap_remotes.at[0].ip, 0xc0a80114);
+	assert_int_equal(cfg.swap_remotes.at[0].port, 10809);
+	assert_string_equal(cfg.swap_remotes.at[0].export_name, "");
+	assert_int_equal(cfg.swap_remotes.at[1].port, 1);
+	assert_string_equal(cfg.swap_remotes.at[1].export_name, "");
+	assert_int_equal(cfg.swap_remotes.at[2].ip, 0xffffffff);
+	assert_int_equal(cfg.swap_remotes.at[2].port, 65535);
+	assert_string_equal(cfg.swap_remotes.at[2].export_name, "a-b_c.d");
+	/* A local kind leaves no servers behind. */
+	parse_ok("guest.kernel=k\nswap.device = ata\n", &cfg);
+	assert_int_equal(cfg.swap_remotes.count, 0);
+
+	static const char *const bad[] = {
+		"nbd://10.0.2.256/x", "nbd://10.0.2/x", "nbd://10.0.2.2:0/x",
+		"nbd://10.0.2.2:65536/x", "nbd://10.0.2.2:/x",
+		"nbd://host.example:10809/x", "nbd:/10.0.2.2/x",
+		"nbd://10.0.2.2/a b", "nbd://10.0.2.2/x,", "nbd://1.2.3.4,,",
+		"nbd://1.1.1.1, nbd://1.1.1.2, nbd://1.1.1.3, nbd://1.1.1.4, "
+		"nbd://1.1.1.5",
+		"nbd://10.0.2.2/"
+		"0123456789012345678901234567890123456789012345678901234567890123",
+		"nbd://0010.0.2.2/x", "nbd://10.0.2.2x",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[256];
+		char err[CONFIG_ERROR_MAX];
+
+		snprintf(text, sizeof(text), "guest.kernel=k\nswap.device = %s\n",
+			 bad[i]);
+		if (parse(text, &cfg, err, sizeof(err)) != -1)
+			fail_msg("accepted: %s", bad[i]);
+		assert_non_null(strstr(err, "bad value"));
+	}
+}
+
+static void test_network_keys(void **state)
+{
+	struct hv_config cfg;
+
+	(void)state;
+	parse_ok("guest.kernel=k\n", &cfg);
+	assert_true(cfg.net_address.dhcp);
+	assert_int_equal(cfg.net_gateway, 0);
+	assert_int_equal(cfg.net_device, NET_DEVICE_AUTO);
+	parse_ok("guest.kernel=k\nnet.address = 10.0.2.15/24\n"
+		 "net.gateway = 10.0.2.2\nnet.device = virtio-net\n", &cfg);
+	assert_false(cfg.net_address.dhcp);
+	assert_int_equal(cfg.net_address.ip, 0x0a00020f);
+	assert_int_equal(cfg.net_address.prefix_len, 24);
+	assert_int_equal(cfg.net_gateway, 0x0a000202);
+	assert_int_equal(cfg.net_device, NET_DEVICE_VIRTIO_NET);
+	parse_ok("guest.kernel=k\nnet.address = 1.2.3.4/32\n"
+		 "net.gateway = none\nnet.device = e1000\n", &cfg);
+	assert_int_equal(cfg.net_address.prefix_len, 32);
+	assert_int_equal(cfg.net_device, NET_DEVICE_E1000);
+	parse_fails("guest.kernel=k\nnet.address = 10.0.2.15\n",
+		    "apfvisor.cfg:2: bad value '10.0.2.15' for net.address "
+		    "(expected dhcp or A.B.C.D/N)");
+	parse_fails("guest.kernel=k\nnet.address = 10.0.2.15/33\n",
+		    "apfvisor.cfg:2: bad value '10.0.2.15/33' for net.address "
+		    "(expected dhcp or A.B.C.D/N)");
+	parse_fails("guest.kernel=k\nnet.address = 10.0.2.15/0\n",
+		    "apfvisor.cfg:2: bad value '10.0.2.15/0' for net.address "
+		    "(expected dhcp or A.B.C.D/N)");
+	parse_fails("guest.kernel=k\nnet.gateway = 10.0.2.2.1\n",
+		    "apfvisor.cfg:2: bad value '10.0.2.2.1' for net.gateway "
+		    "(expected A.B.C.D or none)");
+	parse_fails("guest.kernel=k\nnet.device = rtl8139\n",
+		    "apfvisor.cfg:2: bad value 'rtl8139' for net.device "
+		    "(expected auto, e1000 or virtio-net)");
 }
 
 static void test_policy_keys(void **state)
@@ -155,6 +245,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_device_kinds),
+		cmocka_unit_test(test_nbd_servers),
+		cmocka_unit_test(test_network_keys),
 		cmocka_unit_test(test_policy_keys),
 		cmocka_unit_test(test_swap_fault_injection),
 		cmocka_unit_test(test_read_latency),
