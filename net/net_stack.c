@@ -9,6 +9,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/tsc.h"
 #include "lib/console.h"
+#include "lib/counters.h"
 #include "lib/format.h"
 #include "lib/string.h"
 #include "net/nic.h"
@@ -125,6 +126,21 @@ void net_poll(void)
 	sys_check_timeouts();
 }
 
+/* The interface's counters, for the registry (lib/counters.h). */
+static void each_counter(const void *obj, counter_fn fn, void *ctx)
+{
+	(void)obj;
+	fn(ctx, "net.rx_frames", net.nic->rx_frames);
+	fn(ctx, "net.tx_frames", net.nic->tx_frames);
+	fn(ctx, "net.rx_dropped", net.nic->rx_dropped);
+	fn(ctx, "net.rx_no_buffer", net.rx_no_pbuf);
+	fn(ctx, "net.rx_rejected", net.rx_rejected);
+	fn(ctx, "net.tx_dropped", net.tx_dropped);
+	fn(ctx, "net.tx_busy", net.nic->tx_busy);
+}
+
+static struct counter_source counters = { .each = each_counter };
+
 static struct nic *find_nic(enum net_device_kind kind)
 {
 	struct nic *found[NIC_MAX];
@@ -184,6 +200,7 @@ static enum hv_err bring_up(const struct net_config *cfg)
 			 "--net)");
 		return HV_ERR_NOT_FOUND;
 	}
+	counters_register(&counters);
 	if (!wait_for(link_is_up, LINK_WAIT_MS)) {
 		hv_error("net: %s: the link is still down after %u ms",
 			 net.nic->name, LINK_WAIT_MS);
@@ -243,14 +260,3 @@ uint32_t net_address(void)
 				   : 0;
 }
 
-void net_report(void)
-{
-	if (!net.nic)
-		return;
-	hv_stat("net.rx_frames", net.nic->rx_frames);
-	hv_stat("net.tx_frames", net.nic->tx_frames);
-	hv_stat("net.rx_dropped", net.nic->rx_dropped + net.rx_no_pbuf +
-		net.rx_rejected);
-	hv_stat("net.tx_dropped", net.tx_dropped);
-	hv_stat("net.tx_busy", net.nic->tx_busy);
-}

@@ -46,11 +46,12 @@ enum hv_err net_start(const struct net_config *cfg);
 /* Received frames into lwIP, then lwIP's timers. Never blocks. */
 void net_poll(void);
 
-/* The interface's address (host order), 0 before net_start succeeded. */
+/*
+ * The interface's address (host order), 0 before net_start succeeded.
+ * Its counters (net.rx_frames, net.tx_frames, drops) are in the
+ * registry (lib/counters.h) from net_start on.
+ */
 uint32_t net_address(void);
-
-/* The counters of the NIC and of lwIP's drops, as "stat" lines. */
-void net_report(void);
 
 /* "A.B.C.D" for a host-order address, into buf (16 bytes). */
 void net_format_ip(uint32_t ip, char buf[16]);

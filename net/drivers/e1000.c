@@ -180,11 +180,12 @@ static const struct e1000_ring_ops e1000_ring_mmio = {
 /* ------------------------------------------------------------ bring-up */
 
 /*
- * The manual's software reset (CTRL.RST), with Linux's delays (drivers/net/ethernet/intel/
- * e1000/e1000_hw.c: e1000_reset_hw): receive and transmit off and the
- * DMA drained, CTRL.RST, 5 ms for the EEPROM reload, then RST must have
- * cleared itself. The reset sets every register back, interrupt masks
- * too; they are masked again in case it did not.
+ * The manual's software reset (CTRL.RST), with Linux's delays
+ * (drivers/net/ethernet/intel/e1000/e1000_hw.c: e1000_reset_hw): receive
+ * and transmit off and the DMA drained, CTRL.RST, 5 ms for the EEPROM
+ * reload, then RST must have cleared itself. The reset sets every
+ * register back, interrupt masks too; they are masked again in case it
+ * did not (QEMU and Bochs reset nothing).
  */
 static bool reset(struct e1000 *e, const char **why)
 {

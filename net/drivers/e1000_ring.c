@@ -155,7 +155,7 @@ enum hv_err e1000_ring_transmit(struct e1000_ring *r, const void *frame,
 	d->status = 0;
 	d->css = 0;
 	d->special = 0;
-	/* The buffer and the descriptor before the tail that hands them over. */
+	/* Buffer and descriptor before the tail that hands them over. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	r->tx_next = (uint16_t)((i + 1) % E1000_TX_DESCS);
 	reg_write(r, E1000_TDT, r->tx_next);
@@ -216,7 +216,7 @@ size_t e1000_ring_receive(struct e1000_ring *r, void *buf)
 	if (r->nic->broken)
 		return 0;
 	reclaim_tx(r);
-	/* At most one lap: a device marking every descriptor done is bounded. */
+	/* One lap at most, whatever the device marks done meanwhile. */
 	while (!got && given < E1000_RX_DESCS) {
 		unsigned i = r->rx_next;
 		volatile struct e1000_rx_desc *d = &r->rx[i];

@@ -15,9 +15,10 @@
  * lengths NIC_ETH_HEADER..NIC_FRAME_MAX and only bytes of the buffer it
  * gave back, hand the device well-formed transmit descriptors padded to
  * NIC_FRAME_MIN, keep its indexes in range and the tail registers where
- * they belong, return HV_ERR_BUSY only with the transmit ring full, break
- * exactly when it read a head register out of range, and once broken (one error line, the stop called once) touch neither the
- * rings (poisoned then) nor the registers again.
+ * they belong, return HV_ERR_BUSY only with the transmit ring full,
+ * break exactly when it read a head register out of range (one error
+ * line, the stop called once), and once broken touch neither the rings
+ * (poisoned then) nor the registers again.
  */
 #include <stdarg.h>
 #include <stdint.h>
