@@ -62,6 +62,20 @@ struct blockdev {
 	 * in flight at a time. 0: independent of every other device.
 	 */
 	unsigned bus;
+	/*
+	 * A device that can go away for a while (a server over the network):
+	 * true while it cannot serve requests, so that a replicated set
+	 * (swap/blockdev_stripe.c) reads and writes the other copies. A
+	 * local disk leaves it false.
+	 */
+	bool unavailable;
+	/*
+	 * Set by a replicated set over the device: when it loses its server
+	 * the device fails its requests at once (BLK_IO_ERROR) instead of
+	 * keeping them for the next connection, since the set has other
+	 * copies.
+	 */
+	bool fail_fast;
 	/* counters */
 	uint64_t reads, writes, errors;
 	/*

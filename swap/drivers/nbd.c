@@ -26,6 +26,7 @@ enum conn_state {
 	CONN_CONNECTING,
 	CONN_HANDSHAKE,
 	CONN_READY,
+	CONN_REFUSED,           /* the server broke the protocol: not again */
 };
 
 enum slot_state {
@@ -47,6 +48,7 @@ struct nbd_slot {
 	X(struct nbd_counters, protocol_errors, "nbd.protocol_errors") \
 	X(struct nbd_counters, requests_resent, "nbd.requests_resent") \
 	X(struct nbd_counters, requests_given_up, "nbd.requests_given_up") \
+	X(struct nbd_counters, requests_failed_fast, "nbd.requests_failed_fast") \
 	X(struct nbd_counters, bytes_sent, "nbd.bytes_sent") \
 	X(struct nbd_counters, bytes_received, "nbd.bytes_received")
 
@@ -204,8 +206,16 @@ static void requeue_all(struct nbd_dev *nd)
 		enqueue(nd, order[i]);
 }
 
-/* The server has been gone too long: fail what waits. */
-static void give_up(struct nbd_dev *nd)
+/* ------------------------------------------------------- connection */
+
+static void set_conn_state(struct nbd_dev *nd, enum conn_state st)
+{
+	nd->state = st;
+	nd->state_since = rdtsc();
+}
+
+/* Every request waiting or on the wire fails now. Returns how many. */
+static unsigned fail_all(struct nbd_dev *nd)
 {
 	unsigned failed = 0;
 
@@ -217,28 +227,11 @@ static void give_up(struct nbd_dev *nd)
 	}
 	nd->send_count = 0;
 	nd->sent = 0;
-	nd->counters.requests_given_up += failed;
-	nd->gave_up = true;
-	hv_error("%s: the server has been unreachable for %llu ms: %u "
-		 "request(s) failed, and so will every new one until it is "
-		 "back", nd->name,
-		 (unsigned long long)((rdtsc() - nd->down_since) /
-				      ms_ticks(1)), failed);
+	return failed;
 }
 
-/* ------------------------------------------------------- connection */
-
-static void set_conn_state(struct nbd_dev *nd, enum conn_state st)
+static void close_stream(struct nbd_dev *nd)
 {
-	nd->state = st;
-	nd->state_since = rdtsc();
-}
-
-static void drop_connection(struct nbd_dev *nd, const char *why)
-{
-	if (why != nd->reason)
-		str_copy(nd->reason, why, sizeof(nd->reason));
-	why = nd->reason;
 	if (nd->stream) {
 		tcp_stream_abort(nd->stream);
 		nd->stream = NULL;
@@ -248,15 +241,67 @@ static void drop_connection(struct nbd_dev *nd, const char *why)
 		/* Keep the replies' counts of the connection that ended. */
 		nd->reply_stats = nd->parser.stats;
 	}
-	if (nd->opened)
-		hv_error("%s: %s; connecting again in %u ms", nd->name, why,
-			 nd->backoff_ms);
+}
+
+/* The server has been gone too long: fail what waits. */
+static void give_up(struct nbd_dev *nd)
+{
+	unsigned failed = fail_all(nd);
+
+	nd->counters.requests_given_up += failed;
+	nd->gave_up = true;
+	hv_error("%s: the server has been unreachable for %llu ms: %u "
+		 "request(s) failed, and so will every new one until it is "
+		 "back", nd->name,
+		 (unsigned long long)((rdtsc() - nd->down_since) /
+				      ms_ticks(1)), failed);
+}
+
+/*
+ * The connection ended or could not be made: try again after the
+ * back-off. Said once per outage (the first failure); the attempts
+ * after it are only counted, until the server is back or given up.
+ */
+static void drop_connection(struct nbd_dev *nd, const char *why)
+{
+	if (why != nd->reason)
+		str_copy(nd->reason, why, sizeof(nd->reason));
+	close_stream(nd);
+	if (nd->opened && !nd->down_since)
+		hv_error("%s: %s; connecting again%s", nd->name, nd->reason,
+			 nd->bdev.fail_fast ? " (its requests fail at once: "
+			 "the other copies serve them)" : "");
 	if (!nd->down_since)
 		nd->down_since = rdtsc();
-	requeue_all(nd);
+	nd->bdev.unavailable = true;
+	if (nd->bdev.fail_fast)
+		nd->counters.requests_failed_fast += fail_all(nd);
+	else
+		requeue_all(nd);
 	set_conn_state(nd, CONN_DOWN);
 	nd->retry_at = rdtsc() + ms_ticks(nd->backoff_ms);
 	nd->backoff_ms = MIN(nd->backoff_ms * 2, NBD_BACKOFF_MAX_MS);
+}
+
+/*
+ * The server broke the protocol (a reply that answers nothing, a wrong
+ * magic, an export that changed): it is not trusted again, and what
+ * waits for it fails now.
+ */
+static void refuse_server(struct nbd_dev *nd)
+{
+	unsigned failed;
+
+	nd->counters.protocol_errors++;
+	close_stream(nd);
+	set_conn_state(nd, CONN_REFUSED);
+	nd->bdev.unavailable = true;
+	if (!nd->opened)
+		return;         /* nbd_open says why */
+	failed = fail_all(nd);
+	nd->counters.requests_given_up += failed;
+	hv_error("%s: %s: the server is not used again (%u request(s) "
+		 "failed)", nd->name, nd->reason, failed);
 }
 
 static void start_connect(struct nbd_dev *nd)
@@ -291,8 +336,7 @@ static void handshake_done(struct nbd_dev *nd, const uint8_t *rest,
 			     "the export is now %llu bytes, not %llu: not the "
 			     "same swap area", (unsigned long long)ex->size,
 			     (unsigned long long)nd->size);
-		nd->counters.protocol_errors++;
-		drop_connection(nd, nd->reason);
+		refuse_server(nd);
 		return;
 	}
 	nd->size = ex->size;
@@ -306,13 +350,12 @@ static void handshake_done(struct nbd_dev *nd, const uint8_t *rest,
 					     ms_ticks(1)), nd->send_count);
 	nd->down_since = 0;
 	nd->gave_up = false;
+	nd->bdev.unavailable = false;
 	nd->backoff_ms = NBD_BACKOFF_MIN_MS;
 	nd->last_byte = rdtsc();
 	set_conn_state(nd, CONN_READY);
-	if (len && !nbd_reply_feed(&nd->parser, rest, len)) {
-		nd->counters.protocol_errors++;
-		drop_connection(nd, nd->reason);
-	}
+	if (len && !nbd_reply_feed(&nd->parser, rest, len))
+		refuse_server(nd);
 }
 
 static void run_handshake(struct nbd_dev *nd)
@@ -344,8 +387,7 @@ static void run_handshake(struct nbd_dev *nd)
 		tcp_stream_push(nd->stream);
 	}
 	if (p == NBD_FAILED) {
-		nd->counters.protocol_errors++;
-		drop_connection(nd, nd->reason);
+		refuse_server(nd);
 	} else if (p == NBD_DONE) {
 		handshake_done(nd, nd->rx + used, n - used);
 	}
@@ -425,8 +467,7 @@ static void run_ready(struct nbd_dev *nd)
 		nd->counters.bytes_received += n;
 		nd->last_byte = rdtsc();
 		if (!nbd_reply_feed(&nd->parser, nd->rx, n)) {
-			nd->counters.protocol_errors++;
-			drop_connection(nd, nd->reason);
+			refuse_server(nd);
 			return;
 		}
 	}
@@ -480,8 +521,10 @@ static void advance(struct nbd_dev *nd)
 	case CONN_READY:
 		run_ready(nd);
 		break;
+	case CONN_REFUSED:
+		break;
 	}
-	if (nd->state != CONN_READY && nd->opened && nd->down_since &&
+	if (nd->state == CONN_DOWN && nd->opened && nd->down_since &&
 	    !nd->gave_up && rdtsc() - nd->down_since > nd->give_up_ticks)
 		give_up(nd);
 }
@@ -513,7 +556,8 @@ static enum hv_err nbd_submit(struct blockdev *dev,
 		if (s->state != SLOT_FREE)
 			continue;
 		blk_count_submitted(dev, req);
-		if (nd->gave_up) {
+		if (nd->gave_up || nd->state == CONN_REFUSED ||
+		    (nd->bdev.fail_fast && nd->state != CONN_READY)) {
 			push_done(nd, req->cookie, BLK_IO_ERROR);
 			nd->counters.requests_given_up++;
 			return HV_OK;
@@ -600,7 +644,7 @@ struct blockdev *nbd_open(const struct nbd_target *t, char *err,
 	/* One attempt, waited for: the server must be there at start-up. */
 	start_connect(nd);
 	start = rdtsc();
-	while (nd->state != CONN_READY && nd->state != CONN_DOWN) {
+	while (nd->state == CONN_CONNECTING || nd->state == CONN_HANDSHAKE) {
 		if (rdtsc() - start > ms_ticks(2 * NBD_CONNECT_TIMEOUT_MS)) {
 			drop_connection(nd, "the handshake took too long");
 			break;
