@@ -198,7 +198,10 @@ static void set_swap_remotes(const struct hv_config *cfg)
 		.dhcp_timeout_ms = NET_DHCP_TIMEOUT_MS,
 	};
 
-	swap_device_set_remotes(&cfg->swap_remotes, &net);
+	struct swap_remotes remotes = cfg->swap_remotes;
+
+	remotes.replicas = cfg->swap_replicas;
+	swap_device_set_remotes(&remotes, &net);
 }
 
 static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)

@@ -13,6 +13,7 @@
 #include "swap/drivers/ahci.h"
 #include "swap/drivers/ata.h"
 #include "swap/drivers/nbd.h"
+#include "swap/blockdev_stripe.h"
 #include "swap/drivers/nvme.h"
 #include "swap/drivers/virtio_blk.h"
 
@@ -95,18 +96,53 @@ void swap_device_set_remotes(const struct swap_remotes *r,
 	remote_net = *net;
 }
 
+/*
+ * Several servers make one set (swap/blockdev_stripe.h): each must carry
+ * its own swap header, all alike, or none is written to.
+ */
+static struct blockdev *make_set(struct blockdev **members, unsigned n)
+{
+	const uint8_t *headers[SWAP_REMOTE_MAX];
+	struct swap_header_info hdr;
+	char err[ERR_LEN];
+	struct blockdev *set;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *page = (uint8_t *)(uintptr_t)hv_alloc_pages_low(1);
+
+		if (blockdev_check_header(members[i], page, swap_header_parse,
+					  &hdr, err, sizeof(err)) != HV_OK) {
+			hv_error("swap: %s: %s", members[i]->name, err);
+			return NULL;
+		}
+		headers[i] = page;
+	}
+	set = blockdev_stripe_create(members, headers, n, remotes.replicas,
+				     err, sizeof(err));
+	if (!set)
+		hv_error("swap: nbd: %s", err);
+	return set;
+}
+
 /* Each server of swap.device = nbd://..., once the network is up. */
 static unsigned nbd_open_all(struct blockdev **out, unsigned max)
 {
-	static struct blockdev *opened[SWAP_REMOTE_MAX];
-	static unsigned nopened;
+	static struct blockdev *opened;
 	static bool tried;
+	struct blockdev *members[SWAP_REMOTE_MAX];
+	unsigned n = 0;
 	char err[ERR_LEN];
 
 	if (!tried) {
 		tried = true;
 		if (!remotes.count) {
 			hv_error("swap: swap.device = nbd names no server");
+			return 0;
+		}
+		if (remotes.replicas > remotes.count) {
+			hv_error("swap: swap.replicas = %u needs as many "
+				 "servers in swap.device (it names %u)",
+				 remotes.replicas, remotes.count);
 			return 0;
 		}
 		if (net_start(&remote_net) != HV_OK)
@@ -117,15 +153,19 @@ static unsigned nbd_open_all(struct blockdev **out, unsigned max)
 						.export_name = r->export_name };
 			struct blockdev *dev = nbd_open(&t, err, sizeof(err));
 
-			if (dev)
-				opened[nopened++] = dev;
-			else
+			if (!dev) {
 				hv_error("swap: nbd: %s", err);
+				return 0;       /* a set is whole or not used */
+			}
+			members[n++] = dev;
 		}
+		opened = n == 1 && remotes.replicas <= 1 ? members[0]
+							 : make_set(members, n);
 	}
-	for (unsigned i = 0; i < nopened && i < max; i++)
-		out[i] = opened[i];
-	return MIN(nopened, max);
+	if (!opened || !max)
+		return 0;
+	out[0] = opened;
+	return 1;
 }
 
 unsigned blockdev_find_all(enum swap_device_kind kind, struct blockdev **out,

@@ -32,6 +32,7 @@ struct swap_remote {
 struct swap_remotes {
 	unsigned count;
 	struct swap_remote at[SWAP_REMOTE_MAX];
+	unsigned replicas;      /* swap.replicas: copies of each page */
 };
 
 /* swap.policy: which pages go when frames run short (swap/policy/). */
