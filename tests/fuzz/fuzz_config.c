@@ -4,7 +4,9 @@
  * bytes (the file comes from the boot medium, so anyone who can write it
  * chooses them). Beyond the sanitizers' checks it asserts what config.h
  * promises: an accepted file names a kernel and leaves host_guest_frames
- * non-zero, strings stay terminated inside their arrays, and a refusal
+ * non-zero, strings stay terminated inside their arrays, NBD servers
+ * appear only with swap.device = nbd:// (ports not 0, names ended), a
+ * fixed address has a prefix of 1 to 32 bits, and a refusal
  * writes exactly one line starting "apfvisor.cfg".
  */
 #include <stdint.h>
@@ -32,5 +34,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(memchr(cfg.guest_cmdline, 0, sizeof(cfg.guest_cmdline)));
 	CHECK(cfg.guest_kernel[0] != 0);
 	CHECK(cfg.host_guest_frames != 0);
+	/* NBD servers: only with swap.device = nbd://, each name ended. */
+	CHECK((cfg.swap_device == SWAP_DEVICE_NBD) ==
+	      (cfg.swap_remotes.count > 0));
+	CHECK(cfg.swap_remotes.count <= SWAP_REMOTE_MAX);
+	for (unsigned i = 0; i < cfg.swap_remotes.count; i++) {
+		CHECK(memchr(cfg.swap_remotes.at[i].export_name, 0,
+			     SWAP_EXPORT_NAME_MAX));
+		CHECK(cfg.swap_remotes.at[i].port != 0);
+	}
+	CHECK(cfg.net_address.dhcp ||
+	      (cfg.net_address.prefix_len >= 1 &&
+	       cfg.net_address.prefix_len <= 32));
 	return 0;
 }
