@@ -201,6 +201,7 @@ static void set_swap_remotes(const struct hv_config *cfg)
 	struct swap_remotes remotes = cfg->swap_remotes;
 
 	remotes.replicas = cfg->swap_replicas;
+	remotes.timeout_s = cfg->swap_timeout_s;
 	swap_device_set_remotes(&remotes, &net);
 }
 

@@ -149,8 +149,11 @@ static unsigned nbd_open_all(struct blockdev **out, unsigned max)
 			return 0;       /* net_start said why */
 		for (unsigned i = 0; i < remotes.count; i++) {
 			const struct swap_remote *r = &remotes.at[i];
-			struct nbd_target t = { .ip = r->ip, .port = r->port,
-						.export_name = r->export_name };
+			struct nbd_target t = {
+				.ip = r->ip, .port = r->port,
+				.export_name = r->export_name,
+				.give_up_ms = remotes.timeout_s * 1000u,
+			};
 			struct blockdev *dev = nbd_open(&t, err, sizeof(err));
 
 			if (!dev) {

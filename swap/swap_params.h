@@ -33,6 +33,7 @@ struct swap_remotes {
 	unsigned count;
 	struct swap_remote at[SWAP_REMOTE_MAX];
 	unsigned replicas;      /* swap.replicas: copies of each page */
+	unsigned timeout_s;     /* swap.timeout: a server away, then failed */
 };
 
 /* swap.policy: which pages go when frames run short (swap/policy/). */

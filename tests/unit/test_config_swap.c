@@ -65,6 +65,18 @@ static void test_nbd_servers(void **state)
 	assert_int_equal(cfg.swap_remotes.at[2].ip, 0xffffffff);
 	assert_int_equal(cfg.swap_remotes.at[2].port, 65535);
 	assert_string_equal(cfg.swap_remotes.at[2].export_name, "a-b_c.d");
+	assert_int_equal(cfg.swap_replicas, 1);
+	assert_int_equal(cfg.swap_timeout_s, 30);
+	parse_ok("guest.kernel=k\nswap.device = nbd://1.2.3.4, nbd://1.2.3.5\n"
+		 "swap.replicas = 2\nswap.timeout = 5\n", &cfg);
+	assert_int_equal(cfg.swap_replicas, 2);
+	assert_int_equal(cfg.swap_timeout_s, 5);
+	parse_fails("guest.kernel=k\nswap.timeout = 0\n",
+		    "apfvisor.cfg:2: bad value '0' for swap.timeout "
+		    "(expected a number of seconds from 1 to 3600)");
+	parse_fails("guest.kernel=k\nswap.replicas = 5\n",
+		    "apfvisor.cfg:2: bad value '5' for swap.replicas "
+		    "(expected a number from 1 to 4)");
 	/* A local kind leaves no servers behind. */
 	parse_ok("guest.kernel=k\nswap.device = ata\n", &cfg);
 	assert_int_equal(cfg.swap_remotes.count, 0);
