@@ -71,10 +71,19 @@ struct nbd_dev {
 	enum conn_state state;
 	struct tcp_stream *stream;
 	uint64_t state_since;           /* TSC when the state began */
-	uint64_t last_byte;             /* TSC of the last byte received */
-	uint64_t down_since;            /* TSC the outage began; 0: none */
+	/*
+	 * TSC of the last byte received, or of the moment a request went
+	 * out while none was awaited: silence counts from the later.
+	 */
+	uint64_t last_byte;
+	/*
+	 * TSC the outage began; 0: none. It ends when the server answers
+	 * on a new connection (at its handshake if nothing is resent).
+	 */
+	uint64_t down_since;
 	uint64_t retry_at;
 	unsigned backoff_ms;
+	unsigned resent;                /* sent again on this connection */
 	bool gave_up;                   /* this outage failed its requests */
 	bool opened;                    /* nbd_open has returned the device */
 	uint64_t size;                  /* the export's, from the first handshake */
@@ -149,11 +158,15 @@ static bool lookup(void *ctx, uint64_t cookie, struct nbd_inflight *req)
 	return false;
 }
 
+static void outage_over(struct nbd_dev *nd);
+
 static void complete(void *ctx, uint64_t cookie, enum blk_status status,
 		     uint32_t nbd_error)
 {
 	struct nbd_dev *nd = ctx;
 
+	if (nd->down_since)
+		outage_over(nd);
 	for (unsigned i = 0; i < NBD_QUEUE_DEPTH; i++) {
 		struct nbd_slot *s = &nd->slot[i];
 
@@ -267,10 +280,16 @@ static void drop_connection(struct nbd_dev *nd, const char *why)
 	if (why != nd->reason)
 		str_copy(nd->reason, why, sizeof(nd->reason));
 	close_stream(nd);
+	/*
+	 * Not an error yet: nothing has failed (the requests wait for the
+	 * next connection, or the other copies serve them). Giving up, or
+	 * a server that breaks the protocol, is one.
+	 */
 	if (nd->opened && !nd->down_since)
-		hv_error("%s: %s; connecting again%s", nd->name, nd->reason,
-			 nd->bdev.fail_fast ? " (its requests fail at once: "
-			 "the other copies serve them)" : "");
+		hv_info("%s: connection lost (%s); connecting again%s",
+			nd->name, nd->reason,
+			nd->bdev.fail_fast ? " (its requests fail at once: "
+			"the other copies serve them)" : "");
 	if (!nd->down_since)
 		nd->down_since = rdtsc();
 	nd->bdev.unavailable = true;
@@ -325,6 +344,23 @@ static void start_handshake(struct nbd_dev *nd)
 	set_conn_state(nd, CONN_HANDSHAKE);
 }
 
+/*
+ * The server answers again: the outage is over. Not at the handshake
+ * when requests were sent again, since a server that takes connections
+ * but answers nothing (its disk hangs) must still be given up.
+ */
+static void outage_over(struct nbd_dev *nd)
+{
+	if (nd->opened)
+		hv_info("%s: connected again after %llu ms; %u request(s) "
+			"sent again", nd->name,
+			(unsigned long long)((rdtsc() - nd->down_since) /
+					     ms_ticks(1)), nd->resent);
+	nd->down_since = 0;
+	nd->gave_up = false;
+	nd->bdev.unavailable = false;
+}
+
 /* The handshake is over: the transmission phase starts with rest. */
 static void handshake_done(struct nbd_dev *nd, const uint8_t *rest,
 			   size_t len)
@@ -343,14 +379,9 @@ static void handshake_done(struct nbd_dev *nd, const uint8_t *rest,
 	nbd_reply_init(&nd->parser, &reply_ops, nd, nd->reason,
 		       sizeof(nd->reason));
 	nd->parser.stats = nd->reply_stats;
-	if (nd->down_since && nd->opened)
-		hv_info("%s: connected again after %llu ms; %u request(s) "
-			"sent again", nd->name,
-			(unsigned long long)((rdtsc() - nd->down_since) /
-					     ms_ticks(1)), nd->send_count);
-	nd->down_since = 0;
-	nd->gave_up = false;
-	nd->bdev.unavailable = false;
+	nd->resent = nd->send_count;
+	if (nd->down_since && !nd->resent)
+		outage_over(nd);
 	nd->backoff_ms = NBD_BACKOFF_MIN_MS;
 	nd->last_byte = rdtsc();
 	set_conn_state(nd, CONN_READY);
@@ -393,6 +424,14 @@ static void run_handshake(struct nbd_dev *nd)
 	}
 }
 
+static bool any_on_wire(const struct nbd_dev *nd)
+{
+	for (unsigned i = 0; i < NBD_QUEUE_DEPTH; i++)
+		if (nd->slot[i].state == SLOT_ON_WIRE)
+			return true;
+	return false;
+}
+
 /* Sends what the send buffer takes, whole requests first in line. */
 static void pump_send(struct nbd_dev *nd)
 {
@@ -431,8 +470,12 @@ static void pump_send(struct nbd_dev *nd)
 		nd->counters.bytes_sent += took;
 		if (nd->sent < total)
 			continue;
-		if (s->state == SLOT_QUEUED)
+		if (s->state == SLOT_QUEUED) {
+			/* An idle connection is no silent server. */
+			if (!any_on_wire(nd))
+				nd->last_byte = rdtsc();
 			s->state = SLOT_ON_WIRE;
+		}
 		nd->send_head = (nd->send_head + 1) % NBD_QUEUE_DEPTH;
 		nd->send_count--;
 		nd->sent = 0;
@@ -448,14 +491,6 @@ static unsigned slots_in_use(const struct nbd_dev *nd)
 	for (unsigned i = 0; i < NBD_QUEUE_DEPTH; i++)
 		n += nd->slot[i].state != SLOT_FREE;
 	return n;
-}
-
-static bool any_on_wire(const struct nbd_dev *nd)
-{
-	for (unsigned i = 0; i < NBD_QUEUE_DEPTH; i++)
-		if (nd->slot[i].state == SLOT_ON_WIRE)
-			return true;
-	return false;
 }
 
 static void run_ready(struct nbd_dev *nd)

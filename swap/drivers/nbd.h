@@ -6,12 +6,15 @@
  *
  * Up to NBD_QUEUE_DEPTH requests are in flight at once, told apart by
  * their cookies. The connection is watched: when it ends (the server
- * closed or reset it), when the server breaks the protocol (a reply to a
- * cookie not in flight, a wrong magic: one "apfvisor: error:" line says
- * what it sent), or when it stays silent for NBD_SILENT_MS with requests
- * in flight, the connection is dropped and made again with back-off
+ * closed or reset it) or stays silent for NBD_SILENT_MS with requests in
+ * flight, one line says so ("apfvisor: nbd ...: connection lost (...);
+ * connecting again"), the connection is made again with back-off
  * (NBD_BACKOFF_MIN_MS doubling to NBD_BACKOFF_MAX_MS), and every request
- * that was on it is sent again on the new one. A server that stays away
+ * that was on it is sent again on the new one. A server that breaks the
+ * protocol (a reply to a cookie not in flight, a wrong magic) is not used
+ * again: one "apfvisor: error:" line says what it sent, and its requests
+ * fail. With fail_fast (a member of a set with copies) the requests of a
+ * lost connection fail at once instead. A server that stays away
  * longer than the give-up time fails the requests that wait (and every
  * later one, until it is back) with BLK_IO_ERROR: the paging daemon then
  * says which page could not be read, never hands out wrong data.

@@ -9,7 +9,8 @@ gateway, 10.0.2.2), on a free port, for as long as a with-block lasts.
 The server's own messages go to WORKDIR/nbdkit-PORT.log. A server that
 does not listen within a few seconds fails the test with that log's tail;
 one that is still running at the end is stopped (and killed if it must
-be)."""
+be). nbdkit's --exit-with-parent ends it when the thread that started it
+ends: start it from a thread that outlives the boot."""
 
 import shutil
 import socket

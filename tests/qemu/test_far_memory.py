@@ -7,16 +7,27 @@ its NBD client. The block self-test writes 4096 pages and reads them
 back; the pages must then be in the served file at their slots' offsets
 and the header untouched. A server that is not there, an export that
 does not exist and a machine without a network card are each refused
-with their one line."""
+with their one line.
+
+Servers that misbehave (tests/harness/bad_nbd_server.py) test the
+client's side of a broken connection: a reply to a cookie never sent is
+refused for good, with one line, and the self-test fails instead of
+waiting; a connection closed in the middle of a read's data, or after
+some requests, is made again and the requests on it sent again, and the
+self-test passes with the data right in the file."""
 
 import re
 
 from lib import expect
+from bad_nbd_server import BadNbdServer, WRONG_COOKIE
 from nbd_server import NbdServer, GATEWAY
 from test_blockdev import (PREFIX, SELFTEST_PAGES, check_slots_on_disk,
                            expect_selftest_pass, format_image)
 
 TIMEOUT = 240
+# A run against a misbehaving server: it ends in ~15 s, or it hangs.
+BAD_SERVER_TIMEOUT = 90
+NBD_QUEUE_DEPTH = 32            # swap/drivers/nbd.h
 MIB = 1 << 20
 PAGE = 4096
 MAC = r"([0-9a-f]{2}:){5}[0-9a-f]{2}"
@@ -99,3 +110,117 @@ def test_nbd_refusals(ctx):
                     "tools/bochs-run --net)")
     run.expect_absent(r"^apfvisor: blockdev selftest: ")
     run.expect_status(1)
+
+
+# ------------------------------------------------ misbehaving servers
+
+
+def boot_bad_server(ctx, mode, **opts):
+    """The self-test over the e1000 against BadNbdServer(mode, **opts)
+    serving a formatted 64 MiB image; returns the run, the server, the
+    device's name, the image and its header page."""
+    image = ctx.workdir / "swap.img"
+    uuid = format_image(image, "64M")
+    header = image.read_bytes()[:PAGE]
+    with BadNbdServer(ctx.workdir, image, mode, **opts) as srv:
+        run = ctx.boot_cfg(config(srv.url()), timeout=BAD_SERVER_TIMEOUT,
+                           extra=("--net", "e1000"))
+    expect(not srv.errors, f"the client broke the protocol: {srv.errors}")
+    expect(srv.misbehaved, f"the {mode} server never misbehaved (see "
+           f"{srv.log_path})")
+    dev = f"nbd {GATEWAY}:{srv.port}/"
+    run.expect_line(f"apfvisor: {dev}: connected, export of 64 MiB, flush")
+    run.expect_line(f"apfvisor: swap: {dev}, 64 MiB, 16383 pages, "
+                    f"uuid {uuid}")
+    return run, srv, dev, image, header
+
+
+def error_lines(run):
+    return [l.rstrip() for l in run.lines
+            if l.startswith("apfvisor: error: ")]
+
+
+def check_reconnected(run, srv, dev, image, header, why):
+    """One outage, said by one line (why the connection was lost); the
+    connection made again with the requests on it sent again; the
+    self-test passes, no error line, and its pages are in the file."""
+    lost = f"apfvisor: {dev}: connection lost ({why}); connecting again"
+    reconnected = (rf"^apfvisor: {re.escape(dev)}: connected again after "
+                   r"\d+ ms; (\d+) request\(s\) sent again$")
+    run.expect_line(lost)
+    m = run.expect_regex(reconnected)
+    expect(1 <= int(m[1]) <= NBD_QUEUE_DEPTH,
+           f"expected 1 to {NBD_QUEUE_DEPTH} requests sent again: {m[0]}")
+    nonce = expect_selftest_pass(run, dev)
+    run.expect_order(rf"^{re.escape(lost)}$", reconnected,
+                     rf"^{PREFIX}PASS$", r"^apfvisor: done$")
+    outage = [l for l in run.lines if "connection lost" in l
+              or "connected again" in l]
+    expect(len(outage) == 2, f"expected one outage (2 lines), got: "
+           f"{outage}")
+    run.expect_absent(r"^apfvisor: error:")
+    run.expect_status(0)
+    expect(srv.connections == 2, f"expected 2 connections to the server, "
+           f"got {srv.connections}")
+    data = image.read_bytes()
+    expect(data[:PAGE] == header, "the header page changed")
+    check_slots_on_disk(data, nonce, SELFTEST_PAGES)
+
+
+def test_nbd_wrong_cookie_refused(ctx):
+    """After 100 good replies the server answers a cookie it was never
+    sent, with the client's 32 requests in flight: one line naming the
+    cookie, every request fails (those in flight, and every later one
+    at once), the self-test says FAIL instead of waiting, and the
+    server is not connected to again."""
+    writes_ok = 100
+    run, srv, dev, image, _ = boot_bad_server(
+        ctx, "wrong-cookie", after=writes_ok, hold=NBD_QUEUE_DEPTH)
+    refusal = (f"apfvisor: error: {dev}: reply for cookie {WRONG_COOKIE} "
+               f"which is not in flight (error 0): the server is not used "
+               f"again ({NBD_QUEUE_DEPTH} request(s) failed)")
+    run.expect_line(refusal)
+    m = run.expect_regex(rf"^{PREFIX}{re.escape(dev)}, {SELFTEST_PAGES} "
+                         r"pages from slot 0, \d+ in flight, nonce "
+                         r"0x([0-9a-f]{8})$")
+    # The header's read came first: writes_ok - 1 writes went through.
+    written = writes_ok - 1
+    run.expect_line(f"{PREFIX}wrote {written} pages, read 0 pages, "
+                    f"mismatches 0, errors {2 * SELFTEST_PAGES - written}")
+    run.expect_line("apfvisor: error: blockdev selftest: the header page "
+                    "could not be read back")
+    run.expect_line(f"{PREFIX}FAIL")
+    run.expect_order(rf"^{re.escape(refusal)}$", rf"^{PREFIX}wrote ",
+                     rf"^{PREFIX}FAIL$", r"^apfvisor: done$")
+    run.expect_absent(rf"^{PREFIX}PASS$")
+    run.expect_absent(r"connection lost|connected again")
+    nbd_lines = [l for l in error_lines(run) if l.startswith(
+        f"apfvisor: error: {dev}:")]
+    expect(nbd_lines == [refusal], f"expected one line of the NBD client, "
+           f"got: {nbd_lines}")
+    run.expect_status(1)
+    expect(srv.connections == 1, f"the refused server was connected to "
+           f"again ({srv.connections} connections)")
+    # What the server answered is in the file, nothing after it.
+    check_slots_on_disk(image.read_bytes(), int(m[1], 16), written)
+
+
+def test_nbd_short_read_reconnects(ctx):
+    """The server answers a read with 1000 of its 4096 bytes and closes:
+    one line saying so, a new connection with the read sent again, and
+    (the server sound again) the self-test passes."""
+    run, srv, dev, image, header = boot_bad_server(
+        ctx, "short-read", after=SELFTEST_PAGES + 100, short=1000)
+    check_reconnected(run, srv, dev, image, header,
+                      "the server closed the connection in the middle of "
+                      "a read's data (1000 of 4096 bytes came)")
+
+
+def test_nbd_drop_after_reconnects(ctx):
+    """The server closes the connection after 1000 requests (in the
+    self-test's writes): the writes on it are sent again on a new
+    connection and land in the file."""
+    run, srv, dev, image, header = boot_bad_server(ctx, "drop-after",
+                                                   after=1000)
+    check_reconnected(run, srv, dev, image, header,
+                      "the server closed the connection")
