@@ -37,6 +37,7 @@ enum slot_state {
 
 struct nbd_slot {
 	enum slot_state state;
+	bool flush;             /* our own NBD_CMD_FLUSH, not the caller's */
 	struct blk_request req;
 	uint64_t cookie;
 	uint8_t header[NBD_REQUEST_SIZE];
@@ -49,6 +50,8 @@ struct nbd_slot {
 	X(struct nbd_counters, requests_resent, "nbd.requests_resent") \
 	X(struct nbd_counters, requests_given_up, "nbd.requests_given_up") \
 	X(struct nbd_counters, requests_failed_fast, "nbd.requests_failed_fast") \
+	X(struct nbd_counters, flushes, "nbd.flushes") \
+	X(struct nbd_counters, flush_errors, "nbd.flush_errors") \
 	X(struct nbd_counters, bytes_sent, "nbd.bytes_sent") \
 	X(struct nbd_counters, bytes_received, "nbd.bytes_received")
 
@@ -84,6 +87,7 @@ struct nbd_dev {
 	uint64_t retry_at;
 	unsigned backoff_ms;
 	unsigned resent;                /* sent again on this connection */
+	unsigned writes_unflushed;      /* written since the last flush */
 	bool gave_up;                   /* this outage failed its requests */
 	bool opened;                    /* nbd_open has returned the device */
 	uint64_t size;                  /* the export's, from the first handshake */
@@ -128,8 +132,19 @@ static void push_done(struct nbd_dev *nd, void *cookie,
 static void finish_slot(struct nbd_dev *nd, struct nbd_slot *s,
 			enum blk_status status)
 {
-	push_done(nd, s->req.cookie, status);
+	if (s->flush) {
+		/* The writes it covered are written; a flush has no caller. */
+		if (status == BLK_OK)
+			nd->counters.flushes++;
+		else
+			nd->counters.flush_errors++;
+	} else {
+		if (status == BLK_OK && s->req.op == BLK_WRITE)
+			nd->writes_unflushed++;
+		push_done(nd, s->req.cookie, status);
+	}
 	s->state = SLOT_FREE;
+	s->flush = false;
 }
 
 static void enqueue(struct nbd_dev *nd, unsigned idx)
@@ -149,7 +164,7 @@ static bool lookup(void *ctx, uint64_t cookie, struct nbd_inflight *req)
 		if (s->state != SLOT_ON_WIRE || s->cookie != cookie)
 			continue;
 		*req = (struct nbd_inflight){
-			.is_read = s->req.op == BLK_READ,
+			.is_read = !s->flush && s->req.op == BLK_READ,
 			.dest = (uint8_t *)(uintptr_t)s->req.buffer_pa,
 			.length = NBD_BLOCK,
 		};
@@ -171,7 +186,11 @@ static void complete(void *ctx, uint64_t cookie, enum blk_status status,
 		struct nbd_slot *s = &nd->slot[i];
 
 		if (s->state == SLOT_ON_WIRE && s->cookie == cookie) {
-			if (status != BLK_OK)
+			if (status != BLK_OK && s->flush)
+				hv_error("%s: the server failed a flush: %s "
+					 "(its writes may not be on its disk)",
+					 nd->name, nbd_error_name(nbd_error));
+			else if (status != BLK_OK)
 				hv_error("%s: the server failed the %s at "
 					 "offset 0x%llx: %s", nd->name,
 					 s->req.op == BLK_READ ? "read"
@@ -439,17 +458,18 @@ static void pump_send(struct nbd_dev *nd)
 
 	while (nd->send_count) {
 		struct nbd_slot *s = &nd->slot[nd->sendq[nd->send_head]];
-		bool write = s->req.op == BLK_WRITE;
+		bool write = !s->flush && s->req.op == BLK_WRITE;
 		uint32_t total = NBD_REQUEST_SIZE + (write ? NBD_BLOCK : 0);
 		const uint8_t *from;
 		size_t want, took;
 
 		if (!nd->sent) {
 			struct nbd_request r = {
-				.type = write ? NBD_CMD_WRITE : NBD_CMD_READ,
+				.type = s->flush ? NBD_CMD_FLUSH :
+					write ? NBD_CMD_WRITE : NBD_CMD_READ,
 				.cookie = s->cookie,
-				.offset = s->req.offset,
-				.length = NBD_BLOCK,
+				.offset = s->flush ? 0 : s->req.offset,
+				.length = s->flush ? 0 : NBD_BLOCK,
 			};
 
 			nbd_encode_request(s->header, &r);
@@ -531,6 +551,25 @@ static void run_ready(struct nbd_dev *nd)
 	pump_send(nd);
 }
 
+/*
+ * Written pages reach the server's disk: once the connection is idle
+ * after writes, one NBD_CMD_FLUSH (when the server takes it), so that a
+ * server that crashes loses at most what was written since it went idle.
+ */
+static void flush_when_idle(struct nbd_dev *nd)
+{
+	struct nbd_slot *s = &nd->slot[0];
+
+	if (nd->state != CONN_READY || !nd->writes_unflushed ||
+	    !nd->hs.export.can_flush || slots_in_use(nd) || nd->done_count)
+		return;
+	*s = (struct nbd_slot){ .state = SLOT_QUEUED, .flush = true,
+				.cookie = ++nd->next_cookie };
+	nd->writes_unflushed = 0;
+	enqueue(nd, 0);
+	pump_send(nd);
+}
+
 /* Moves the connection on as far as it goes without waiting. */
 static void advance(struct nbd_dev *nd)
 {
@@ -555,6 +594,8 @@ static void advance(struct nbd_dev *nd)
 		break;
 	case CONN_READY:
 		run_ready(nd);
+		if (nd->state == CONN_READY)
+			flush_when_idle(nd);
 		break;
 	case CONN_REFUSED:
 		break;

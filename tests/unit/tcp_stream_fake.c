@@ -40,6 +40,7 @@
 #define TFLAG_SEND_FLUSH        0x0004u
 #define CMD_READ                0u
 #define CMD_WRITE               1u
+#define CMD_FLUSH               3u
 #define REQUEST_SIZE            28u
 #define OPTION_HEADER_SIZE      16u
 #define MAX_BLOCK               (32u << 20)
@@ -339,6 +340,9 @@ static void log_request(struct tcp_stream *s, bool is_write, uint64_t cookie,
 	l->requests++;
 }
 
+static void reply_header(struct tcp_stream *s, uint32_t error,
+			 uint64_t cookie);
+
 /*
  * One request ("Request message"), when all of it is in: returns the
  * bytes it took, 0 when more must come first.
@@ -359,6 +363,13 @@ static size_t take_request(struct tcp_stream *s, const uint8_t *p,
 	cookie = get_be(p + 8, 8);
 	offset = get_be(p + 16, 8);
 	length = (uint32_t)get_be(p + 24, 4);
+	if (get_be(p, 4) == REQUEST_MAGIC && !flags && type == CMD_FLUSH &&
+	    !offset && !length) {
+		/* Sent only when nothing else is in flight: answered now. */
+		fake_nbd.flushes++;
+		reply_header(s, 0, cookie);
+		return REQUEST_SIZE;
+	}
 	if (get_be(p, 4) != REQUEST_MAGIC || flags ||
 	    (type != CMD_READ && type != CMD_WRITE) || length != FAKE_NBD_PAGE)
 		fail_msg("fake NBD server: bad request: magic 0x%08llx flags "

@@ -50,6 +50,7 @@ struct fake_nbd_stats {
 	unsigned connects;              /* tcp_stream_connect calls */
 	unsigned aborts;                /* tcp_stream_abort calls */
 	unsigned replies;               /* simple replies sent, any kind */
+	unsigned flushes;               /* NBD_CMD_FLUSH received (answered) */
 	uint64_t wrong_cookie;          /* the cookie never sent, once sent */
 	struct fake_conn_log conn[FAKE_NBD_MAX_CONNS];  /* [0] is the first */
 };

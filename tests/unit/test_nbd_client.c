@@ -232,13 +232,20 @@ static uint64_t counter(const char *name)
 	return v;
 }
 
+/*
+ * Connection conn got n requests, in the order they were given: cookies
+ * from first on, rising (a flush the client sent between two requests,
+ * not logged here, takes a cookie of its own).
+ */
 static void expect_cookies(unsigned conn, uint64_t first, unsigned n)
 {
 	const struct fake_conn_log *l = &fake_nbd.conn[conn];
 
 	assert_int_equal(l->requests, n);
-	for (unsigned i = 0; i < n; i++)
-		assert_int_equal(l->cookie[i], first + i);
+	assert_int_equal(l->cookie[0], first);
+	for (unsigned i = 1; i < n; i++)
+		assert_true(l->cookie[i] > l->cookie[i - 1]);
+	assert_true(l->cookie[n - 1] <= first + n - 1 + fake_nbd.flushes);
 }
 
 /* ------------------------------------------------------------- tests */
@@ -287,13 +294,17 @@ static void test_round_trip(void **state)
 	assert_int_equal(counter("nbd.connects"), 1);
 	assert_int_equal(counter("nbd.connections_lost"), 0);
 	assert_int_equal(counter("nbd.requests_resent"), 0);
-	assert_int_equal(counter("nbd.reply.ok"), 128);
+	/* Flushes (once idle after writes) are requests without a page. */
+	assert_true(fake_nbd.flushes >= 1);
+	assert_int_equal(counter("nbd.flushes"), fake_nbd.flushes);
+	assert_int_equal(counter("nbd.reply.ok"), 128 + fake_nbd.flushes);
 	assert_int_equal(counter("nbd.bytes_sent"),
 			 CLIENT_HANDSHAKE_BYTES(4) +
 				 64 * (REQUEST_BYTES + PAGE) +
-				 64 * REQUEST_BYTES);
+				 (64 + fake_nbd.flushes) * REQUEST_BYTES);
 	assert_int_equal(counter("nbd.bytes_received"),
-			 SERVER_HANDSHAKE_BYTES + 128 * REPLY_BYTES +
+			 SERVER_HANDSHAKE_BYTES +
+				 (128 + fake_nbd.flushes) * REPLY_BYTES +
 				 64 * PAGE);
 	assert_int_equal(dev->writes, 64);
 	assert_int_equal(dev->reads, 64);
@@ -367,8 +378,37 @@ static void test_dropped_connection_resends(void **state)
 	for (unsigned p = 0; p < 20; p++)
 		check_page(fake_nbd_image[p], 2, p);
 	assert_int_equal(counter("nbd.connects"), 2);
-	assert_int_equal(counter("nbd.reply.ok"), 20);
+	assert_int_equal(counter("nbd.reply.ok"), 20 + fake_nbd.flushes);
 	assert_int_equal(counter("nbd.requests_resent"), 15);
+}
+
+/*
+ * Once the connection is idle after writes, one NBD_CMD_FLUSH (the fake
+ * server offers NBD_FLAG_SEND_FLUSH); none after reads only, none while
+ * requests are in flight.
+ */
+static void test_flush_once_idle_after_writes(void **state)
+{
+	(void)state;
+	open_dev();
+	for (unsigned i = 0; i < 4; i++) {
+		fill(buf[i], 1, i);
+		submit(BLK_WRITE, i, i);
+	}
+	poll_until_done(4);
+	polls(3);
+	assert_int_equal(fake_nbd.flushes, 1);
+	assert_int_equal(counter("nbd.flushes"), 1);
+	assert_int_equal(counter("nbd.flush_errors"), 0);
+	polls(10);
+	assert_int_equal(fake_nbd.flushes, 1);
+	for (unsigned i = 0; i < 4; i++)
+		submit(BLK_READ, i, 4 + i);
+	poll_until_done(8);
+	polls(10);
+	assert_int_equal(fake_nbd.flushes, 1);
+	/* The flush is no request of the caller's: 8 completions, no more. */
+	assert_int_equal(ndone, 8);
 }
 
 /*
@@ -875,6 +915,7 @@ int main(void)
 #define T(name) cmocka_unit_test_setup(name, setup)
 	const struct CMUnitTest tests[] = {
 		T(test_round_trip),
+		T(test_flush_once_idle_after_writes),
 		T(test_queue_full_is_busy),
 		T(test_dropped_connection_resends),
 		T(test_drops_in_the_middle_of_sends),
