@@ -296,6 +296,7 @@ enum config_kind {
 	KIND_IPV4,
 	KIND_NET_ADDRESS,
 	KIND_SWAP_DEVICE,
+	KIND_NBD_LIST,
 };
 
 /* Each key's index in config_keys[]: KEY_ID_<field>. */
@@ -489,11 +490,33 @@ static enum set_result set_dhcp_or_address(struct config_net_address *dst,
 	return SET_OK;
 }
 
+/* "nbd://..., nbd://...": up to SWAP_REMOTE_MAX servers, at least one. */
+static bool parse_server_list(struct slice v, struct swap_remote *at,
+			      unsigned *count)
+{
+	unsigned n = 0;
+
+	while (v.n) {
+		size_t comma = slice_find(v, ',');
+		struct slice one = trim((struct slice){ v.p, comma });
+
+		if (n == SWAP_REMOTE_MAX || !parse_nbd_url(one, &at[n++]))
+			return false;
+		if (comma == v.n)
+			break;
+		v = (struct slice){ v.p + comma + 1, v.n - comma - 1 };
+		if (!trim(v).n)         /* a list may not end in a comma */
+			return false;
+	}
+	*count = n;
+	return n > 0;
+}
+
 /* A name of the key's choices, or a comma-separated list of NBD servers. */
 static enum set_result set_device_or_servers(struct swap_remotes *remotes,
 					      enum swap_device_kind *dst,
-				       struct slice v,
-				       const struct config_key *k)
+					      struct slice v,
+					      const struct config_key *k)
 {
 	const struct config_choice *c = find_choice(k, v);
 	struct swap_remotes list = { 0 };
@@ -503,23 +526,23 @@ static enum set_result set_device_or_servers(struct swap_remotes *remotes,
 		*remotes = list;
 		return SET_OK;
 	}
-	while (v.n) {
-		size_t comma = slice_find(v, ',');
-		struct slice one = trim((struct slice){ v.p, comma });
-
-		if (list.count == SWAP_REMOTE_MAX ||
-		    !parse_nbd_url(one, &list.at[list.count++]))
-			return SET_BAD_VALUE;
-		if (comma == v.n)
-			break;
-		v = (struct slice){ v.p + comma + 1, v.n - comma - 1 };
-		if (!trim(v).n)         /* a list may not end in a comma */
-			return SET_BAD_VALUE;
-	}
-	if (!list.count)
+	if (!parse_server_list(v, list.at, &list.count))
 		return SET_BAD_VALUE;
 	*dst = SWAP_DEVICE_NBD;
 	*remotes = list;
+	return SET_OK;
+}
+
+/* none, or servers held in reserve (swap.spare). */
+static enum set_result set_server_list(struct swap_server_list *dst,
+				       struct slice v)
+{
+	struct swap_server_list list = { 0 };
+
+	if (!slice_eq(v, "none") &&
+	    !parse_server_list(v, list.at, &list.count))
+		return SET_BAD_VALUE;
+	*dst = list;
 	return SET_OK;
 }
 
@@ -540,6 +563,7 @@ static enum set_result set_device_or_servers(struct swap_remotes *remotes,
 #define SET_IPV4(dst, v, k) return set_ipv4(&(dst), v)
 #define SET_NET_ADDRESS(dst, v, k) return set_dhcp_or_address(&(dst), v)
 /* The servers go into the config's own list (cfg is the setter's). */
+#define SET_NBD_LIST(dst, v, k) return set_server_list(&(dst), v)
 #define SET_SWAP_DEVICE(dst, v, k) \
 	return set_device_or_servers(&cfg->swap_remotes, &(dst), v, k)
 

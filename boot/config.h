@@ -53,6 +53,7 @@ enum console_passthrough {
 #define CONFIG_FIELD_NET_ADDRESS(ctype, field) ctype field
 /* A CHOICE, or nbd:// servers (then SWAP_DEVICE_NBD, and swap_remotes). */
 #define CONFIG_FIELD_SWAP_DEVICE(ctype, field) ctype field
+#define CONFIG_FIELD_NBD_LIST(ctype, field) ctype field     /* none: 0 */
 
 /* net.address: dhcp, or A.B.C.D/N. */
 struct config_net_address {

@@ -202,6 +202,7 @@ static void set_swap_remotes(const struct hv_config *cfg)
 
 	remotes.replicas = cfg->swap_replicas;
 	remotes.timeout_s = cfg->swap_timeout_s;
+	remotes.spares = cfg->swap_spare;
 	swap_device_set_remotes(&remotes, &net);
 }
 

@@ -5,6 +5,8 @@
  * pages of a member that was away and their re-replication.
  */
 #include "swap/blockdev_stripe.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/tsc.h"
 #include "lib/console.h"
 #include "lib/counters.h"
 #include "lib/format.h"
@@ -23,6 +25,7 @@
 	X(struct stripe_counters, members_lost, "stripe.members_lost") \
 	X(struct stripe_counters, members_back, "stripe.members_back") \
 	X(struct stripe_counters, members_refused, "stripe.members_refused") \
+	X(struct stripe_counters, members_replaced, "stripe.members_replaced") \
 	X(struct stripe_counters, requests_failed, "stripe.requests_failed") \
 	X(struct stripe_counters, busy_for_resync, "stripe.busy_for_resync")
 
@@ -44,7 +47,8 @@ enum sub_kind {
 /* What a member's completion cookie points at. */
 struct sub {
 	enum sub_kind kind;
-	uint8_t member;
+	uint8_t member;         /* whose request (a copy: the one it fills) */
+	uint8_t on;             /* the member it was sent to */
 	uint8_t copy;           /* SUB_REQUEST: which copy (k) */
 	uint16_t request;       /* SUB_REQUEST: index in requests[] */
 };
@@ -70,6 +74,8 @@ struct member {
 	uint8_t *missed;        /* a bit per member page: a write it missed */
 	uint64_t nmissed;
 	uint64_t cursor;        /* where the next missed page is looked for */
+	unsigned inflight;      /* requests on its device */
+	uint64_t away_since;    /* TSC it went away (or was refused) */
 	enum resync_phase resync;
 	uint64_t resync_mpage;  /* the member page being copied */
 	uint64_t resync_data;   /* ... which is this data page of the set */
@@ -93,7 +99,13 @@ struct stripe {
 	uint64_t member_pages;  /* pages of each member, its header included */
 	uint64_t rows;
 	uint8_t *header;        /* the set's own (page 0), made here */
+	uint8_t *written;       /* a bit per data page: it holds data */
 	struct member m[STRIPE_MAX_MEMBERS];
+	/* swap.spare: devices that take an away member's place. */
+	struct blockdev *spare[STRIPE_MAX_MEMBERS];
+	uint8_t *spare_header[STRIPE_MAX_MEMBERS];
+	unsigned nspares;
+	uint64_t replace_after; /* TSC ticks away before that; 0: never */
 	struct request r[STRIPE_MAX_REQUESTS];
 	struct blk_completion done[STRIPE_MAX_REQUESTS];
 	unsigned done_head, done_count;
@@ -183,10 +195,11 @@ static bool submit_copy(struct stripe *st, struct request *rq, unsigned k)
 		.cookie = &rq->sub[k],
 	};
 
-	rq->sub[k] = (struct sub){ SUB_REQUEST, (uint8_t)s, (uint8_t)k,
-				   (uint16_t)(rq - st->r) };
+	rq->sub[k] = (struct sub){ SUB_REQUEST, (uint8_t)s, (uint8_t)s,
+				   (uint8_t)k, (uint16_t)(rq - st->r) };
 	if (blk_submit(st->m[s].dev, &r) != HV_OK)
 		return false;
+	st->m[s].inflight++;
 	rq->pending++;
 	return true;
 }
@@ -238,6 +251,8 @@ static void request_copy_done(struct stripe *st, const struct sub *sub,
 		return;
 	if (rq->written && rq->written < st->replicas)
 		st->counters.degraded_writes++;
+	if (rq->written)
+		st->written[rq->data / 8] |= (uint8_t)(1u << (rq->data % 8));
 	finish(st, rq, rq->written ? BLK_OK : BLK_IO_ERROR);
 }
 
@@ -266,6 +281,7 @@ static void member_lost(struct stripe *st, unsigned s)
 	struct member *m = &st->m[s];
 
 	m->state = MEMBER_AWAY;
+	m->away_since = rdtsc();
 	st->counters.members_lost++;
 	hv_info("stripe: %s is away: %s", m->dev->name,
 		st->replicas > 1 ? "its copies are read from the other "
@@ -282,9 +298,11 @@ static void start_check(struct stripe *st, unsigned s)
 		.cookie = &m->check_sub,
 	};
 
-	m->check_sub = (struct sub){ SUB_CHECK, (uint8_t)s, 0, 0 };
-	if (blk_submit(m->dev, &r) == HV_OK)
+	m->check_sub = (struct sub){ SUB_CHECK, (uint8_t)s, (uint8_t)s, 0, 0 };
+	if (blk_submit(m->dev, &r) == HV_OK) {
+		m->inflight++;
 		m->state = MEMBER_CHECKING;
+	}
 }
 
 static void check_done(struct stripe *st, unsigned s, bool ok)
@@ -296,7 +314,7 @@ static void check_done(struct stripe *st, unsigned s, bool ok)
 		return;
 	}
 	if (memcmp(m->page, m->header, SWAP_HEADER_SIZE)) {
-		m->state = MEMBER_REFUSED;
+		m->state = MEMBER_REFUSED;      /* away for good: a spare may come */
 		st->counters.members_refused++;
 		hv_error("stripe: %s came back with another swap header (a "
 			 "server restarted without its data?): its copies are "
@@ -350,7 +368,8 @@ static void start_resync(struct stripe *st, unsigned s)
 	if (!next_missed(st, s, &mpage, &data, &c))
 		return;
 	src = copy_member(st, data, c);
-	m->resync_read_sub = (struct sub){ SUB_RESYNC_READ, (uint8_t)s, 0, 0 };
+	m->resync_read_sub = (struct sub){ SUB_RESYNC_READ, (uint8_t)s,
+					   (uint8_t)src, 0, 0 };
 	r = (struct blk_request){
 		.op = BLK_READ, .offset = copy_mpage(st, data, c) * PAGE_SIZE,
 		.buffer_pa = (uint64_t)(uintptr_t)m->page,
@@ -358,6 +377,7 @@ static void start_resync(struct stripe *st, unsigned s)
 	};
 	if (blk_submit(st->m[src].dev, &r) != HV_OK)
 		return;
+	st->m[src].inflight++;
 	m->resync = RESYNC_READING;
 	m->resync_mpage = mpage;
 	m->resync_data = data;
@@ -372,13 +392,14 @@ static void resync_read_done(struct stripe *st, unsigned s, bool ok)
 		.cookie = &m->resync_write_sub,
 	};
 
-	m->resync_write_sub = (struct sub){ SUB_RESYNC_WRITE, (uint8_t)s, 0,
-					    0 };
+	m->resync_write_sub = (struct sub){ SUB_RESYNC_WRITE, (uint8_t)s,
+					    (uint8_t)s, 0, 0 };
 	if (!ok || m->state != MEMBER_OK ||
 	    blk_submit(m->dev, &r) != HV_OK) {
 		m->resync = RESYNC_IDLE;        /* tried again later */
 		return;
 	}
+	m->inflight++;
 	m->resync = RESYNC_WRITING;
 }
 
@@ -400,6 +421,7 @@ static void dispatch(struct stripe *st, const struct blk_completion *c)
 	const struct sub *sub = c->cookie;
 	bool ok = c->status == BLK_OK;
 
+	st->m[sub->on].inflight--;
 	switch (sub->kind) {
 	case SUB_REQUEST:
 		request_copy_done(st, sub, ok);
@@ -416,12 +438,63 @@ static void dispatch(struct stripe *st, const struct blk_completion *c)
 	}
 }
 
+/*
+ * Member s has been away too long (or came back with another header):
+ * the next spare takes its place, and every copy it held of a page with
+ * data is copied to the spare from the other copies.
+ */
+static void replace_member(struct stripe *st, unsigned s)
+{
+	struct member *m = &st->m[s];
+	const char *old = m->dev->name;
+	uint64_t copies = 0;
+
+	m->dev = st->spare[0];
+	memcpy(m->header, st->spare_header[0], SWAP_HEADER_SIZE);
+	st->nspares--;
+	memmove(st->spare, st->spare + 1, st->nspares * sizeof(st->spare[0]));
+	memmove(st->spare_header, st->spare_header + 1,
+		st->nspares * sizeof(st->spare_header[0]));
+	memset(m->missed, 0, st->member_pages / 8 + 1);
+	m->nmissed = 0;
+	for (uint64_t d = 0; d < st->n * st->rows; d++) {
+		if (!(st->written[d / 8] & (1u << (d % 8))))
+			continue;
+		for (unsigned k = 0; k < st->replicas; k++)
+			if (copy_member(st, d, k) == s) {
+				set_missed(m, copy_mpage(st, d, k), true);
+				copies++;
+			}
+	}
+	m->dev->fail_fast = true;
+	m->state = m->dev->unavailable ? MEMBER_AWAY : MEMBER_OK;
+	m->away_since = rdtsc();
+	m->cursor = 1;
+	m->resync = RESYNC_IDLE;
+	st->counters.members_replaced++;
+	hv_info("stripe: %s has been away %llu s: %s takes its place; the "
+		"%llu page(s) it held are copied to it", old,
+		(unsigned long long)(st->replace_after / (tsc_hz ? tsc_hz : 1)),
+		m->dev->name, (unsigned long long)copies);
+}
+
+static bool due_for_a_spare(const struct stripe *st, const struct member *m)
+{
+	return st->nspares && st->replace_after && !m->inflight &&
+	       m->resync == RESYNC_IDLE &&
+	       (m->state == MEMBER_REFUSED ||
+		(m->state == MEMBER_AWAY &&
+		 rdtsc() - m->away_since > st->replace_after));
+}
+
 /* Members that went away or came back; copies for those that did. */
 static void watch_members(struct stripe *st)
 {
 	for (unsigned s = 0; s < st->n; s++) {
 		struct member *m = &st->m[s];
 
+		if (due_for_a_spare(st, m))
+			replace_member(st, s);
 		if (m->state == MEMBER_OK && m->dev->unavailable)
 			member_lost(st, s);
 		else if (m->state == MEMBER_AWAY && !m->dev->unavailable)
@@ -576,6 +649,12 @@ struct blockdev *blockdev_stripe_create(struct blockdev **members,
 	st->rows = (st->member_pages - 1) / replicas;
 	size = PAGE_SIZE * (1 + n * st->rows);
 	st->header = (uint8_t *)(uintptr_t)hv_alloc_pages_low(1);
+	st->written = hv_alloc(n * st->rows / 8 + 1);
+	if (!st->written) {
+		str_copy(err, "out of memory", err_len);
+		return NULL;
+	}
+	memset(st->written, 0, n * st->rows / 8 + 1);
 	if (!st->header ||
 	    swap_header_build(st->header, size, info[0].uuid, why,
 			      sizeof(why)) != HV_OK) {
@@ -616,4 +695,43 @@ struct blockdev *blockdev_stripe_create(struct blockdev **members,
 	};
 	counters_register(&st->counter_src);
 	return &st->bdev;
+}
+
+bool blockdev_stripe_add_spare(struct blockdev *set, struct blockdev *dev,
+			       const uint8_t *header, uint64_t replace_after,
+			       char *err, size_t err_len)
+{
+	struct stripe *st = set->driver;
+	struct swap_header_info info;
+	char why[120];
+
+	if (st->nspares == STRIPE_MAX_MEMBERS || st->replicas < 2) {
+		str_copy(err, st->replicas < 2 ? "a spare needs swap.replicas "
+			 "of 2 or more (it is filled from the other copies)"
+			 : "too many spares", err_len);
+		return false;
+	}
+	if (swap_header_parse(header, dev->size, &info, why,
+			      sizeof(why)) != HV_OK) {
+		fmt_snprintf(err, err_len, "%s: %s", dev->name, why);
+		return false;
+	}
+	if (info.device_size / PAGE_SIZE != st->member_pages) {
+		fmt_snprintf(err, err_len, "%s has a swap area of %llu bytes, "
+			     "the set's servers %llu: a spare must be formatted "
+			     "like them", dev->name,
+			     (unsigned long long)info.device_size,
+			     (unsigned long long)(st->member_pages * PAGE_SIZE));
+		return false;
+	}
+	st->spare_header[st->nspares] =
+		(uint8_t *)(uintptr_t)hv_alloc_pages_low(1);
+	if (!st->spare_header[st->nspares]) {
+		str_copy(err, "out of memory", err_len);
+		return false;
+	}
+	memcpy(st->spare_header[st->nspares], header, SWAP_HEADER_SIZE);
+	st->spare[st->nspares++] = dev;
+	st->replace_after = replace_after;
+	return true;
 }

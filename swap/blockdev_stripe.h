@@ -27,6 +27,11 @@
  * waits (HV_ERR_BUSY) until the copy is done, so an older copy never
  * lands after a newer write.
  *
+ * A member away for longer than the set's replacement time, or back with
+ * another header, gives its place to a spare (swap.spare) when there is
+ * one: every copy it held of a page that has data (a bitmap of the set's
+ * written pages) is copied to the spare from the other copies.
+ *
  * With one copy (replicas = 1) there is nothing to fall back on: requests
  * wait for the member to come back, as with a single server.
  */
@@ -49,5 +54,16 @@ struct blockdev *blockdev_stripe_create(struct blockdev **members,
 					const uint8_t *const *headers,
 					unsigned n, unsigned replicas,
 					char *err, size_t err_len);
+
+/*
+ * swap.spare: dev (idle, with a valid swap header read into header, the
+ * size of the members) takes the place of the first member that has
+ * been away longer than replace_after TSC ticks, or came back with
+ * another header; the copies it must hold are then copied to it. Needs
+ * replicas >= 2. False with the reason in err.
+ */
+bool blockdev_stripe_add_spare(struct blockdev *set, struct blockdev *dev,
+			       const uint8_t *header, uint64_t replace_after,
+			       char *err, size_t err_len);
 
 #endif

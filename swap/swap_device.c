@@ -97,6 +97,42 @@ void swap_device_set_remotes(const struct swap_remotes *r,
 }
 
 /*
+ * swap.spare: each server in reserve is connected to and its header
+ * checked now; one that cannot be used is said and left out (the set
+ * works without it).
+ */
+static void add_spares(struct blockdev *set)
+{
+	const struct swap_server_list *sp = &remotes.spares;
+	struct swap_header_info hdr;
+	char err[ERR_LEN];
+
+	for (unsigned i = 0; i < sp->count; i++) {
+		struct nbd_target t = {
+			.ip = sp->at[i].ip, .port = sp->at[i].port,
+			.export_name = sp->at[i].export_name,
+			.give_up_ms = remotes.timeout_s * 1000u,
+		};
+		struct blockdev *dev = nbd_open(&t, err, sizeof(err));
+		uint8_t *page = (uint8_t *)(uintptr_t)hv_alloc_pages_low(1);
+
+		if (!dev) {
+			hv_error("swap: spare: nbd: %s", err);
+			continue;
+		}
+		if (blockdev_check_header(dev, page, swap_header_parse, &hdr,
+					  err, sizeof(err)) != HV_OK ||
+		    !blockdev_stripe_add_spare(set, dev, page,
+					       remotes.timeout_s * tsc_hz,
+					       err, sizeof(err))) {
+			hv_error("swap: spare: %s: %s", dev->name, err);
+			continue;
+		}
+		hv_info("swap: spare: %s, in reserve", dev->name);
+	}
+}
+
+/*
  * Several servers make one set (swap/blockdev_stripe.h): each must carry
  * its own swap header, all alike, or none is written to.
  */
@@ -121,6 +157,8 @@ static struct blockdev *make_set(struct blockdev **members, unsigned n)
 				     err, sizeof(err));
 	if (!set)
 		hv_error("swap: nbd: %s", err);
+	else
+		add_spares(set);
 	return set;
 }
 

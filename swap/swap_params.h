@@ -29,11 +29,18 @@ struct swap_remote {
 	char export_name[SWAP_EXPORT_NAME_MAX];
 };
 
+/* swap.spare: servers held in reserve for a set with copies. */
+struct swap_server_list {
+	unsigned count;
+	struct swap_remote at[SWAP_REMOTE_MAX];
+};
+
 struct swap_remotes {
 	unsigned count;
 	struct swap_remote at[SWAP_REMOTE_MAX];
 	unsigned replicas;      /* swap.replicas: copies of each page */
 	unsigned timeout_s;     /* swap.timeout: a server away, then failed */
+	struct swap_server_list spares;         /* swap.spare */
 };
 
 /* swap.policy: which pages go when frames run short (swap/policy/). */

@@ -43,6 +43,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     SWAP_EXPORT_NAME_MAX));
 		CHECK(cfg.swap_remotes.at[i].port != 0);
 	}
+	CHECK(cfg.swap_spare.count <= SWAP_REMOTE_MAX);
+	for (unsigned i = 0; i < cfg.swap_spare.count; i++)
+		CHECK(memchr(cfg.swap_spare.at[i].export_name, 0,
+			     SWAP_EXPORT_NAME_MAX) &&
+		      cfg.swap_spare.at[i].port != 0);
 	CHECK(cfg.net_address.dhcp ||
 	      (cfg.net_address.prefix_len >= 1 &&
 	       cfg.net_address.prefix_len <= 32));

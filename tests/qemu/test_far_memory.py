@@ -17,6 +17,7 @@ some requests, is made again and the requests on it sent again, and the
 self-test passes with the data right in the file."""
 
 import re
+import struct
 
 from lib import expect
 from bad_nbd_server import BadNbdServer, WRONG_COOKIE
@@ -224,3 +225,40 @@ def test_nbd_drop_after_reconnects(ctx):
                                                    after=1000)
     check_reconnected(run, srv, dev, image, header,
                       "the server closed the connection")
+
+
+def test_nbd_set_with_copies_and_a_spare(ctx):
+    """Two servers with both copies of every page and a spare in reserve:
+    the self-test passes over the set, each page is found in both served
+    files where the layout puts its copies (copy k of data page d on
+    server (d % 2 + k) % 2, at its page 1 + d // 2 * 2 + k), and the spare
+    is connected, checked and left untouched."""
+    images = [ctx.workdir / f"{n}.img" for n in ("a", "b", "spare")]
+    for image in images:
+        format_image(image, "64M")
+    spare_before = images[2].read_bytes()
+    with NbdServer(ctx.workdir, ["file", str(images[0])]) as a, \
+            NbdServer(ctx.workdir, ["file", str(images[1])]) as b, \
+            NbdServer(ctx.workdir, ["file", str(images[2])]) as c:
+        run = ctx.boot_cfg(
+            config(f"{a.url()}, {b.url()}",
+                   f"swap.replicas = 2\nswap.spare = {c.url()}\n"),
+            timeout=TIMEOUT, extra=("--net", "e1000"))
+    run.expect_line(f"apfvisor: swap: spare: nbd {GATEWAY}:{c.port}/, in "
+                    "reserve")
+    run.expect_regex(r"^apfvisor: swap: stripe of 2, 2 copies, 63 MiB, "
+                     r"16382 pages, uuid ")
+    nonce = expect_selftest_pass(run, "stripe of 2, 2 copies")
+    run.expect_absent(r"^apfvisor: error:")
+    run.expect_status(0)
+    data = [images[0].read_bytes(), images[1].read_bytes()]
+    for d in (0, 1, 2, 3, SELFTEST_PAGES - 1):
+        want = struct.pack("<512Q", *(nonce << 32 | (d * 512 + w)
+                                      for w in range(512)))
+        for k in (0, 1):
+            page = 1 + d // 2 * 2 + k
+            got = data[(d % 2 + k) % 2][PAGE * page:PAGE * (page + 1)]
+            expect(got == want, f"copy {k} of data page {d} is not where "
+                   "the layout puts it")
+    expect(images[2].read_bytes() == spare_before,
+           "the spare was written to while every server was there")

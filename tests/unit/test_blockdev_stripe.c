@@ -21,6 +21,15 @@
 #define MEMBER_PAGES    520     /* each fake member, its header included */
 #define MAX_PENDING     64
 
+/* The TSC (tests/unit/fake_x86): a clock the tests move, 1 GHz. */
+uint64_t tsc_hz = 1000000000ull;
+static uint64_t now_tsc;
+
+uint64_t rdtsc(void)
+{
+	return now_tsc;
+}
+
 /* The hypervisor's heap: a bump arena, emptied by each make_set. */
 static uint8_t heap[4 << 20] __attribute__((aligned(4096)));
 static size_t heap_used;
@@ -125,6 +134,7 @@ static struct blockdev *make_set(unsigned n, unsigned replicas)
 	counters_reset();
 	console_forget();
 	heap_used = 0;
+	now_tsc = 0;
 	for (unsigned i = 0; i < n; i++) {
 		make_fake(i, MEMBER_PAGES, (uint8_t)(0x10 + i));
 		members[i] = &fakes[i].bdev;
@@ -398,6 +408,104 @@ static void test_write_waits_for_a_copy_in_flight(void **state)
 	assert_true(holds(member_page(1, 2), 0, 3));
 }
 
+/* Member 2 (a spare) of the fakes, added to a set of members 0 and 1. */
+static void add_spare(struct blockdev *set, uint64_t after_s)
+{
+	char err[160];
+
+	make_fake(2, MEMBER_PAGES, 0x77);
+	assert_true(blockdev_stripe_add_spare(set, &fakes[2].bdev,
+					      fakes[2].image,
+					      after_s * tsc_hz, err,
+					      sizeof(err)));
+}
+
+static void test_spare_takes_an_away_members_place(void **state)
+{
+	struct blockdev *set = make_set(2, 2);
+	uint64_t written = 100;         /* data pages written: 0..99 */
+
+	(void)state;
+	add_spare(set, 30);
+	write_all(set, written, 1);
+	fakes[1].bdev.unavailable = true;
+	blk_poll(set, NULL, 0);
+	/* Away 30 s: not yet replaced; a moment later it is. */
+	now_tsc += 30 * tsc_hz;
+	blk_poll(set, NULL, 0);
+	assert_int_equal(stat("stripe.members_replaced"), 0);
+	now_tsc += tsc_hz / 1000;
+	console_forget();
+	blk_poll(set, NULL, 0);
+	assert_int_equal(stat("stripe.members_replaced"), 1);
+	assert_string_equal(console_lines[0], "apfvisor: stripe: fake1 has "
+			    "been away 30 s: fake2 takes its place; the 100 "
+			    "page(s) it held are copied to it");
+	assert_true(fakes[2].bdev.fail_fast);
+	/* Only the copies of pages with data are copied: 100 of them. */
+	for (int i = 0; i < 1000 && stat("stripe.pages_resynced") < written;
+	     i++)
+		blk_poll(set, NULL, 0);
+	assert_int_equal(stat("stripe.pages_resynced"), written);
+	for (uint64_t d = 0; d < written; d++) {
+		unsigned k = d % 2 == 0;        /* member 1's copy of d */
+
+		assert_true(holds(member_page(2, 1 + d / 2 * 2 + k), d, 1));
+	}
+	assert_int_equal(fakes[2].writes, written);
+	/* Member 0 away now: the spare serves every page. */
+	fakes[0].bdev.unavailable = true;
+	blk_poll(set, NULL, 0);
+	read_all(set, written, 1);
+	assert_int_equal(stat("stripe.requests_failed"), 0);
+}
+
+static void test_refused_member_is_replaced_at_once(void **state)
+{
+	struct blockdev *set = make_set(2, 2);
+	char err[128];
+	uint8_t uuid[SWAP_UUID_LEN] = { 0x55 };
+
+	(void)state;
+	add_spare(set, 3600);
+	write_all(set, 10, 4);
+	fakes[1].bdev.unavailable = true;
+	blk_poll(set, NULL, 0);
+	assert_int_equal(swap_header_build(fakes[1].image, MEMBER_PAGES * 4096,
+					   uuid, err, sizeof(err)), HV_OK);
+	fakes[1].bdev.unavailable = false;
+	for (int i = 0; i < 100 && stat("stripe.pages_resynced") < 10; i++)
+		blk_poll(set, NULL, 0);
+	assert_int_equal(stat("stripe.members_refused"), 1);
+	assert_int_equal(stat("stripe.members_replaced"), 1);
+	assert_int_equal(stat("stripe.pages_resynced"), 10);
+	fakes[0].bdev.unavailable = true;
+	blk_poll(set, NULL, 0);
+	read_all(set, 10, 4);
+}
+
+static void test_spare_refusals(void **state)
+{
+	struct blockdev *set = make_set(2, 1);
+	char err[200];
+
+	(void)state;
+	make_fake(2, MEMBER_PAGES, 0x77);
+	assert_false(blockdev_stripe_add_spare(set, &fakes[2].bdev,
+					       fakes[2].image, tsc_hz, err,
+					       sizeof(err)));
+	assert_string_equal(err, "a spare needs swap.replicas of 2 or more "
+			    "(it is filled from the other copies)");
+	set = make_set(2, 2);
+	make_fake(2, MEMBER_PAGES - 8, 0x77);
+	assert_false(blockdev_stripe_add_spare(set, &fakes[2].bdev,
+					       fakes[2].image, tsc_hz, err,
+					       sizeof(err)));
+	assert_string_equal(err, "fake2 has a swap area of 2097152 bytes, the "
+			    "set's servers 2129920: a spare must be formatted "
+			    "like them");
+}
+
 static void test_refusals(void **state)
 {
 	struct blockdev *members[2] = { &fakes[0].bdev, &fakes[1].bdev };
@@ -428,6 +536,9 @@ int main(void)
 		cmocka_unit_test(test_member_back_with_another_header),
 		cmocka_unit_test(test_read_falls_back),
 		cmocka_unit_test(test_write_waits_for_a_copy_in_flight),
+		cmocka_unit_test(test_spare_takes_an_away_members_place),
+		cmocka_unit_test(test_refused_member_is_replaced_at_once),
+		cmocka_unit_test(test_spare_refusals),
 		cmocka_unit_test(test_refusals),
 	};
 

@@ -71,6 +71,18 @@ static void test_nbd_servers(void **state)
 		 "swap.replicas = 2\nswap.timeout = 5\n", &cfg);
 	assert_int_equal(cfg.swap_replicas, 2);
 	assert_int_equal(cfg.swap_timeout_s, 5);
+	assert_int_equal(cfg.swap_spare.count, 0);
+	parse_ok("guest.kernel=k\nswap.spare = nbd://10.0.2.2:7/s, "
+		 "nbd://10.0.2.3\n", &cfg);
+	assert_int_equal(cfg.swap_spare.count, 2);
+	assert_int_equal(cfg.swap_spare.at[0].port, 7);
+	assert_string_equal(cfg.swap_spare.at[0].export_name, "s");
+	assert_int_equal(cfg.swap_spare.at[1].ip, 0x0a000203);
+	parse_ok("guest.kernel=k\nswap.spare = none\n", &cfg);
+	assert_int_equal(cfg.swap_spare.count, 0);
+	parse_fails("guest.kernel=k\nswap.spare = nbd://10.0.2.2,\n",
+		    "apfvisor.cfg:2: bad value 'nbd://10.0.2.2,' for swap.spare "
+		    "(expected none or nbd://A.B.C.D[:PORT]/EXPORT[, ...])");
 	parse_fails("guest.kernel=k\nswap.timeout = 0\n",
 		    "apfvisor.cfg:2: bad value '0' for swap.timeout "
 		    "(expected a number of seconds from 1 to 3600)");
