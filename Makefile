@@ -135,8 +135,10 @@ $(BUILD)/hv/third-party/lwip/%.o: $(LWIP_DIR)/src/%.c | $(LWIP_STAMP) deps
 	@echo "  CC      lwip/$*.c"
 	@$(CC) $(filter-out -Werror,$(HV_CFLAGS)) -w $(LWIP_INCLUDES) -c $< -o $@
 
-$(BUILD)/hv/net/%.o: HV_CFLAGS += $(LWIP_INCLUDES)
-$(BUILD)/hv/net/%.o: | $(LWIP_STAMP)
+# net/'s own objects include lwIP's headers: fetched before they compile.
+NET_OBJS := $(filter $(BUILD)/hv/net/%.o,$(HV_OBJS))
+$(NET_OBJS): HV_CFLAGS += $(LWIP_INCLUDES)
+$(NET_OBJS): | $(LWIP_STAMP)
 
 $(BUILD)/hv/%.asm.o: %.asm | deps
 	@mkdir -p $(dir $@)
