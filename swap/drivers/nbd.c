@@ -88,6 +88,7 @@ struct nbd_dev {
 	unsigned backoff_ms;
 	unsigned resent;                /* sent again on this connection */
 	unsigned writes_unflushed;      /* written since the last flush */
+	uint64_t last_write;            /* TSC the last write completed */
 	bool gave_up;                   /* this outage failed its requests */
 	bool opened;                    /* nbd_open has returned the device */
 	uint64_t size;                  /* the export's, from the first handshake */
@@ -138,8 +139,10 @@ static void finish_slot(struct nbd_dev *nd, struct nbd_slot *s,
 		else
 			nd->counters.flush_errors++;
 	} else {
-		if (status == BLK_OK && s->req.op == BLK_WRITE)
+		if (status == BLK_OK && s->req.op == BLK_WRITE) {
 			nd->writes_unflushed++;
+			nd->last_write = rdtsc();
+		}
 		push_done(nd, s->req.cookie, status);
 	}
 	s->state = SLOT_FREE;
@@ -551,16 +554,19 @@ static void run_ready(struct nbd_dev *nd)
 }
 
 /*
- * Written pages reach the server's disk: once the connection is idle
- * after writes, one NBD_CMD_FLUSH (when the server takes it), so that a
- * server that crashes loses at most what was written since it went idle.
+ * Written pages reach the server's disk: once the connection has been
+ * idle for NBD_FLUSH_QUIET_MS after writes, one NBD_CMD_FLUSH (when the
+ * server takes it), so that a server that crashes loses at most what was
+ * written since it last went quiet. Not at every short gap: a copy to a
+ * returning member of a set writes one page at a time.
  */
 static void flush_when_idle(struct nbd_dev *nd)
 {
 	struct nbd_slot *s = &nd->slot[0];
 
 	if (nd->state != CONN_READY || !nd->writes_unflushed ||
-	    !nd->hs.export.can_flush || slots_in_use(nd) || nd->done_count)
+	    !nd->hs.export.can_flush || slots_in_use(nd) || nd->done_count ||
+	    rdtsc() - nd->last_write < ms_ticks(NBD_FLUSH_QUIET_MS))
 		return;
 	*s = (struct nbd_slot){ .state = SLOT_QUEUED, .flush = true,
 				.cookie = ++nd->next_cookie };

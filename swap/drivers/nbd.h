@@ -30,6 +30,7 @@
 #define NBD_BACKOFF_MIN_MS      100
 #define NBD_BACKOFF_MAX_MS      2000
 #define NBD_GIVE_UP_MS_DEFAULT  30000
+#define NBD_FLUSH_QUIET_MS      100     /* idle after writes, then FLUSH */
 
 struct nbd_target {
 	uint32_t ip;                    /* host order */
