@@ -111,3 +111,18 @@ def test_a_failure_records_no_duration(tmp_path):
         del os.environ["APFVISOR_FRESH_DURATIONS"]
     assert status == 1, out
     assert set(json.loads(fresh.read_text())) == {"test_it.py::test_passes"}
+
+
+def test_test_modules_have_unique_names():
+    """pytest imports test modules by their basename (rootdir, no
+    __init__.py): two of one name in different levels make it refuse to
+    collect the second, and that level's tests never run (CI of
+    2026-12-06: tests/qemu/ and tests/bochs/ had test_far_memory.py)."""
+    seen = {}
+    for path in sorted((REPO / "tests").rglob("test_*.py")):
+        if "build" in path.parts:
+            continue
+        other = seen.setdefault(path.name, path)
+        assert other == path, \
+            f"{other.relative_to(REPO)} and {path.relative_to(REPO)}: one " \
+            "name, so pytest collects only one of them"
