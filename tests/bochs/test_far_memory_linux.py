@@ -36,7 +36,7 @@ class KillAndRestart(threading.Thread):
         deadline = time.monotonic() + 1500
         while not self.stop.is_set() and time.monotonic() < deadline:
             try:
-                if "memcheck: 16384 pages" in self.record.read_text(
+                if "memcheck: 10240 pages" in self.record.read_text(
                         errors="replace"):
                     break
             except OSError:
@@ -57,8 +57,8 @@ class KillAndRestart(threading.Thread):
         self.stop.wait()
 
 
-KILL_AFTER_S = 5
-RESTART_AFTER_S = 20
+KILL_AFTER_S = 3
+RESTART_AFTER_S = 15
 
 
 def test_linux_memcheck_over_nbd_replicas(ctx):
@@ -66,7 +66,7 @@ def test_linux_memcheck_over_nbd_replicas(ctx):
     # CPUs: the paging daemon on its own, polling the NIC and both
     # connections, the vCPU taking async-PF tokens (swap.read_latency adds
     # 200 us to each read, as a farther server would). Server b is killed
-    # 5 s into memcheck and started again 20 s later: meanwhile its copies
+    # 3 s into memcheck and started again 15 s later: meanwhile its copies
     # are read from a and the writes it misses are kept, then copied to it
     # once its header reads back the same. memcheck must find every word,
     # every page read back must match its checksum (debug.swap_verify).
@@ -74,7 +74,7 @@ def test_linux_memcheck_over_nbd_replicas(ctx):
     with NbdServer(ctx.workdir, ["file", str(images[0])]) as a, \
             NbdServer(ctx.workdir, ["file", str(images[1])]) as b:
         cfg = overcommitted_cfg(
-            1, "memcheck -m 64M -p 1",
+            1, "memcheck -m 40M -p 1",
             extra="debug.swap_verify = on\nswap.read_latency = 200us\n"
                   "swap.replicas = 2\n")
         cfg = cfg.replace("swap.device = ata\n",
@@ -114,8 +114,13 @@ def test_linux_memcheck_over_nbd_replicas(ctx):
     run.expect_line("apfvisor: guest powered off")
     run.expect_absent(r"^guest: .*(Out of memory|Killed process|Call Trace|"
                       r"BUG:|WARNING:)")
-    run.expect_stat_at_least("swap.outs", 10000)
-    run.expect_stat_at_least("swap.ins", 10000)
+    # 40 MiB of memcheck beside the kernel and initramfs in 64 MiB of
+    # frames: pages go both ways (16,688 out and 6,381 in, 198 tokens, in
+    # a run of 2026-12-06), over the network, twice for each write. 64 MiB
+    # gave 7,104 tokens and a whole re-replication, but took 370 s of the
+    # suite's 20 minutes (this test's 40 MiB: 172 s alone).
+    run.expect_stat_at_least("swap.outs", 5000)
+    run.expect_stat_at_least("swap.ins", 2000)
     run.expect_stat("swap.io_errors", 0)
     run.expect_stat("swap.read_failures", 0)
     expect_swap_checks_clean(run)
