@@ -1,134 +1,41 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Striped and replicated swap over several block devices
- * (swap/blockdev_stripe.h): the layout, the choice of copy, the missed
- * pages of a member that was away and their re-replication.
+ * (swap/blockdev_stripe.h): the layout (which member holds each copy of
+ * a page, and where), the choice of copy, and the set's requests: reads
+ * from one copy, writes to every copy, their completions. Members away
+ * and back, the re-replication of the pages they missed and spares are
+ * in swap/stripe_resync.c.
  */
-#include "swap/blockdev_stripe.h"
-#include "arch/x86/cpu.h"
-#include "arch/x86/tsc.h"
+#include "swap/stripe_internal.h"
 #include "lib/console.h"
-#include "lib/counters.h"
 #include "lib/format.h"
 #include "lib/heap.h"
 #include "lib/string.h"
-#include "swap/swap_format.h"
 
-#define NO_PAGE UINT64_MAX
 /* Requests each member may get beyond the set's own: a check, a copy. */
 #define MEMBER_RESERVE 2
-
-#define STRIPE_COUNTERS(X) \
-	X(struct stripe_counters, degraded_writes, "stripe.degraded_writes") \
-	X(struct stripe_counters, read_fallbacks, "stripe.read_fallbacks") \
-	X(struct stripe_counters, pages_resynced, "stripe.pages_resynced") \
-	X(struct stripe_counters, members_lost, "stripe.members_lost") \
-	X(struct stripe_counters, members_back, "stripe.members_back") \
-	X(struct stripe_counters, members_refused, "stripe.members_refused") \
-	X(struct stripe_counters, members_replaced, "stripe.members_replaced") \
-	X(struct stripe_counters, requests_failed, "stripe.requests_failed") \
-	X(struct stripe_counters, busy_for_resync, "stripe.busy_for_resync")
-
-struct stripe_counters {
-	STRIPE_COUNTERS(COUNTER_FIELD)
-};
 
 static const struct counter_def stripe_counter_defs[] = {
 	STRIPE_COUNTERS(COUNTER_DEF)
 };
 
-enum sub_kind {
-	SUB_REQUEST,            /* one copy of a request of the set */
-	SUB_CHECK,              /* a member's header, read on its return */
-	SUB_RESYNC_READ,        /* a missed page, read from another copy */
-	SUB_RESYNC_WRITE,       /* ... and written to the member that missed it */
-};
-
-/* What a member's completion cookie points at. */
-struct sub {
-	enum sub_kind kind;
-	uint8_t member;         /* whose request (a copy: the one it fills) */
-	uint8_t on;             /* the member it was sent to */
-	uint8_t copy;           /* SUB_REQUEST: which copy (k) */
-	uint16_t request;       /* SUB_REQUEST: index in requests[] */
-};
-
-enum member_state {
-	MEMBER_OK,
-	MEMBER_AWAY,            /* its device said it is unavailable */
-	MEMBER_CHECKING,        /* back: its header is being read again */
-	MEMBER_REFUSED,         /* came back with another header: not used */
-};
-
-enum resync_phase {
-	RESYNC_IDLE,
-	RESYNC_READING,
-	RESYNC_WRITING,
-};
-
-struct member {
-	struct blockdev *dev;
-	enum member_state state;
-	uint8_t header[SWAP_HEADER_SIZE];       /* as opened */
-	uint8_t *page;          /* a low page: header checks and copies */
-	uint8_t *missed;        /* a bit per member page: a write it missed */
-	uint64_t nmissed;
-	uint64_t cursor;        /* where the next missed page is looked for */
-	unsigned inflight;      /* requests on its device */
-	uint64_t away_since;    /* TSC it went away (or was refused) */
-	enum resync_phase resync;
-	uint64_t resync_mpage;  /* the member page being copied */
-	uint64_t resync_data;   /* ... which is this data page of the set */
-	struct sub check_sub, resync_read_sub, resync_write_sub;
-};
-
-struct request {
-	bool in_use;
-	struct blk_request req;
-	uint64_t data;          /* data page of the set; NO_PAGE: the header */
-	unsigned pending;       /* copies on a member */
-	unsigned written;       /* copies written */
-	unsigned tried;         /* bit k: copy k was read (or could not be) */
-	struct sub sub[STRIPE_MAX_MEMBERS];
-};
-
-struct stripe {
-	struct blockdev bdev;
-	char name[64];
-	unsigned n, replicas;
-	uint64_t member_pages;  /* pages of each member, its header included */
-	uint64_t rows;
-	uint8_t *header;        /* the set's own (page 0), made here */
-	uint8_t *written;       /* a bit per data page: it holds data */
-	struct member m[STRIPE_MAX_MEMBERS];
-	/* swap.spare: devices that take an away member's place. */
-	struct blockdev *spare[STRIPE_MAX_MEMBERS];
-	uint8_t *spare_header[STRIPE_MAX_MEMBERS];
-	unsigned nspares;
-	uint64_t replace_after; /* TSC ticks away before that; 0: never */
-	struct request r[STRIPE_MAX_REQUESTS];
-	struct blk_completion done[STRIPE_MAX_REQUESTS];
-	unsigned done_head, done_count;
-	struct stripe_counters counters;
-	struct counter_source counter_src;
-};
-
 /* --------------------------------------------------------------- layout */
 
-static unsigned copy_member(const struct stripe *st, uint64_t data,
+unsigned stripe_copy_member(const struct stripe *st, uint64_t data,
 			    unsigned k)
 {
 	return (unsigned)((data % st->n + k) % st->n);
 }
 
-static uint64_t copy_mpage(const struct stripe *st, uint64_t data,
+uint64_t stripe_copy_mpage(const struct stripe *st, uint64_t data,
 			   unsigned k)
 {
 	return 1 + data / st->n * st->replicas + k;
 }
 
 /* The set's data page that member page mpage (>= 1) of member s holds. */
-static uint64_t data_of(const struct stripe *st, unsigned s, uint64_t mpage,
+uint64_t stripe_data_of(const struct stripe *st, unsigned s, uint64_t mpage,
 			unsigned *k)
 {
 	uint64_t rel = mpage - 1;
@@ -138,12 +45,12 @@ static uint64_t data_of(const struct stripe *st, unsigned s, uint64_t mpage,
 	return row * st->n + (s + st->n - *k) % st->n;
 }
 
-static bool missed(const struct member *m, uint64_t mpage)
+bool stripe_missed(const struct member *m, uint64_t mpage)
 {
 	return m->missed[mpage / 8] & (1u << (mpage % 8));
 }
 
-static void set_missed(struct member *m, uint64_t mpage, bool on)
+void stripe_set_missed(struct member *m, uint64_t mpage, bool on)
 {
 	uint8_t bit = (uint8_t)(1u << (mpage % 8));
 
@@ -157,11 +64,12 @@ static void set_missed(struct member *m, uint64_t mpage, bool on)
 }
 
 /* Copy k of data page d may be read: its member is there and has it. */
-static bool copy_valid(const struct stripe *st, uint64_t d, unsigned k)
+bool stripe_copy_valid(const struct stripe *st, uint64_t d, unsigned k)
 {
-	const struct member *m = &st->m[copy_member(st, d, k)];
+	const struct member *m = &st->m[stripe_copy_member(st, d, k)];
 
-	return m->state == MEMBER_OK && !missed(m, copy_mpage(st, d, k));
+	return m->state == MEMBER_OK &&
+	       !stripe_missed(m, stripe_copy_mpage(st, d, k));
 }
 
 /* ---------------------------------------------------------- completions */
@@ -187,10 +95,10 @@ static void finish(struct stripe *st, struct request *rq,
 /* Hands copy k of rq to its member; false when the member refused it. */
 static bool submit_copy(struct stripe *st, struct request *rq, unsigned k)
 {
-	unsigned s = copy_member(st, rq->data, k);
+	unsigned s = stripe_copy_member(st, rq->data, k);
 	struct blk_request r = {
 		.op = rq->req.op,
-		.offset = copy_mpage(st, rq->data, k) * PAGE_SIZE,
+		.offset = stripe_copy_mpage(st, rq->data, k) * PAGE_SIZE,
 		.buffer_pa = rq->req.buffer_pa,
 		.cookie = &rq->sub[k],
 	};
@@ -215,10 +123,10 @@ static bool read_next_copy(struct stripe *st, struct request *rq)
 		if (rq->tried & (1u << k))
 			continue;
 		rq->tried |= 1u << k;
-		if (st->replicas > 1 && !copy_valid(st, rq->data, k))
+		if (st->replicas > 1 && !stripe_copy_valid(st, rq->data, k))
 			continue;
 		if (st->replicas == 1 &&
-		    st->m[copy_member(st, rq->data, k)].state ==
+		    st->m[stripe_copy_member(st, rq->data, k)].state ==
 		    MEMBER_REFUSED)
 			continue;
 		if (rq->tried != 1u << k)
@@ -234,7 +142,7 @@ static void request_copy_done(struct stripe *st, const struct sub *sub,
 {
 	struct request *rq = &st->r[sub->request];
 	struct member *m = &st->m[sub->member];
-	uint64_t mpage = copy_mpage(st, rq->data, sub->copy);
+	uint64_t mpage = stripe_copy_mpage(st, rq->data, sub->copy);
 
 	rq->pending--;
 	if (rq->req.op == BLK_READ) {
@@ -245,7 +153,7 @@ static void request_copy_done(struct stripe *st, const struct sub *sub,
 		return;
 	}
 	/* A copy that did not take the write is stale until copied again. */
-	set_missed(m, mpage, !ok);
+	stripe_set_missed(m, mpage, !ok);
 	rq->written += ok;
 	if (rq->pending)
 		return;
@@ -254,166 +162,6 @@ static void request_copy_done(struct stripe *st, const struct sub *sub,
 	if (rq->written)
 		st->written[rq->data / 8] |= (uint8_t)(1u << (rq->data % 8));
 	finish(st, rq, rq->written ? BLK_OK : BLK_IO_ERROR);
-}
-
-/* ------------------------------------------------------------- members */
-
-static bool write_in_flight(const struct stripe *st, uint64_t data)
-{
-	for (unsigned i = 0; i < STRIPE_MAX_REQUESTS; i++)
-		if (st->r[i].in_use && st->r[i].req.op == BLK_WRITE &&
-		    st->r[i].data == data)
-			return true;
-	return false;
-}
-
-static bool resync_in_flight(const struct stripe *st, uint64_t data)
-{
-	for (unsigned s = 0; s < st->n; s++)
-		if (st->m[s].resync != RESYNC_IDLE &&
-		    st->m[s].resync_data == data)
-			return true;
-	return false;
-}
-
-static void member_lost(struct stripe *st, unsigned s)
-{
-	struct member *m = &st->m[s];
-
-	m->state = MEMBER_AWAY;
-	m->away_since = rdtsc();
-	st->counters.members_lost++;
-	hv_info("stripe: %s is away: %s", m->dev->name,
-		st->replicas > 1 ? "its copies are read from the other "
-		"members, and the writes it misses are kept to copy to it "
-		"when it is back" : "requests wait for it (one copy)");
-}
-
-static void start_check(struct stripe *st, unsigned s)
-{
-	struct member *m = &st->m[s];
-	struct blk_request r = {
-		.op = BLK_READ, .offset = 0,
-		.buffer_pa = (uint64_t)(uintptr_t)m->page,
-		.cookie = &m->check_sub,
-	};
-
-	m->check_sub = (struct sub){ SUB_CHECK, (uint8_t)s, (uint8_t)s, 0, 0 };
-	if (blk_submit(m->dev, &r) == HV_OK) {
-		m->inflight++;
-		m->state = MEMBER_CHECKING;
-	}
-}
-
-static void check_done(struct stripe *st, unsigned s, bool ok)
-{
-	struct member *m = &st->m[s];
-
-	if (!ok) {
-		m->state = MEMBER_AWAY;         /* looked at again later */
-		return;
-	}
-	if (memcmp(m->page, m->header, SWAP_HEADER_SIZE)) {
-		m->state = MEMBER_REFUSED;      /* away for good: a spare may come */
-		st->counters.members_refused++;
-		hv_error("stripe: %s came back with another swap header (a "
-			 "server restarted without its data?): its copies are "
-			 "not used again", m->dev->name);
-		return;
-	}
-	m->state = MEMBER_OK;
-	m->cursor = 1;
-	st->counters.members_back++;
-	hv_info("stripe: %s is back; %llu page(s) it missed are copied to "
-		"it", m->dev->name, (unsigned long long)m->nmissed);
-}
-
-/* The next missed page of member s that can be copied now: true, set. */
-static bool next_missed(struct stripe *st, unsigned s, uint64_t *mpage,
-			uint64_t *data, unsigned *src_copy)
-{
-	struct member *m = &st->m[s];
-
-	for (uint64_t seen = 0; seen < st->member_pages; seen++) {
-		uint64_t p = m->cursor;
-		unsigned k;
-
-		m->cursor = m->cursor + 1 >= st->member_pages ? 1
-							       : m->cursor + 1;
-		if (p == 0 || !missed(m, p))
-			continue;
-		if (p - 1 >= st->rows * st->replicas)
-			continue;       /* past the last whole row: unused */
-		*data = data_of(st, s, p, &k);
-		if (write_in_flight(st, *data) || resync_in_flight(st, *data))
-			continue;
-		for (unsigned c = 0; c < st->replicas; c++) {
-			if (c == k || !copy_valid(st, *data, c))
-				continue;
-			*mpage = p;
-			*src_copy = c;
-			return true;
-		}
-	}
-	return false;
-}
-
-static void start_resync(struct stripe *st, unsigned s)
-{
-	struct member *m = &st->m[s];
-	uint64_t mpage, data;
-	unsigned c, src;
-	struct blk_request r;
-
-	if (!next_missed(st, s, &mpage, &data, &c))
-		return;
-	src = copy_member(st, data, c);
-	m->resync_read_sub = (struct sub){ SUB_RESYNC_READ, (uint8_t)s,
-					   (uint8_t)src, 0, 0 };
-	r = (struct blk_request){
-		.op = BLK_READ, .offset = copy_mpage(st, data, c) * PAGE_SIZE,
-		.buffer_pa = (uint64_t)(uintptr_t)m->page,
-		.cookie = &m->resync_read_sub,
-	};
-	if (blk_submit(st->m[src].dev, &r) != HV_OK)
-		return;
-	st->m[src].inflight++;
-	m->resync = RESYNC_READING;
-	m->resync_mpage = mpage;
-	m->resync_data = data;
-}
-
-static void resync_read_done(struct stripe *st, unsigned s, bool ok)
-{
-	struct member *m = &st->m[s];
-	struct blk_request r = {
-		.op = BLK_WRITE, .offset = m->resync_mpage * PAGE_SIZE,
-		.buffer_pa = (uint64_t)(uintptr_t)m->page,
-		.cookie = &m->resync_write_sub,
-	};
-
-	m->resync_write_sub = (struct sub){ SUB_RESYNC_WRITE, (uint8_t)s,
-					    (uint8_t)s, 0, 0 };
-	if (!ok || m->state != MEMBER_OK ||
-	    blk_submit(m->dev, &r) != HV_OK) {
-		m->resync = RESYNC_IDLE;        /* tried again later */
-		return;
-	}
-	m->inflight++;
-	m->resync = RESYNC_WRITING;
-}
-
-static void resync_write_done(struct stripe *st, unsigned s, bool ok)
-{
-	struct member *m = &st->m[s];
-
-	m->resync = RESYNC_IDLE;
-	if (!ok)
-		return;
-	set_missed(m, m->resync_mpage, false);
-	st->counters.pages_resynced++;
-	if (!m->nmissed)
-		hv_info("stripe: %s has every page again", m->dev->name);
 }
 
 static void dispatch(struct stripe *st, const struct blk_completion *c)
@@ -427,81 +175,14 @@ static void dispatch(struct stripe *st, const struct blk_completion *c)
 		request_copy_done(st, sub, ok);
 		break;
 	case SUB_CHECK:
-		check_done(st, sub->member, ok);
+		stripe_check_done(st, sub->member, ok);
 		break;
 	case SUB_RESYNC_READ:
-		resync_read_done(st, sub->member, ok);
+		stripe_resync_read_done(st, sub->member, ok);
 		break;
 	case SUB_RESYNC_WRITE:
-		resync_write_done(st, sub->member, ok);
+		stripe_resync_write_done(st, sub->member, ok);
 		break;
-	}
-}
-
-/*
- * Member s has been away too long (or came back with another header):
- * the next spare takes its place, and every copy it held of a page with
- * data is copied to the spare from the other copies.
- */
-static void replace_member(struct stripe *st, unsigned s)
-{
-	struct member *m = &st->m[s];
-	const char *old = m->dev->name;
-	uint64_t copies = 0;
-
-	m->dev = st->spare[0];
-	memcpy(m->header, st->spare_header[0], SWAP_HEADER_SIZE);
-	st->nspares--;
-	memmove(st->spare, st->spare + 1, st->nspares * sizeof(st->spare[0]));
-	memmove(st->spare_header, st->spare_header + 1,
-		st->nspares * sizeof(st->spare_header[0]));
-	memset(m->missed, 0, st->member_pages / 8 + 1);
-	m->nmissed = 0;
-	for (uint64_t d = 0; d < st->n * st->rows; d++) {
-		if (!(st->written[d / 8] & (1u << (d % 8))))
-			continue;
-		for (unsigned k = 0; k < st->replicas; k++)
-			if (copy_member(st, d, k) == s) {
-				set_missed(m, copy_mpage(st, d, k), true);
-				copies++;
-			}
-	}
-	m->dev->fail_fast = true;
-	m->state = m->dev->unavailable ? MEMBER_AWAY : MEMBER_OK;
-	m->away_since = rdtsc();
-	m->cursor = 1;
-	m->resync = RESYNC_IDLE;
-	st->counters.members_replaced++;
-	hv_info("stripe: %s has been away %llu s: %s takes its place; the "
-		"%llu page(s) it held are copied to it", old,
-		(unsigned long long)(st->replace_after / (tsc_hz ? tsc_hz : 1)),
-		m->dev->name, (unsigned long long)copies);
-}
-
-static bool due_for_a_spare(const struct stripe *st, const struct member *m)
-{
-	return st->nspares && st->replace_after && !m->inflight &&
-	       m->resync == RESYNC_IDLE &&
-	       (m->state == MEMBER_REFUSED ||
-		(m->state == MEMBER_AWAY &&
-		 rdtsc() - m->away_since > st->replace_after));
-}
-
-/* Members that went away or came back; copies for those that did. */
-static void watch_members(struct stripe *st)
-{
-	for (unsigned s = 0; s < st->n; s++) {
-		struct member *m = &st->m[s];
-
-		if (due_for_a_spare(st, m))
-			replace_member(st, s);
-		if (m->state == MEMBER_OK && m->dev->unavailable)
-			member_lost(st, s);
-		else if (m->state == MEMBER_AWAY && !m->dev->unavailable)
-			start_check(st, s);
-		if (m->state == MEMBER_OK && m->nmissed &&
-		    m->resync == RESYNC_IDLE)
-			start_resync(st, s);
 	}
 }
 
@@ -530,7 +211,8 @@ static enum hv_err stripe_submit(struct blockdev *dev,
 		push_done(st, req->cookie, BLK_OUT_OF_RANGE);
 		return HV_OK;
 	}
-	if (page && req->op == BLK_WRITE && resync_in_flight(st, page - 1)) {
+	if (page && req->op == BLK_WRITE &&
+	    stripe_resync_in_flight(st, page - 1)) {
 		st->counters.busy_for_resync++;
 		return HV_ERR_BUSY;
 	}
@@ -554,13 +236,13 @@ static enum hv_err stripe_submit(struct blockdev *dev,
 		return HV_OK;
 	}
 	for (unsigned k = 0; k < st->replicas; k++) {
-		struct member *m = &st->m[copy_member(st, rq->data, k)];
-		uint64_t mpage = copy_mpage(st, rq->data, k);
+		struct member *m = &st->m[stripe_copy_member(st, rq->data, k)];
+		uint64_t mpage = stripe_copy_mpage(st, rq->data, k);
 		bool use = st->replicas == 1 ? m->state != MEMBER_REFUSED
 					     : m->state == MEMBER_OK;
 
 		if (!use || !submit_copy(st, rq, k))
-			set_missed(m, mpage, true);
+			stripe_set_missed(m, mpage, true);
 	}
 	if (!rq->pending)
 		finish(st, rq, BLK_IO_ERROR);
@@ -583,7 +265,7 @@ static unsigned stripe_poll(struct blockdev *dev, struct blk_completion *out,
 				dispatch(st, &c[i]);
 		} while (got == ARRAY_SIZE(c));
 	}
-	watch_members(st);
+	stripe_watch_members(st);
 	while (n < max && st->done_count) {
 		out[n++] = st->done[st->done_head];
 		st->done_head = (st->done_head + 1) % STRIPE_MAX_REQUESTS;
@@ -695,43 +377,4 @@ struct blockdev *blockdev_stripe_create(struct blockdev **members,
 	};
 	counters_register(&st->counter_src);
 	return &st->bdev;
-}
-
-bool blockdev_stripe_add_spare(struct blockdev *set, struct blockdev *dev,
-			       const uint8_t *header, uint64_t replace_after,
-			       char *err, size_t err_len)
-{
-	struct stripe *st = set->driver;
-	struct swap_header_info info;
-	char why[120];
-
-	if (st->nspares == STRIPE_MAX_MEMBERS || st->replicas < 2) {
-		str_copy(err, st->replicas < 2 ? "a spare needs swap.replicas "
-			 "of 2 or more (it is filled from the other copies)"
-			 : "too many spares", err_len);
-		return false;
-	}
-	if (swap_header_parse(header, dev->size, &info, why,
-			      sizeof(why)) != HV_OK) {
-		fmt_snprintf(err, err_len, "%s: %s", dev->name, why);
-		return false;
-	}
-	if (info.device_size / PAGE_SIZE != st->member_pages) {
-		fmt_snprintf(err, err_len, "%s has a swap area of %llu bytes, "
-			     "the set's servers %llu: a spare must be formatted "
-			     "like them", dev->name,
-			     (unsigned long long)info.device_size,
-			     (unsigned long long)(st->member_pages * PAGE_SIZE));
-		return false;
-	}
-	st->spare_header[st->nspares] =
-		(uint8_t *)(uintptr_t)hv_alloc_pages_low(1);
-	if (!st->spare_header[st->nspares]) {
-		str_copy(err, "out of memory", err_len);
-		return false;
-	}
-	memcpy(st->spare_header[st->nspares], header, SWAP_HEADER_SIZE);
-	st->spare[st->nspares++] = dev;
-	st->replace_after = replace_after;
-	return true;
 }
