@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # The NBD protocol core of the swap-over-network client
-# (swap/drivers/nbd_proto.c): handshake, request headers and the reply
-# parser against server byte streams built by the test
+# (swap/drivers/nbd_proto.c) against server byte streams built by the
+# tests (tests/unit/nbd_stream.h): the handshake (test_nbd_handshake),
+# then request headers and the reply parser (test_nbd_transmission)
 # (tests/unit/unit.mk includes this).
 
-UNIT_TESTS += test_nbd_proto
-unit_srcs_test_nbd_proto := swap/drivers/nbd_proto.c lib/format.c
+UNIT_TESTS += test_nbd_handshake test_nbd_transmission
+unit_srcs_test_nbd_handshake := swap/drivers/nbd_proto.c lib/format.c
+unit_srcs_test_nbd_transmission := swap/drivers/nbd_proto.c lib/format.c
 
 # The NBD client (swap/drivers/nbd.c: slots, cookies, the connection's
 # loss, back-off, give-up and refusal) against an NBD server played in
