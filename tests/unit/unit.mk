@@ -28,6 +28,9 @@ UNIT_TESTS := test_config test_config_swap test_format test_ept test_ept_model \
 unit_srcs_test_config := boot/config.c boot/config_values.c \
 	guest/loaders/image_format.c lib/format.c lib/string.c
 unit_srcs_test_config_swap := $(unit_srcs_test_config)
+# The value parsers alone (sizes, durations, addresses, NBD servers, ...).
+UNIT_TESTS += test_config_values
+unit_srcs_test_config_values := boot/config_values.c
 unit_srcs_test_format := lib/format.c
 # Log2 latency histograms and the counters they report.
 UNIT_TESTS += test_latency_hist
