@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * apfvisor.cfg parser. The text comes straight from a file on the ESP: it is
- * not NUL-terminated, may use CRLF line endings (files edited on Windows) and
- * may lack a final newline, so everything here works on (pointer, length)
- * slices and never looks past len.
+ * apfvisor.cfg parser: the key table (from boot/config_keys.def), each key's
+ * setter and default, the line parser and its error messages. The syntax of
+ * each kind of value (sizes, durations, addresses, NBD servers, ...) is read
+ * by boot/config_values.c. The text comes straight from a file on the ESP:
+ * it is not NUL-terminated, may use CRLF line endings (files edited on
+ * Windows) and may lack a final newline, so everything here works on
+ * (pointer, length) slices and never looks past len.
  */
 #include "boot/config.h"
+#include "boot/config_values.h"
 #include "lib/format.h"
 #include "lib/limits.h"
 #include "lib/string.h"
@@ -14,50 +18,14 @@
 /* Longest value or key quoted back in an error message. */
 #define CONFIG_ECHO_MAX 40
 
-struct slice {
-	const char *p;
-	size_t n;
-};
-
 enum set_result {
 	SET_OK,
 	SET_BAD_VALUE,
 	SET_TOO_LONG,
 };
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static struct slice trim(struct slice s)
-{
-	while (s.n && is_blank(s.p[0])) {
-		s.p++;
-		s.n--;
-	}
-	while (s.n && is_blank(s.p[s.n - 1]))
-		s.n--;
-	return s;
-}
-
-static bool slice_eq(struct slice s, const char *str)
-{
-	return strlen(str) == s.n && memcmp(s.p, str, s.n) == 0;
-}
-
-/* Returns the index of the first c in s, or s.n when there is none. */
-static size_t slice_find(struct slice s, char c)
-{
-	size_t i = 0;
-
-	while (i < s.n && s.p[i] != c)
-		i++;
-	return i;
-}
-
 /* Cuts s at the first '#' that is not inside double quotes. */
-static struct slice cut_comment(struct slice s)
+static struct config_slice cut_comment(struct config_slice s)
 {
 	bool quoted = false;
 
@@ -70,217 +38,13 @@ static struct slice cut_comment(struct slice s)
 	return s;
 }
 
-/* Digits and an optional K/M/G with optional "B" or "iB"; no overflow. */
-static bool parse_size(struct slice s, uint64_t *bytes)
-{
-	uint64_t v = 0;
-	size_t i = 0;
-	unsigned shift = 0;
-
-	if (!s.n || s.p[0] < '0' || s.p[0] > '9')
-		return false;
-	for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) {
-		unsigned d = s.p[i] - '0';
-
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	if (i < s.n) {
-		/* "64 MiB": a blank may separate the number from its unit. */
-		while (i < s.n && is_blank(s.p[i]))
-			i++;
-		if (i == s.n)
-			return false;
-		switch (s.p[i++]) {
-		case 'K': case 'k': shift = 10; break;
-		case 'M': case 'm': shift = 20; break;
-		case 'G': case 'g': shift = 30; break;
-		default: return false;
-		}
-		s = (struct slice){ s.p + i, s.n - i };
-		if (s.n && !slice_eq(s, "B") && !slice_eq(s, "iB"))
-			return false;
-	}
-	if (v > (UINT64_MAX >> shift))
-		return false;
-	*bytes = v << shift;
-	return true;
-}
-
-/*
- * A duration: digits and a unit ns, us, ms or s ("0" alone is allowed),
- * at most CONFIG_DURATION_MAX_NS; in nanoseconds.
- */
-static bool parse_duration(struct slice s, uint64_t *ns)
-{
-	static const struct {
-		const char *unit;
-		uint64_t ns;
-	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-		      { "s", 1000000000 } };
-	uint64_t v = 0;
-	size_t i = 0;
-
-	if (!s.n || s.p[0] < '0' || s.p[0] > '9')
-		return false;
-	for (; i < s.n && s.p[i] >= '0' && s.p[i] <= '9'; i++) {
-		if (v > CONFIG_DURATION_MAX_NS)
-			return false;
-		v = v * 10 + (unsigned)(s.p[i] - '0');
-	}
-	while (i < s.n && is_blank(s.p[i]))
-		i++;
-	s = (struct slice){ s.p + i, s.n - i };
-	if (!s.n) {
-		*ns = v;
-		return v == 0;
-	}
-	for (size_t u = 0; u < ARRAY_SIZE(units); u++) {
-		if (slice_eq(s, units[u].unit) &&
-		    v <= CONFIG_DURATION_MAX_NS / units[u].ns) {
-			*ns = v * units[u].ns;
-			return true;
-		}
-	}
-	return false;
-}
-
-bool config_parse_size(const char *s, uint64_t *bytes)
-{
-	return parse_size((struct slice){ s, strlen(s) }, bytes);
-}
-
-static enum set_result copy_value(char *dst, size_t size, struct slice v)
+static enum set_result copy_value(char *dst, size_t size, struct config_slice v)
 {
 	if (v.n >= size)
 		return SET_TOO_LONG;
 	memcpy(dst, v.p, v.n);
 	dst[v.n] = '\0';
 	return SET_OK;
-}
-
-/* A decimal number in 0..max, no sign, no suffix. */
-static bool parse_count(struct slice v, uint32_t max, uint32_t *out)
-{
-	uint32_t n = 0;
-
-	if (!v.n)
-		return false;
-	for (size_t i = 0; i < v.n; i++) {
-		if (v.p[i] < '0' || v.p[i] > '9')
-			return false;
-		n = n * 10 + (uint32_t)(v.p[i] - '0');
-		if (n > max)
-			return false;
-	}
-	*out = n;
-	return true;
-}
-
-/* 0x and 1 to 16 hex digits. */
-static bool parse_hex64(struct slice v, uint64_t *out)
-{
-	uint64_t n = 0;
-
-	if (v.n < 3 || v.n > 18 || v.p[0] != '0' ||
-	    (v.p[1] != 'x' && v.p[1] != 'X'))
-		return false;
-	for (size_t i = 2; i < v.n; i++) {
-		char c = v.p[i];
-		unsigned d;
-
-		if (c >= '0' && c <= '9')
-			d = (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			d = (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			d = (unsigned)(c - 'A' + 10);
-		else
-			return false;
-		n = n << 4 | d;
-	}
-	*out = n;
-	return true;
-}
-
-/* Up to max decimal digits (at least one) from the front of *s, consumed. */
-static bool take_number(struct slice *s, unsigned max_digits, uint32_t *out)
-{
-	uint32_t n = 0;
-	unsigned digits = 0;
-
-	while (digits < s->n && s->p[digits] >= '0' && s->p[digits] <= '9') {
-		if (digits == max_digits)
-			return false;
-		n = n * 10 + (uint32_t)(s->p[digits] - '0');
-		digits++;
-	}
-	if (!digits)
-		return false;
-	s->p += digits;
-	s->n -= digits;
-	*out = n;
-	return true;
-}
-
-static bool take_char(struct slice *s, char c)
-{
-	if (!s->n || s->p[0] != c)
-		return false;
-	s->p++;
-	s->n--;
-	return true;
-}
-
-/* "A.B.C.D" at the front of *s (consumed): four numbers 0..255. */
-static bool take_ipv4(struct slice *s, uint32_t *ip)
-{
-	uint32_t v = 0, part;
-
-	for (int i = 0; i < 4; i++) {
-		if ((i && !take_char(s, '.')) || !take_number(s, 3, &part) ||
-		    part > 255)
-			return false;
-		v = v << 8 | part;
-	}
-	*ip = v;
-	return true;
-}
-
-/* An export name: printable ASCII but space, ',', '"' and '#'. */
-static bool export_name_char(char c)
-{
-	return c > ' ' && c < 0x7f && c != ',' && c != '"' && c != '#';
-}
-
-/* "nbd://A.B.C.D[:PORT][/EXPORT]": one server of swap.device. */
-static bool parse_nbd_url(struct slice s, struct swap_remote *r)
-{
-	static const char scheme[] = "nbd://";
-	uint32_t port = SWAP_NBD_DEFAULT_PORT;
-
-	*r = (struct swap_remote){ 0 };
-	if (s.n < sizeof(scheme) - 1 ||
-	    memcmp(s.p, scheme, sizeof(scheme) - 1))
-		return false;
-	s.p += sizeof(scheme) - 1;
-	s.n -= sizeof(scheme) - 1;
-	if (!take_ipv4(&s, &r->ip))
-		return false;
-	if (take_char(&s, ':') &&
-	    (!take_number(&s, 5, &port) || !port || port > 0xffff))
-		return false;
-	r->port = (uint16_t)port;
-	if (!s.n)
-		return true;
-	if (!take_char(&s, '/') || s.n >= SWAP_EXPORT_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < s.n; i++)
-		if (!export_name_char(s.p[i]))
-			return false;
-	memcpy(r->export_name, s.p, s.n);
-	return true;
 }
 
 /* The kinds of boot/config_keys.def. */
@@ -312,7 +76,7 @@ enum config_key_id {
 
 struct config_key;
 typedef enum set_result (*config_setter)(struct hv_config *cfg,
-					 struct slice v,
+					 struct config_slice v,
 					 const struct config_key *k);
 
 struct config_key {
@@ -366,12 +130,12 @@ static const struct config_choice *next_choice(const struct config_key *k,
 }
 
 static const struct config_choice *find_choice(const struct config_key *k,
-					       struct slice v)
+					       struct config_slice v)
 {
 	const struct config_choice *c = NULL;
 
 	while ((c = next_choice(k, c)))
-		if (slice_eq(v, c->name))
+		if (config_slice_eq(v, c->name))
 			return c;
 	return NULL;
 }
@@ -391,131 +155,93 @@ static void list_choices(const struct config_key *k, char *buf, size_t size)
 	}
 }
 
-/*
- * A path may be written in double quotes; a '"' anywhere else is an error
- * (FAT does not allow it in a name, so it can only be a typo).
- */
-static enum set_result set_path(char *dst, struct slice v, bool required)
+/* A path, in optional quotes; a required one may not be empty. */
+static enum set_result set_path(char *dst, struct config_slice v, bool required)
 {
-	if (v.n && v.p[0] == '"') {
-		if (v.n < 2 || v.p[v.n - 1] != '"')
-			return SET_BAD_VALUE;
-		v = (struct slice){ v.p + 1, v.n - 2 };
-	}
-	if (slice_find(v, '"') != v.n || (required && !v.n))
+	struct config_slice path;
+
+	if (!config_value_path(v, &path) || (required && !path.n))
 		return SET_BAD_VALUE;
-	return copy_value(dst, CONFIG_PATH_MAX, v);
+	return copy_value(dst, CONFIG_PATH_MAX, path);
 }
 
-/*
- * Linux gives quotes a meaning inside its command line (param="a b"), so
- * they are kept, except one pair that encloses the whole value.
- */
-static enum set_result set_text(char *dst, struct slice v)
+static enum set_result set_text(char *dst, struct config_slice v)
 {
-	if (v.n >= 2 && v.p[0] == '"' && v.p[v.n - 1] == '"') {
-		struct slice in = { v.p + 1, v.n - 2 };
-
-		if (slice_find(in, '"') == in.n)
-			v = in;
-	}
-	return copy_value(dst, CONFIG_CMDLINE_MAX, v);
+	return copy_value(dst, CONFIG_CMDLINE_MAX, config_value_text(v));
 }
 
-static enum set_result set_size(uint64_t *dst, struct slice v,
+static enum set_result set_size(uint64_t *dst, struct config_slice v,
 				const struct config_key *k)
 {
 	uint64_t bytes;
 
-	if (!parse_size(v, &bytes) || !IS_ALIGNED(bytes, PAGE_SIZE) ||
+	if (!config_value_size(v, &bytes) || !IS_ALIGNED(bytes, PAGE_SIZE) ||
 	    bytes < k->lo || bytes > k->hi)
 		return SET_BAD_VALUE;
 	*dst = bytes;
 	return SET_OK;
 }
 
-static enum set_result set_count(uint32_t *dst, struct slice v,
+static enum set_result set_count(uint32_t *dst, struct config_slice v,
 				 const struct config_key *k)
 {
 	uint32_t n;
 
-	if (!parse_count(v, (uint32_t)k->hi, &n) || n < k->lo)
+	if (!config_value_count(v, (uint32_t)k->hi, &n) || n < k->lo)
 		return SET_BAD_VALUE;
 	*dst = n;
 	return SET_OK;
 }
 
-static enum set_result set_duration(uint64_t *dst, struct slice v)
+static enum set_result set_duration(uint64_t *dst, struct config_slice v)
 {
-	return parse_duration(v, dst) ? SET_OK : SET_BAD_VALUE;
+	return config_value_duration(v, dst) ? SET_OK : SET_BAD_VALUE;
 }
 
-static enum set_result set_hex(uint64_t *dst, struct slice v)
+static enum set_result set_hex(uint64_t *dst, struct config_slice v)
 {
 	uint64_t n;
 
-	if (!parse_hex64(v, &n) || !n)
+	if (!config_value_hex64(v, &n) || !n)
 		return SET_BAD_VALUE;
 	*dst = n;
 	return SET_OK;
 }
 
-static enum set_result set_ipv4(uint32_t *dst, struct slice v)
+static enum set_result set_ipv4(uint32_t *dst, struct config_slice v)
 {
 	uint32_t ip;
 
-	if (slice_eq(v, "none")) {
+	if (config_slice_eq(v, "none")) {
 		*dst = 0;
 		return SET_OK;
 	}
-	if (!take_ipv4(&v, &ip) || v.n)
+	if (!config_value_ipv4(v, &ip))
 		return SET_BAD_VALUE;
 	*dst = ip;
 	return SET_OK;
 }
 
 static enum set_result set_dhcp_or_address(struct config_net_address *dst,
-				       struct slice v)
+				       struct config_slice v)
 {
-	uint32_t ip, prefix;
+	uint32_t ip;
+	unsigned prefix;
 
-	if (slice_eq(v, "dhcp")) {
+	if (config_slice_eq(v, "dhcp")) {
 		*dst = (struct config_net_address){ .dhcp = true };
 		return SET_OK;
 	}
-	if (!take_ipv4(&v, &ip) || !take_char(&v, '/') ||
-	    !take_number(&v, 2, &prefix) || v.n || !prefix || prefix > 32)
+	if (!config_value_ipv4_prefix(v, &ip, &prefix))
 		return SET_BAD_VALUE;
 	*dst = (struct config_net_address){ .ip = ip, .prefix_len = prefix };
 	return SET_OK;
 }
 
-/* "nbd://..., nbd://...": up to SWAP_REMOTE_MAX servers, at least one. */
-static bool parse_server_list(struct slice v, struct swap_remote *at,
-			      unsigned *count)
-{
-	unsigned n = 0;
-
-	while (v.n) {
-		size_t comma = slice_find(v, ',');
-		struct slice one = trim((struct slice){ v.p, comma });
-
-		if (n == SWAP_REMOTE_MAX || !parse_nbd_url(one, &at[n++]))
-			return false;
-		if (comma == v.n)
-			break;
-		v = (struct slice){ v.p + comma + 1, v.n - comma - 1 };
-		if (!trim(v).n)         /* a list may not end in a comma */
-			return false;
-	}
-	*count = n;
-	return n > 0;
-}
-
 /* A name of the key's choices, or a comma-separated list of NBD servers. */
 static enum set_result set_device_or_servers(struct swap_remotes *remotes,
 					      enum swap_device_kind *dst,
-					      struct slice v,
+					      struct config_slice v,
 					      const struct config_key *k)
 {
 	const struct config_choice *c = find_choice(k, v);
@@ -526,7 +252,7 @@ static enum set_result set_device_or_servers(struct swap_remotes *remotes,
 		*remotes = list;
 		return SET_OK;
 	}
-	if (!parse_server_list(v, list.at, &list.count))
+	if (!config_value_nbd_list(v, list.at, &list.count))
 		return SET_BAD_VALUE;
 	*dst = SWAP_DEVICE_NBD;
 	*remotes = list;
@@ -535,12 +261,12 @@ static enum set_result set_device_or_servers(struct swap_remotes *remotes,
 
 /* none, or servers held in reserve (swap.spare). */
 static enum set_result set_server_list(struct swap_server_list *dst,
-				       struct slice v)
+				       struct config_slice v)
 {
 	struct swap_server_list list = { 0 };
 
-	if (!slice_eq(v, "none") &&
-	    !parse_server_list(v, list.at, &list.count))
+	if (!config_slice_eq(v, "none") &&
+	    !config_value_nbd_list(v, list.at, &list.count))
 		return SET_BAD_VALUE;
 	*dst = list;
 	return SET_OK;
@@ -570,7 +296,7 @@ static enum set_result set_server_list(struct swap_server_list *dst,
 /* One setter per key: set_<field>. */
 #define CONFIG_KEY(name, field, kind, ctype, lo, hi, values, dflt, help) \
 	static enum set_result set_##field(struct hv_config *cfg,        \
-					   struct slice v,               \
+					   struct config_slice v,        \
 					   const struct config_key *k)   \
 	{                                                                 \
 		(void)k; /* not every kind needs it */                    \
@@ -612,7 +338,8 @@ void config_set_defaults(struct hv_config *cfg)
 
 		/* A default the key refuses is caught by tests/unit. */
 		if (k->dflt)
-			k->set(cfg, (struct slice){ k->dflt, strlen(k->dflt) },
+			k->set(cfg, (struct config_slice){ k->dflt,
+							   strlen(k->dflt) },
 			       k);
 	}
 }
@@ -625,18 +352,18 @@ static const struct {
 	  "raw terminal use console.passthrough = com2" },
 };
 
-static const char *retired_key_hint(struct slice name)
+static const char *retired_key_hint(struct config_slice name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(retired_keys); i++)
-		if (slice_eq(name, retired_keys[i].name))
+		if (config_slice_eq(name, retired_keys[i].name))
 			return retired_keys[i].instead;
 	return NULL;
 }
 
-static const struct config_key *find_key(struct slice name)
+static const struct config_key *find_key(struct config_slice name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++) {
-		if (slice_eq(name, config_keys[i].name))
+		if (config_slice_eq(name, config_keys[i].name))
 			return &config_keys[i];
 	}
 	return NULL;
@@ -674,19 +401,19 @@ static int parse_error(struct parser *ps, const char *fmt, ...)
 	return -1;
 }
 
-static int parse_line(struct parser *ps, struct slice line)
+static int parse_line(struct parser *ps, struct config_slice line)
 {
 	const struct config_key *k;
-	struct slice key, val;
+	struct config_slice key, val;
 	enum set_result r;
 	size_t eq, bit;
 
-	line = trim(line);
+	line = config_trim(line);
 	if (!line.n || line.p[0] == '#')
 		return 0;
-	eq = slice_find(line, '=');
-	key = trim((struct slice){ line.p, eq });
-	if (eq == line.n || !key.n || slice_find(key, '#') != key.n)
+	eq = config_slice_find(line, '=');
+	key = config_trim((struct config_slice){ line.p, eq });
+	if (eq == line.n || !key.n || config_slice_find(key, '#') != key.n)
 		return parse_error(ps, "expected 'key = value'");
 	k = find_key(key);
 	if (!k && retired_key_hint(key))
@@ -699,8 +426,8 @@ static int parse_line(struct parser *ps, struct slice line)
 		return parse_error(ps, "duplicate key '%.*s%s'", ECHO(key));
 	ps->seen |= BIT(bit);
 
-	val = (struct slice){ line.p + eq + 1, line.n - eq - 1 };
-	val = trim(k->kind == KIND_TEXT ? val : cut_comment(val));
+	val = (struct config_slice){ line.p + eq + 1, line.n - eq - 1 };
+	val = config_trim(k->kind == KIND_TEXT ? val : cut_comment(val));
 	r = k->set(ps->cfg, val, k);
 	if (r == SET_BAD_VALUE) {
 		char names[CONFIG_ERROR_MAX];
@@ -723,19 +450,19 @@ int config_parse(const char *text, size_t len, struct hv_config *cfg,
 		 char *err, size_t err_len)
 {
 	struct parser ps = { .cfg = cfg, .err = err, .err_len = err_len };
-	struct slice rest = { text, len };
+	struct config_slice rest = { text, len };
 
 	config_set_defaults(cfg);
 	if (err && err_len)
 		err[0] = '\0';
 	while (rest.n) {
-		size_t nl = slice_find(rest, '\n');
+		size_t nl = config_slice_find(rest, '\n');
 		size_t skip = nl < rest.n ? nl + 1 : nl;
 
 		ps.line++;
-		if (parse_line(&ps, (struct slice){ rest.p, nl }))
+		if (parse_line(&ps, (struct config_slice){ rest.p, nl }))
 			return -1;
-		rest = (struct slice){ rest.p + skip, rest.n - skip };
+		rest = (struct config_slice){ rest.p + skip, rest.n - skip };
 	}
 	/*
 	 * A required path is missing when it is empty, however it got so: a

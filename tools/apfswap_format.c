@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "boot/config.h"
+#include "boot/config_values.h"
 #include "swap/swap_format.h"
 
 #define PROG "apfswap-format"

@@ -7,7 +7,7 @@
 #   make host-tools     builds build/tools/apfswap-format
 #
 # apfswap-format links the same swap/swap_format.c that apfvisor checks a
-# swap header with, and boot/config.c for its SIZE syntax (that of
+# swap header with, and boot/config_values.c for its SIZE syntax (that of
 # apfvisor.cfg), so the tool and the hypervisor cannot disagree.
 
 TOOLS_OUT := build/tools
@@ -15,14 +15,15 @@ TOOLS_CC ?= $(CC)
 TOOLS_CFLAGS := -std=gnu11 -DAPF_HOSTED -I. -O2 -g -Wall -Wextra -Werror
 
 APFSWAP_FORMAT_SRC := tools/apfswap_format.c swap/swap_format.c \
-	boot/config.c guest/loaders/image_format.c lib/format.c lib/string.c
+	boot/config_values.c lib/format.c lib/string.c
 
 .PHONY: host-tools
 host-tools: $(TOOLS_OUT)/apfswap-format
 
 $(TOOLS_OUT)/apfswap-format: $(APFSWAP_FORMAT_SRC) swap/swap_format.h \
-		boot/config.h lib/format.h lib/string.h lib/types.h \
-		lib/trace/trace_format.h | $(TOOLS_AFTER)
+		boot/config_values.h swap/swap_params.h lib/format.h \
+		lib/string.h lib/types.h lib/trace/trace_format.h \
+		| $(TOOLS_AFTER)
 	@mkdir -p $(@D)
 	@echo "  HOSTCC  $@"
 	@$(TOOLS_CC) $(TOOLS_CFLAGS) -o $@ $(APFSWAP_FORMAT_SRC)

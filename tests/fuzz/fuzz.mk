@@ -39,8 +39,8 @@ FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_fault_list
 fuzz_srcs_fuzz_elf_kernel := guest/loaders/elf_kernel.c guest/loaders/linux_vmlinux.c \
 	guest/loaders/linux_boot.c lib/format.c lib/string.c
-fuzz_srcs_fuzz_config := boot/config.c guest/loaders/image_format.c lib/format.c \
-	lib/string.c
+fuzz_srcs_fuzz_config := boot/config.c boot/config_values.c \
+	guest/loaders/image_format.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_swap_header := swap/swap_format.c lib/format.c
 # The replay prefetch's fault list (swap.prefetch_trace, from the ESP).
 fuzz_srcs_fuzz_fault_list := swap/policy/fault_list.c lib/format.c

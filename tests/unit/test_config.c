@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "boot/config.h"
+#include "boot/config_values.h"
 #include "tests/unit/config_parse.h"
 
 static void test_tsc_source(void **state)

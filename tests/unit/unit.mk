@@ -25,9 +25,12 @@ UNIT_TESTS := test_config test_config_swap test_format test_ept test_ept_model \
 	test_uart test_cpuid test_acpi test_vmx_controls test_xsave_probe \
 	test_xcr0 test_register_rules test_guest_ram
 
-unit_srcs_test_config := boot/config.c guest/loaders/image_format.c lib/format.c \
-	lib/string.c
+unit_srcs_test_config := boot/config.c boot/config_values.c \
+	guest/loaders/image_format.c lib/format.c lib/string.c
 unit_srcs_test_config_swap := $(unit_srcs_test_config)
+# The value parsers alone (sizes, durations, addresses, NBD servers, ...).
+UNIT_TESTS += test_config_values
+unit_srcs_test_config_values := boot/config_values.c
 unit_srcs_test_format := lib/format.c
 # Log2 latency histograms and the counters they report.
 UNIT_TESTS += test_latency_hist
