@@ -13,8 +13,9 @@
 #include "lib/heap.h"
 #include "lib/string.h"
 
-/* Requests each member may get beyond the set's own: a check, a copy. */
-#define MEMBER_RESERVE 2
+/* Requests each member may get beyond the set's own: a header check,
+ * and the copy jobs of re-replication (swap/stripe_internal.h). */
+#define MEMBER_RESERVE (STRIPE_RESYNC_JOBS + 1)
 
 static const struct counter_def stripe_counter_defs[] = {
 	STRIPE_COUNTERS(COUNTER_DEF)
@@ -140,7 +141,7 @@ static bool read_next_copy(struct stripe *st, struct request *rq)
 static void request_copy_done(struct stripe *st, const struct sub *sub,
 			      bool ok)
 {
-	struct request *rq = &st->r[sub->request];
+	struct request *rq = &st->r[sub->index];
 	struct member *m = &st->m[sub->member];
 	uint64_t mpage = stripe_copy_mpage(st, rq->data, sub->copy);
 
@@ -178,10 +179,10 @@ static void dispatch(struct stripe *st, const struct blk_completion *c)
 		stripe_check_done(st, sub->member, ok);
 		break;
 	case SUB_RESYNC_READ:
-		stripe_resync_read_done(st, sub->member, ok);
+		stripe_resync_read_done(st, sub->index, ok);
 		break;
 	case SUB_RESYNC_WRITE:
-		stripe_resync_write_done(st, sub->member, ok);
+		stripe_resync_write_done(st, sub->index, ok);
 		break;
 	}
 }
@@ -360,6 +361,13 @@ struct blockdev *blockdev_stripe_create(struct blockdev **members,
 		memset(m->missed, 0, st->member_pages / 8 + 1);
 		/* Other copies serve while it is away: fail fast. */
 		m->dev->fail_fast = replicas > 1;
+	}
+	for (unsigned j = 0; j < STRIPE_RESYNC_JOBS; j++) {
+		st->job[j].page = (uint8_t *)(uintptr_t)hv_alloc_pages_low(1);
+		if (!st->job[j].page) {
+			str_copy(err, "out of memory", err_len);
+			return NULL;
+		}
 	}
 	fmt_snprintf(st->name, sizeof(st->name), "stripe of %u, %u cop%s", n,
 		     replicas, replicas == 1 ? "y" : "ies");

@@ -43,7 +43,7 @@ struct sub {
 	uint8_t member;         /* whose request (a copy: the one it fills) */
 	uint8_t on;             /* the member it was sent to */
 	uint8_t copy;           /* SUB_REQUEST: which copy (k) */
-	uint16_t request;       /* SUB_REQUEST: index in requests[] */
+	uint16_t index;         /* index in requests[] or in jobs[] */
 };
 
 enum member_state {
@@ -69,10 +69,27 @@ struct member {
 	uint64_t cursor;        /* where the next missed page is looked for */
 	unsigned inflight;      /* requests on its device */
 	uint64_t away_since;    /* TSC it went away (or was refused) */
-	enum resync_phase resync;
-	uint64_t resync_mpage;  /* the member page being copied */
-	uint64_t resync_data;   /* ... which is this data page of the set */
-	struct sub check_sub, resync_read_sub, resync_write_sub;
+	unsigned resyncing;     /* copy jobs on its pages */
+	struct sub check_sub;
+};
+
+/*
+ * Copies of missed pages made at once, over the whole set. Each holds
+ * one request on a member at a time (the read on the source, then the
+ * write on the member that missed the page), so together with a header
+ * check they need at most STRIPE_RESYNC_JOBS + 1 of a member's requests:
+ * the set keeps that many aside (MEMBER_RESERVE), and the set's own
+ * requests never find a member full because of them.
+ */
+#define STRIPE_RESYNC_JOBS 8
+
+struct resync_job {
+	enum resync_phase phase;
+	uint8_t member;         /* the member that missed the page */
+	uint64_t mpage;         /* its page being copied */
+	uint64_t data;          /* ... which is this data page of the set */
+	uint8_t *page;          /* a low page: the copy on its way */
+	struct sub read_sub, write_sub;
 };
 
 struct request {
@@ -100,6 +117,7 @@ struct stripe {
 	unsigned nspares;
 	uint64_t replace_after; /* TSC ticks away before that; 0: never */
 	struct request r[STRIPE_MAX_REQUESTS];
+	struct resync_job job[STRIPE_RESYNC_JOBS];
 	struct blk_completion done[STRIPE_MAX_REQUESTS];
 	unsigned done_head, done_count;
 	struct stripe_counters counters;
@@ -129,8 +147,8 @@ bool stripe_copy_valid(const struct stripe *st, uint64_t d, unsigned k);
 bool stripe_resync_in_flight(const struct stripe *st, uint64_t data);
 /* The completions of a member's header check and of a page's copy. */
 void stripe_check_done(struct stripe *st, unsigned s, bool ok);
-void stripe_resync_read_done(struct stripe *st, unsigned s, bool ok);
-void stripe_resync_write_done(struct stripe *st, unsigned s, bool ok);
+void stripe_resync_read_done(struct stripe *st, unsigned job, bool ok);
+void stripe_resync_write_done(struct stripe *st, unsigned job, bool ok);
 /* Members that went away or came back; copies for those that did. */
 void stripe_watch_members(struct stripe *st);
 

@@ -3,7 +3,8 @@
  * The members of a striped and replicated swap set (swap/blockdev_stripe.h)
  * going away and coming back: a member back with the same header gets
  * the pages it missed while away (its missed bitmap) copied to it from
- * another copy, one at a time, while the set goes on; a member away
+ * another copy, several at a time (STRIPE_RESYNC_JOBS), while the set
+ * goes on; a member away
  * longer than swap.timeout, or back with another header, gives its place
  * to a spare, which gets a copy of every page with data (the set's
  * written-pages bitmap). The layout and the requests are in
@@ -84,9 +85,8 @@ static bool write_in_flight(const struct stripe *st, uint64_t data)
 
 bool stripe_resync_in_flight(const struct stripe *st, uint64_t data)
 {
-	for (unsigned s = 0; s < st->n; s++)
-		if (st->m[s].resync != RESYNC_IDLE &&
-		    st->m[s].resync_data == data)
+	for (unsigned j = 0; j < STRIPE_RESYNC_JOBS; j++)
+		if (st->job[j].phase != RESYNC_IDLE && st->job[j].data == data)
 			return true;
 	return false;
 }
@@ -122,63 +122,103 @@ static bool next_missed(struct stripe *st, unsigned s, uint64_t *mpage,
 	return false;
 }
 
-static void start_resync(struct stripe *st, unsigned s)
+/* Starts job j on the next missed page of member s; false: none now. */
+static bool start_resync(struct stripe *st, unsigned s, unsigned j)
 {
-	struct member *m = &st->m[s];
+	struct resync_job *job = &st->job[j];
 	uint64_t mpage, data;
 	unsigned c, src;
 	struct blk_request r;
 
 	if (!next_missed(st, s, &mpage, &data, &c))
-		return;
+		return false;
 	src = stripe_copy_member(st, data, c);
-	m->resync_read_sub = (struct sub){ SUB_RESYNC_READ, (uint8_t)s,
-					   (uint8_t)src, 0, 0 };
+	job->read_sub = (struct sub){ SUB_RESYNC_READ, (uint8_t)s,
+				      (uint8_t)src, 0, (uint16_t)j };
 	r = (struct blk_request){
 		.op = BLK_READ,
 		.offset = stripe_copy_mpage(st, data, c) * PAGE_SIZE,
-		.buffer_pa = (uint64_t)(uintptr_t)m->page,
-		.cookie = &m->resync_read_sub,
+		.buffer_pa = (uint64_t)(uintptr_t)job->page,
+		.cookie = &job->read_sub,
 	};
 	if (blk_submit(st->m[src].dev, &r) != HV_OK)
-		return;
+		return false;
 	st->m[src].inflight++;
-	m->resync = RESYNC_READING;
-	m->resync_mpage = mpage;
-	m->resync_data = data;
+	st->m[s].resyncing++;
+	job->phase = RESYNC_READING;
+	job->member = (uint8_t)s;
+	job->mpage = mpage;
+	job->data = data;
+	return true;
 }
 
-void stripe_resync_read_done(struct stripe *st, unsigned s, bool ok)
+static void end_job(struct stripe *st, struct resync_job *job)
 {
-	struct member *m = &st->m[s];
+	job->phase = RESYNC_IDLE;
+	st->m[job->member].resyncing--;
+}
+
+void stripe_resync_read_done(struct stripe *st, unsigned j, bool ok)
+{
+	struct resync_job *job = &st->job[j];
+	struct member *m = &st->m[job->member];
 	struct blk_request r = {
-		.op = BLK_WRITE, .offset = m->resync_mpage * PAGE_SIZE,
-		.buffer_pa = (uint64_t)(uintptr_t)m->page,
-		.cookie = &m->resync_write_sub,
+		.op = BLK_WRITE, .offset = job->mpage * PAGE_SIZE,
+		.buffer_pa = (uint64_t)(uintptr_t)job->page,
+		.cookie = &job->write_sub,
 	};
 
-	m->resync_write_sub = (struct sub){ SUB_RESYNC_WRITE, (uint8_t)s,
-					    (uint8_t)s, 0, 0 };
+	job->write_sub = (struct sub){ SUB_RESYNC_WRITE, job->member,
+				       job->member, 0, (uint16_t)j };
 	if (!ok || m->state != MEMBER_OK ||
 	    blk_submit(m->dev, &r) != HV_OK) {
-		m->resync = RESYNC_IDLE;        /* tried again later */
+		end_job(st, job);               /* tried again later */
 		return;
 	}
 	m->inflight++;
-	m->resync = RESYNC_WRITING;
+	job->phase = RESYNC_WRITING;
 }
 
-void stripe_resync_write_done(struct stripe *st, unsigned s, bool ok)
+void stripe_resync_write_done(struct stripe *st, unsigned j, bool ok)
 {
-	struct member *m = &st->m[s];
+	struct resync_job *job = &st->job[j];
+	struct member *m = &st->m[job->member];
 
-	m->resync = RESYNC_IDLE;
+	end_job(st, job);
 	if (!ok)
 		return;
-	stripe_set_missed(m, m->resync_mpage, false);
+	stripe_set_missed(m, job->mpage, false);
 	st->counters.pages_resynced++;
 	if (!m->nmissed)
 		hv_info("stripe: %s has every page again", m->dev->name);
+}
+
+/*
+ * Free copy jobs go to the members with missed pages, one page at a time
+ * round the members, so that one member's copies do not starve another's.
+ */
+static void start_resyncs(struct stripe *st)
+{
+	bool started = true;
+
+	while (started) {
+		started = false;
+		for (unsigned s = 0; s < st->n; s++) {
+			struct member *m = &st->m[s];
+			unsigned j = 0;
+
+			if (m->state != MEMBER_OK ||
+			    m->nmissed <= m->resyncing)
+				continue;
+			while (j < STRIPE_RESYNC_JOBS &&
+			       st->job[j].phase != RESYNC_IDLE)
+				j++;
+			if (j == STRIPE_RESYNC_JOBS)
+				return;
+			if (start_resync(st, s, j))
+				started = true;
+		}
+	}
 }
 
 /* --------------------------------------------------------------- spares */
@@ -216,7 +256,6 @@ static void replace_member(struct stripe *st, unsigned s)
 	m->state = m->dev->unavailable ? MEMBER_AWAY : MEMBER_OK;
 	m->away_since = rdtsc();
 	m->cursor = 1;
-	m->resync = RESYNC_IDLE;
 	st->counters.members_replaced++;
 	hv_info("stripe: %s has been away %llu s: %s takes its place; the "
 		"%llu page(s) it held are copied to it", old,
@@ -227,7 +266,7 @@ static void replace_member(struct stripe *st, unsigned s)
 static bool due_for_a_spare(const struct stripe *st, const struct member *m)
 {
 	return st->nspares && st->replace_after && !m->inflight &&
-	       m->resync == RESYNC_IDLE &&
+	       !m->resyncing &&
 	       (m->state == MEMBER_REFUSED ||
 		(m->state == MEMBER_AWAY &&
 		 rdtsc() - m->away_since > st->replace_after));
@@ -284,8 +323,6 @@ void stripe_watch_members(struct stripe *st)
 			member_lost(st, s);
 		else if (m->state == MEMBER_AWAY && !m->dev->unavailable)
 			start_check(st, s);
-		if (m->state == MEMBER_OK && m->nmissed &&
-		    m->resync == RESYNC_IDLE)
-			start_resync(st, s);
 	}
+	start_resyncs(st);
 }

@@ -302,6 +302,43 @@ static void test_member_away_and_back(void **state)
 	assert_int_equal(stat("stripe.requests_failed"), 0);
 }
 
+/*
+ * A member back after many missed writes gets them copied several at a
+ * time: as many copy requests in flight as there are jobs, never more,
+ * so the set's own requests always find room on a member (its queue
+ * depth is the member's less the jobs and a header check).
+ */
+static void test_copies_made_several_at_once(void **state)
+{
+	struct blockdev *set = make_set(2, 2);
+	uint64_t pages = data_pages(2, 2);
+	unsigned most = 0, polls = 0;
+
+	(void)state;
+	assert_int_equal(set->queue_depth, 32 - 8 - 1);
+	write_all(set, pages, 1);
+	fakes[1].bdev.unavailable = true;
+	blk_poll(set, NULL, 0);
+	write_all(set, pages, 2);
+	fakes[1].bdev.unavailable = false;
+	while (stat("stripe.pages_resynced") < pages && polls < 1000) {
+		unsigned now;
+
+		blk_poll(set, NULL, 0);
+		polls++;
+		now = fakes[0].npending + fakes[1].npending;
+		most = now > most ? now : most;
+	}
+	assert_int_equal(stat("stripe.pages_resynced"), pages);
+	assert_int_equal(most, 8);
+	/* A read and a write for each page, eight pages at a time. */
+	assert_true(polls <= 2 * (pages + 7) / 8 + 4);
+	for (uint64_t d = 0; d < pages; d++)
+		for (unsigned k = 0; k < 2; k++)
+			assert_true(holds(member_page((d % 2 + k) % 2,
+						      1 + d / 2 * 2 + k), d, 2));
+}
+
 static void test_write_failed_by_a_member_is_copied_later(void **state)
 {
 	static uint8_t buf[4096] __attribute__((aligned(4096)));
@@ -532,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_layout_and_header),
 		cmocka_unit_test(test_striping_one_copy),
 		cmocka_unit_test(test_member_away_and_back),
+		cmocka_unit_test(test_copies_made_several_at_once),
 		cmocka_unit_test(test_write_failed_by_a_member_is_copied_later),
 		cmocka_unit_test(test_member_back_with_another_header),
 		cmocka_unit_test(test_read_falls_back),
