@@ -13,13 +13,21 @@ unit_srcs_test_nbd_proto := swap/drivers/nbd_proto.c lib/format.c
 # send queue) against an NBD server played in memory over fake TCP
 # streams (tests/unit/tcp_stream_fake.c). All three are built with
 # tests/unit/fake_x86 first on the include path, so that rdtsc() and
-# tsc_hz are the fake's: a clock the test advances.
-UNIT_TESTS += test_nbd_client
+# tsc_hz are the fake's: a clock the test advances. Three programs share
+# tests/unit/nbd_test_fixture.h: test_nbd_client (requests on a
+# connection that stays up), test_nbd_outages (lost connections, made
+# again) and test_nbd_refusals (the give-up, servers refused, nbd_open's
+# refusals).
+UNIT_TESTS += test_nbd_client test_nbd_outages test_nbd_refusals
 unit_srcs_test_nbd_client := swap/drivers/nbd_proto.c lib/counters.c \
 	lib/format.c lib/string.c tests/unit/console_capture.c
 unit_objs_test_nbd_client := $(UNIT_OUT)/obj/swap/nbd_fake_x86.o \
 	$(UNIT_OUT)/obj/swap/nbd_requests_fake_x86.o \
 	$(UNIT_OUT)/obj/tests/unit/tcp_stream_fake.o
+unit_srcs_test_nbd_outages := $(unit_srcs_test_nbd_client)
+unit_objs_test_nbd_outages := $(unit_objs_test_nbd_client)
+unit_srcs_test_nbd_refusals := $(unit_srcs_test_nbd_client)
+unit_objs_test_nbd_refusals := $(unit_objs_test_nbd_client)
 
 $(UNIT_OUT)/obj/swap/nbd_fake_x86.o: swap/drivers/nbd.c
 	@mkdir -p $(@D)
