@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The NBD client behind swap/blockdev.h (swap/drivers/nbd.h): request
- * slots, the order they go out in, the connection's life (connect,
- * handshake, transmission, lost, again), all driven from poll(). The
- * protocol's bytes are swap/drivers/nbd_proto.c's; the TCP stream is
+ * The NBD client behind swap/blockdev.h (swap/drivers/nbd.h): the
+ * connection's life, all driven from poll(): connect, handshake,
+ * transmission, lost, again after the back-off; the give-up after the
+ * target's time (swap.timeout); refusal of a server that breaks the
+ * protocol; a flush once quiet after writes; nbd_open and the counters.
+ * The request slots and the send queue are swap/drivers/nbd_requests.c's,
+ * the protocol's bytes swap/drivers/nbd_proto.c's, the TCP stream
  * net/tcp_stream.c's.
  */
 #include "swap/drivers/nbd.h"
@@ -17,227 +20,15 @@
 #include "net/net_stack.h"
 #include "net/tcp_stream.h"
 #include "swap/drivers/nbd_proto.h"
-
-#define REASON_LEN 160
-#define READ_CHUNK 4096
-
-enum conn_state {
-	CONN_DOWN,              /* waiting for the back-off to end */
-	CONN_CONNECTING,
-	CONN_HANDSHAKE,
-	CONN_READY,
-	CONN_REFUSED,           /* the server broke the protocol: not again */
-};
-
-enum slot_state {
-	SLOT_FREE,
-	SLOT_QUEUED,            /* in the send queue (maybe partly sent) */
-	SLOT_ON_WIRE,           /* sent whole, its reply awaited */
-};
-
-struct nbd_slot {
-	enum slot_state state;
-	bool flush;             /* our own NBD_CMD_FLUSH, not the caller's */
-	struct blk_request req;
-	uint64_t cookie;
-	uint8_t header[NBD_REQUEST_SIZE];
-};
-
-#define NBD_COUNTERS(X) \
-	X(struct nbd_counters, connects, "nbd.connects") \
-	X(struct nbd_counters, connections_lost, "nbd.connections_lost") \
-	X(struct nbd_counters, protocol_errors, "nbd.protocol_errors") \
-	X(struct nbd_counters, requests_resent, "nbd.requests_resent") \
-	X(struct nbd_counters, requests_given_up, "nbd.requests_given_up") \
-	X(struct nbd_counters, requests_failed_fast, "nbd.requests_failed_fast") \
-	X(struct nbd_counters, flushes, "nbd.flushes") \
-	X(struct nbd_counters, flush_errors, "nbd.flush_errors") \
-	X(struct nbd_counters, bytes_sent, "nbd.bytes_sent") \
-	X(struct nbd_counters, bytes_received, "nbd.bytes_received")
-
-struct nbd_counters {
-	NBD_COUNTERS(COUNTER_FIELD)
-};
+#include "swap/drivers/nbd_requests.h"
 
 static const struct counter_def nbd_counter_defs[] = {
 	NBD_COUNTERS(COUNTER_DEF)
 };
 
-struct nbd_dev {
-	struct blockdev bdev;
-	char name[48];                  /* "nbd 10.0.2.2:10809/swap" */
-	char export_name[NBD_EXPORT_NAME_MAX + 1];
-	uint32_t ip;
-	uint16_t port;
-	uint64_t give_up_ticks;
-
-	enum conn_state state;
-	struct tcp_stream *stream;
-	uint64_t state_since;           /* TSC when the state began */
-	/*
-	 * TSC of the last byte received, or of the moment a request went
-	 * out while none was awaited: silence counts from the later.
-	 */
-	uint64_t last_byte;
-	/*
-	 * TSC the outage began; 0: none. It ends when the server answers
-	 * on a new connection (at its handshake if nothing is resent).
-	 */
-	uint64_t down_since;
-	uint64_t retry_at;
-	unsigned backoff_ms;
-	unsigned resent;                /* sent again on this connection */
-	unsigned writes_unflushed;      /* written since the last flush */
-	uint64_t last_write;            /* TSC the last write completed */
-	bool gave_up;                   /* this outage failed its requests */
-	bool opened;                    /* nbd_open has returned the device */
-	uint64_t size;                  /* the export's, from the first handshake */
-
-	struct nbd_handshake hs;
-	struct nbd_reply_parser parser;
-	struct nbd_reply_stats reply_stats;     /* of the connections before */
-	char reason[REASON_LEN];
-
-	struct nbd_slot slot[NBD_QUEUE_DEPTH];
-	uint64_t next_cookie;
-	/* The send queue: slot indexes in the order they go out. */
-	uint8_t sendq[NBD_QUEUE_DEPTH];
-	unsigned send_head, send_count;
-	uint32_t sent;                  /* bytes of the head already sent */
-	/* Completions not yet handed to poll's caller. */
-	struct blk_completion done[NBD_QUEUE_DEPTH];
-	unsigned done_head, done_count;
-
-	struct nbd_counters counters;
-	uint8_t rx[READ_CHUNK];
-	uint8_t hs_out[NBD_HANDSHAKE_OUT_MAX];
-};
-
 static uint64_t ms_ticks(uint64_t ms)
 {
 	return tsc_hz / 1000 * ms;
-}
-
-/* ------------------------------------------------------------ slots */
-
-static void push_done(struct nbd_dev *nd, void *cookie,
-		      enum blk_status status)
-{
-	unsigned at = (nd->done_head + nd->done_count) % NBD_QUEUE_DEPTH;
-
-	nd->done[at] = (struct blk_completion){ cookie, status };
-	nd->done_count++;
-}
-
-static void finish_slot(struct nbd_dev *nd, struct nbd_slot *s,
-			enum blk_status status)
-{
-	if (s->flush) {
-		/* The writes it covered are written; a flush has no caller. */
-		if (status == BLK_OK)
-			nd->counters.flushes++;
-		else
-			nd->counters.flush_errors++;
-	} else {
-		if (status == BLK_OK && s->req.op == BLK_WRITE) {
-			nd->writes_unflushed++;
-			nd->last_write = rdtsc();
-		}
-		push_done(nd, s->req.cookie, status);
-	}
-	s->state = SLOT_FREE;
-	s->flush = false;
-}
-
-static void enqueue(struct nbd_dev *nd, unsigned idx)
-{
-	nd->sendq[(nd->send_head + nd->send_count) % NBD_QUEUE_DEPTH] =
-		(uint8_t)idx;
-	nd->send_count++;
-}
-
-static bool lookup(void *ctx, uint64_t cookie, struct nbd_inflight *req)
-{
-	struct nbd_dev *nd = ctx;
-
-	for (unsigned i = 0; i < NBD_QUEUE_DEPTH; i++) {
-		struct nbd_slot *s = &nd->slot[i];
-
-		if (s->state != SLOT_ON_WIRE || s->cookie != cookie)
-			continue;
-		*req = (struct nbd_inflight){
-			.is_read = !s->flush && s->req.op == BLK_READ,
-			.dest = (uint8_t *)(uintptr_t)s->req.buffer_pa,
-			.length = NBD_BLOCK,
-		};
-		return true;
-	}
-	return false;
-}
-
-static void outage_over(struct nbd_dev *nd);
-
-static void complete(void *ctx, uint64_t cookie, enum blk_status status,
-		     uint32_t nbd_error)
-{
-	struct nbd_dev *nd = ctx;
-
-	if (nd->down_since)
-		outage_over(nd);
-	for (unsigned i = 0; i < NBD_QUEUE_DEPTH; i++) {
-		struct nbd_slot *s = &nd->slot[i];
-
-		if (s->state == SLOT_ON_WIRE && s->cookie == cookie) {
-			if (status != BLK_OK && s->flush)
-				hv_error("%s: the server failed a flush: %s "
-					 "(its writes may not be on its disk)",
-					 nd->name, nbd_error_name(nbd_error));
-			else if (status != BLK_OK)
-				hv_error("%s: the server failed the %s at "
-					 "offset 0x%llx: %s", nd->name,
-					 s->req.op == BLK_READ ? "read"
-							       : "write",
-					 (unsigned long long)s->req.offset,
-					 nbd_error_name(nbd_error));
-			finish_slot(nd, s, status);
-			return;
-		}
-	}
-}
-
-static const struct nbd_reply_ops reply_ops = {
-	.lookup = lookup,
-	.complete = complete,
-};
-
-/*
- * After a connection is lost: every request that was on it or waiting
- * goes out again, oldest cookie first, from its first byte.
- */
-static void requeue_all(struct nbd_dev *nd)
-{
-	unsigned order[NBD_QUEUE_DEPTH], n = 0;
-
-	for (unsigned i = 0; i < NBD_QUEUE_DEPTH; i++) {
-		if (nd->slot[i].state == SLOT_FREE)
-			continue;
-		if (nd->slot[i].state == SLOT_ON_WIRE)
-			nd->counters.requests_resent++;
-		nd->slot[i].state = SLOT_QUEUED;
-		/* Insertion by cookie: the order they were submitted in. */
-		unsigned j = n++;
-
-		while (j && nd->slot[order[j - 1]].cookie > nd->slot[i].cookie) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = i;
-	}
-	nd->send_head = 0;
-	nd->send_count = 0;
-	nd->sent = 0;
-	for (unsigned i = 0; i < n; i++)
-		enqueue(nd, order[i]);
 }
 
 /* ------------------------------------------------------- connection */
@@ -246,22 +37,6 @@ static void set_conn_state(struct nbd_dev *nd, enum conn_state st)
 {
 	nd->state = st;
 	nd->state_since = rdtsc();
-}
-
-/* Every request waiting or on the wire fails now. Returns how many. */
-static unsigned fail_all(struct nbd_dev *nd)
-{
-	unsigned failed = 0;
-
-	for (unsigned i = 0; i < NBD_QUEUE_DEPTH; i++) {
-		if (nd->slot[i].state == SLOT_FREE)
-			continue;
-		finish_slot(nd, &nd->slot[i], BLK_IO_ERROR);
-		failed++;
-	}
-	nd->send_count = 0;
-	nd->sent = 0;
-	return failed;
 }
 
 static void close_stream(struct nbd_dev *nd)
@@ -280,7 +55,7 @@ static void close_stream(struct nbd_dev *nd)
 /* The server has been gone too long: fail what waits. */
 static void give_up(struct nbd_dev *nd)
 {
-	unsigned failed = fail_all(nd);
+	unsigned failed = nbd_fail_all(nd);
 
 	nd->counters.requests_given_up += failed;
 	nd->gave_up = true;
@@ -315,9 +90,9 @@ static void drop_connection(struct nbd_dev *nd, const char *why)
 		nd->down_since = rdtsc();
 	nd->bdev.unavailable = true;
 	if (nd->bdev.fail_fast)
-		nd->counters.requests_failed_fast += fail_all(nd);
+		nd->counters.requests_failed_fast += nbd_fail_all(nd);
 	else
-		requeue_all(nd);
+		nbd_requeue_all(nd);
 	set_conn_state(nd, CONN_DOWN);
 	nd->retry_at = rdtsc() + ms_ticks(nd->backoff_ms);
 	nd->backoff_ms = MIN(nd->backoff_ms * 2, NBD_BACKOFF_MAX_MS);
@@ -338,7 +113,7 @@ static void refuse_server(struct nbd_dev *nd)
 	nd->bdev.unavailable = true;
 	if (!nd->opened)
 		return;         /* nbd_open says why */
-	failed = fail_all(nd);
+	failed = nbd_fail_all(nd);
 	nd->counters.requests_given_up += failed;
 	hv_error("%s: %s: the server is not used again (%u request(s) "
 		 "failed)", nd->name, nd->reason, failed);
@@ -370,7 +145,7 @@ static void start_handshake(struct nbd_dev *nd)
  * when requests were sent again, since a server that takes connections
  * but answers nothing (its disk hangs) must still be given up.
  */
-static void outage_over(struct nbd_dev *nd)
+void nbd_outage_over(struct nbd_dev *nd)
 {
 	if (nd->opened)
 		hv_info("%s: connected again after %llu ms; %u request(s) "
@@ -397,12 +172,12 @@ static void handshake_done(struct nbd_dev *nd, const uint8_t *rest,
 		return;
 	}
 	nd->size = ex->size;
-	nbd_reply_init(&nd->parser, &reply_ops, nd, nd->reason,
+	nbd_reply_init(&nd->parser, &nbd_slot_reply_ops, nd, nd->reason,
 		       sizeof(nd->reason));
 	nd->parser.stats = nd->reply_stats;
 	nd->resent = nd->send_count;
 	if (nd->down_since && !nd->resent)
-		outage_over(nd);
+		nbd_outage_over(nd);
 	nd->backoff_ms = NBD_BACKOFF_MIN_MS;
 	nd->last_byte = rdtsc();
 	set_conn_state(nd, CONN_READY);
@@ -445,81 +220,11 @@ static void run_handshake(struct nbd_dev *nd)
 	}
 }
 
-static bool any_on_wire(const struct nbd_dev *nd)
-{
-	for (unsigned i = 0; i < NBD_QUEUE_DEPTH; i++)
-		if (nd->slot[i].state == SLOT_ON_WIRE)
-			return true;
-	return false;
-}
-
-/* Sends what the send buffer takes, whole requests first in line. */
-static void pump_send(struct nbd_dev *nd)
-{
-	bool pushed = false;
-
-	while (nd->send_count) {
-		struct nbd_slot *s = &nd->slot[nd->sendq[nd->send_head]];
-		bool write = !s->flush && s->req.op == BLK_WRITE;
-		uint32_t total = NBD_REQUEST_SIZE + (write ? NBD_BLOCK : 0);
-		const uint8_t *from;
-		size_t want, took;
-
-		if (!nd->sent) {
-			struct nbd_request r = {
-				.type = s->flush ? NBD_CMD_FLUSH :
-					write ? NBD_CMD_WRITE : NBD_CMD_READ,
-				.cookie = s->cookie,
-				.offset = s->flush ? 0 : s->req.offset,
-				.length = s->flush ? 0 : NBD_BLOCK,
-			};
-
-			nbd_encode_request(s->header, &r);
-		}
-		if (nd->sent < NBD_REQUEST_SIZE) {
-			from = s->header + nd->sent;
-			want = NBD_REQUEST_SIZE - nd->sent;
-		} else {
-			from = (const uint8_t *)(uintptr_t)s->req.buffer_pa +
-			       (nd->sent - NBD_REQUEST_SIZE);
-			want = total - nd->sent;
-		}
-		took = tcp_stream_write(nd->stream, from, want);
-		if (!took)
-			break;
-		pushed = true;
-		nd->sent += (uint32_t)took;
-		nd->counters.bytes_sent += took;
-		if (nd->sent < total)
-			continue;
-		if (s->state == SLOT_QUEUED) {
-			/* An idle connection is no silent server. */
-			if (!any_on_wire(nd))
-				nd->last_byte = rdtsc();
-			s->state = SLOT_ON_WIRE;
-		}
-		nd->send_head = (nd->send_head + 1) % NBD_QUEUE_DEPTH;
-		nd->send_count--;
-		nd->sent = 0;
-	}
-	if (pushed)
-		tcp_stream_push(nd->stream);
-}
-
-static unsigned slots_in_use(const struct nbd_dev *nd)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < NBD_QUEUE_DEPTH; i++)
-		n += nd->slot[i].state != SLOT_FREE;
-	return n;
-}
-
 static void run_ready(struct nbd_dev *nd)
 {
 	size_t n;
 
-	pump_send(nd);
+	nbd_pump_send(nd);
 	while ((n = tcp_stream_read(nd->stream, nd->rx, sizeof(nd->rx)))) {
 		nd->counters.bytes_received += n;
 		nd->last_byte = rdtsc();
@@ -542,7 +247,7 @@ static void run_ready(struct nbd_dev *nd)
 		drop_connection(nd, nd->reason);
 		return;
 	}
-	if (any_on_wire(nd) &&
+	if (nbd_any_on_wire(nd) &&
 	    rdtsc() - nd->last_byte > ms_ticks(NBD_SILENT_MS)) {
 		fmt_snprintf(nd->reason, sizeof(nd->reason),
 			     "no reply for %u ms with requests in flight",
@@ -550,7 +255,7 @@ static void run_ready(struct nbd_dev *nd)
 		drop_connection(nd, nd->reason);
 		return;
 	}
-	pump_send(nd);
+	nbd_pump_send(nd);
 }
 
 /*
@@ -562,17 +267,13 @@ static void run_ready(struct nbd_dev *nd)
  */
 static void flush_when_idle(struct nbd_dev *nd)
 {
-	struct nbd_slot *s = &nd->slot[0];
-
 	if (nd->state != CONN_READY || !nd->writes_unflushed ||
-	    !nd->hs.export.can_flush || slots_in_use(nd) || nd->done_count ||
+	    !nd->hs.export.can_flush || nbd_slots_in_use(nd) ||
+	    nd->done_count ||
 	    rdtsc() - nd->last_write < ms_ticks(NBD_FLUSH_QUIET_MS))
 		return;
-	*s = (struct nbd_slot){ .state = SLOT_QUEUED, .flush = true,
-				.cookie = ++nd->next_cookie };
 	nd->writes_unflushed = 0;
-	enqueue(nd, 0);
-	pump_send(nd);
+	nbd_send_flush(nd);
 }
 
 /* Moves the connection on as far as it goes without waiting. */
@@ -612,59 +313,14 @@ static void advance(struct nbd_dev *nd)
 
 /* ------------------------------------------------- blockdev interface */
 
-static enum hv_err nbd_submit(struct blockdev *dev,
-			      const struct blk_request *req)
-{
-	struct nbd_dev *nd = dev->driver;
-
-	if (req->offset % NBD_BLOCK || req->offset >= nd->size ||
-	    nd->size - req->offset < NBD_BLOCK) {
-		if (slots_in_use(nd) + nd->done_count >= NBD_QUEUE_DEPTH)
-			return HV_ERR_BUSY;
-		push_done(nd, req->cookie, BLK_OUT_OF_RANGE);
-		return HV_OK;
-	}
-	/*
-	 * Every request holds a slot until its completion is queued, and
-	 * the completion its place until poll hands it out: together they
-	 * never need more than the ring holds.
-	 */
-	if (slots_in_use(nd) + nd->done_count >= NBD_QUEUE_DEPTH)
-		return HV_ERR_BUSY;
-	for (unsigned i = 0; i < NBD_QUEUE_DEPTH; i++) {
-		struct nbd_slot *s = &nd->slot[i];
-
-		if (s->state != SLOT_FREE)
-			continue;
-		blk_count_submitted(dev, req);
-		if (nd->gave_up || nd->state == CONN_REFUSED ||
-		    (nd->bdev.fail_fast && nd->state != CONN_READY)) {
-			push_done(nd, req->cookie, BLK_IO_ERROR);
-			nd->counters.requests_given_up++;
-			return HV_OK;
-		}
-		*s = (struct nbd_slot){ .state = SLOT_QUEUED, .req = *req,
-					.cookie = ++nd->next_cookie };
-		enqueue(nd, i);
-		if (nd->state == CONN_READY)
-			pump_send(nd);
-		return HV_OK;
-	}
-	return HV_ERR_BUSY;
-}
-
 static unsigned nbd_poll(struct blockdev *dev, struct blk_completion *out,
 			 unsigned max)
 {
 	struct nbd_dev *nd = dev->driver;
-	unsigned n = 0;
+	unsigned n;
 
 	advance(nd);
-	while (n < max && nd->done_count) {
-		out[n++] = nd->done[nd->done_head];
-		nd->done_head = (nd->done_head + 1) % NBD_QUEUE_DEPTH;
-		nd->done_count--;
-	}
+	n = nbd_take_completions(nd, out, max);
 	blk_count_errors(dev, out, n);
 	return n;
 }
