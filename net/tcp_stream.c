@@ -158,6 +158,14 @@ void tcp_stream_push(struct tcp_stream *s)
 		tcp_output(s->pcb);
 }
 
+size_t tcp_stream_unsent(const struct tcp_stream *s)
+{
+	if (!s->pcb)
+		return 0;
+	/* snd_lbb: the next byte to be buffered; snd_nxt: to be sent. */
+	return (u32_t)(s->pcb->snd_lbb - s->pcb->snd_nxt);
+}
+
 size_t tcp_stream_read(struct tcp_stream *s, void *buf, size_t max)
 {
 	size_t done = 0;

@@ -42,6 +42,11 @@ size_t tcp_stream_write(struct tcp_stream *s, const void *buf, size_t len);
 /* Bytes tcp_stream_write would take now. */
 size_t tcp_stream_write_room(const struct tcp_stream *s);
 void tcp_stream_push(struct tcp_stream *s);
+/*
+ * Bytes written and not yet sent on the wire (held by the peer's window
+ * or the congestion window): what the next write would queue behind.
+ */
+size_t tcp_stream_unsent(const struct tcp_stream *s);
 
 /* Copies up to max received bytes out; returns how many (0: none yet). */
 size_t tcp_stream_read(struct tcp_stream *s, void *buf, size_t max);

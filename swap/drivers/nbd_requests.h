@@ -49,7 +49,8 @@ struct nbd_slot {
 	X(struct nbd_counters, flushes, "nbd.flushes") \
 	X(struct nbd_counters, flush_errors, "nbd.flush_errors") \
 	X(struct nbd_counters, bytes_sent, "nbd.bytes_sent") \
-	X(struct nbd_counters, bytes_received, "nbd.bytes_received")
+	X(struct nbd_counters, bytes_received, "nbd.bytes_received") \
+	X(struct nbd_counters, reads_ahead_of_writes, "nbd.reads_ahead_of_writes")
 
 struct nbd_counters {
 	NBD_COUNTERS(COUNTER_FIELD)
@@ -130,7 +131,8 @@ void nbd_send_flush(struct nbd_dev *nd);
 
 /*
  * After a connection is lost: every request that was on it or waiting
- * goes out again, oldest cookie first, from its first byte.
+ * goes out again, from its first byte: the reads first, then the rest,
+ * each oldest cookie first.
  */
 void nbd_requeue_all(struct nbd_dev *nd);
 

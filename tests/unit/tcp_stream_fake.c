@@ -93,6 +93,7 @@ static struct {
 	char name[256];
 	unsigned pages;
 	size_t send_room;
+	size_t window;          /* bytes of up_len "on the wire" */
 	bool reverse, refuse, silent, hung;
 	struct trigger drop, wrong_cookie, short_read;
 	unsigned short_bytes;
@@ -143,6 +144,7 @@ void fake_net_reset(void)
 	strcpy(srv.name, "swap");
 	srv.pages = FAKE_NBD_PAGES;
 	srv.send_room = FAKE_SEND_ROOM_DEFAULT;
+	srv.window = FAKE_SEND_ROOM_DEFAULT;
 	tsc = 0;
 	per_poll_ns = 0;
 	batch_len = 0;
@@ -163,6 +165,11 @@ void fake_send_room(size_t bytes)
 {
 	assert_true(bytes <= FAKE_SEND_ROOM_DEFAULT);
 	srv.send_room = bytes;
+}
+
+void fake_window(size_t bytes)
+{
+	srv.window = bytes;
 }
 
 void fake_nbd_reverse(bool on)
@@ -636,6 +643,13 @@ void tcp_stream_push(struct tcp_stream *s)
 {
 	check_live(s);
 	s->up_pushed = s->up_len;
+}
+
+/* Of what the server has not taken yet, what is past the window. */
+size_t tcp_stream_unsent(const struct tcp_stream *s)
+{
+	check_live(s);
+	return s->up_len > srv.window ? s->up_len - srv.window : 0;
 }
 
 size_t tcp_stream_read(struct tcp_stream *s, void *buf, size_t max)

@@ -74,6 +74,12 @@ void fake_nbd_export_name(const char *name);
 void fake_nbd_export_pages(unsigned pages);
 /* The client's send buffer (FAKE_SEND_ROOM_DEFAULT after reset). */
 void fake_send_room(size_t bytes);
+/*
+ * Bytes of what the server has not taken yet that count as on the wire
+ * (FAKE_SEND_ROOM_DEFAULT after reset); the rest is unsent
+ * (tcp_stream_unsent): 0 holds every byte until the server's next poll.
+ */
+void fake_window(size_t bytes);
 /* Answer each poll's requests last first (by cookie, not by order). */
 void fake_nbd_reverse(bool on);
 

@@ -5,7 +5,8 @@
  * tests/unit/nbd_test_fixture.h): pages written and read back through
  * the server's image, in the order given and with the protocol's byte
  * counts; a flush once the connection is quiet after writes; the
- * queue's depth; offsets out of range; an error reply. Outages are in
+ * queue's depth; offsets out of range; an error reply; reads ahead of
+ * writes that have not gone out. Outages are in
  * test_nbd_outages.c, refusals and the give-up in test_nbd_refusals.c.
  */
 #include "tests/unit/nbd_test_fixture.h"
@@ -177,6 +178,50 @@ static void test_error_reply(void **state)
 	assert_int_equal(counter("nbd.connections_lost"), 0);
 }
 
+/*
+ * Reads first: with the network's window full (fake_window(0): nothing
+ * goes out before the server's next poll), ten writes wait in the
+ * client but one, and a read submitted after them reaches the server
+ * second, ahead of the nine; with room in the window every write is
+ * already out, and the read simply follows them.
+ */
+static void test_reads_go_ahead_of_writes(void **state)
+{
+	(void)state;
+	fake_window(0);
+	open_dev();
+	for (unsigned id = 0; id < 10; id++) {
+		fill(buf[id], 3, id);
+		submit(BLK_WRITE, id, id);
+	}
+	submit(BLK_READ, 20, 10);
+	poll_until_done(11);
+	expect_status(0, 11, BLK_OK);
+	assert_int_equal(fake_nbd.conn[0].requests, 11);
+	assert_true(fake_nbd.conn[0].is_write[0]);
+	assert_false(fake_nbd.conn[0].is_write[1]);
+	assert_int_equal(fake_nbd.conn[0].offset[1], 20 * PAGE);
+	assert_int_equal(fake_nbd.conn[0].cookie[1], 11);
+	for (unsigned i = 2; i < 11; i++)
+		assert_true(fake_nbd.conn[0].is_write[i]);
+	assert_int_equal(counter("nbd.reads_ahead_of_writes"), 1);
+	for (unsigned p = 0; p < 10; p++)
+		check_page(fake_nbd_image[p], 3, p);
+
+	/* The window open: the writes are all out when the read comes. */
+	memset(done, 0, sizeof(done));
+	ndone = 0;
+	fake_window(FAKE_SEND_ROOM_DEFAULT);
+	for (unsigned id = 0; id < 10; id++) {
+		fill(buf[id], 4, id);
+		submit(BLK_WRITE, id, id);
+	}
+	submit(BLK_READ, 5, 10);
+	poll_until_done(11);
+	assert_int_equal(counter("nbd.reads_ahead_of_writes"), 1);
+	check_page(buf[10], 4, 5);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup(name, setup)
@@ -186,6 +231,7 @@ int main(void)
 		T(test_queue_full_is_busy),
 		T(test_out_of_range),
 		T(test_error_reply),
+		T(test_reads_go_ahead_of_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
