@@ -188,21 +188,22 @@ MISMATCH_RE = (r"^guest: memcheck.*(: page \d+ word \d+: got |"
                r"mismatches [1-9])")
 
 
-SMALL_SWAP_MIB = 16
+SMALL_SWAP_MIB = 4
 
 
 def test_swap_area_too_small(ctx):
-    # A 16 MiB swap area (4095 slots) for a working set of ~100 MiB more
-    # than the 64 MiB of frames. The guest believes it has 256 MiB, so its
-    # OOM killer has no reason to act: the run must end soon after the
-    # area fills, with exactly one error saying so (apfvisor stops the
-    # guest rather than lose a page), never by the timeout and never with
-    # a mismatch. debug.swap_verify: should a page come back wrong before
-    # that, the hypervisor says which and how. One host CPU: the vCPU's
-    # own exits run the paging daemon and see the area fill.
-    run = ctx.boot_cfg(overcommitted_cfg(1, "memcheck -m 160M -p 2",
-                                         extra="debug.swap_verify = on\n"),
-                       cpus=1, timeout=900,
+    # A 4 MiB swap area (1023 slots) for memtouch's 28 MiB of pages on
+    # 8 MiB of frames: the area fills long before the pages are all
+    # touched. The run must end soon after, with exactly one error
+    # saying so (apfvisor stops the guest rather than lose a page), never
+    # by the timeout and never with a page read back wrong
+    # (debug.swap_verify). A small guest, not Linux: the path is the
+    # hypervisor's alone (until 2026-12-06 this was Linux with memcheck
+    # -m 160M and 16 MiB of swap: 83 s of the suite, this ~15 s).
+    run = ctx.boot_cfg("guest.kernel = memtouch.bin\nguest.format = flat\n"
+                       "guest.memory = 32M\nhost.guest_frames = 8M\n"
+                       "swap.device = ata\ndebug.swap_verify = on\n",
+                       cpus=1, timeout=600,
                        swap=formatted_swap(ctx, "swap.img",
                                            f"{SMALL_SWAP_MIB}M"))
     ctx.log(f"### wall time {run.wall:.1f} s")
@@ -210,8 +211,6 @@ def test_swap_area_too_small(ctx):
                      r"\d+ pages")
     expect(run.status != 2, "the run hung until the timeout")
     expect_swap_checks_clean(run)
-    run.expect_absent(MISMATCH_RE)
-    run.expect_absent(r"^guest: .*(Out of memory|Killed process)")
     errors = [l for l in run.lines if l.startswith("apfvisor: error:")]
     slots = SMALL_SWAP_MIB * 1024 * 1024 // 4096 - 1
     expect(len(errors) == 1 and re.match(
@@ -221,5 +220,7 @@ def test_swap_area_too_small(ctx):
         f"area full ({slots} slots...' line, got:\n" +
         "\n".join("    > " + l for l in errors[:6] or ["(none)"]))
     run.expect_stat_at_least("swap.full_events", 1)
-    run.expect_absent(r"^guest: memcheck: total mismatches")
+    # The area filled with pages of memtouch's first pass: it never got
+    # to check them (and so never to a verdict).
+    run.expect_absent(r"^guest: memtouch: (PASS|FAIL)")
     run.expect_status(1)
