@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """What the exitcost guest (tests/guests/exitcost.asm) prints, read back:
 its operations, the VM-exit reason each one costs, and a parser. Used by
-its Bochs test and by tools/bench, so the list exists once."""
+its Bochs test and by tools/bench (tools/bench_sections.py), so the list
+exists once."""
 
 import re
 
