@@ -123,8 +123,11 @@ def test_linux_memcheck_over_nbd_replicas(ctx):
     run.expect_absent(r"^guest: .*(Out of memory|Killed process|Call Trace|"
                       r"BUG:|WARNING:)")
     # 48 MiB of memcheck beside the kernel and initramfs in 80 MiB of
-    # frames: pages go both ways (12,107 out and 3,377 in, 628 tokens, in
-    # a run of 2026-12-06), over the network, twice for each write. With
+    # frames: pages go both ways (12,092 out and 3,371 in, 628 tokens, in
+    # the CI run of 2026-12-06, where server b got all 2,789 pages it had
+    # missed back before the power-off: eight copied at a time; one at a
+    # time, 682 of 2,640 in a run before), over the network, twice for
+    # each write. With
     # 64 MiB of frames the boot itself swapped over the network (/init at
     # 30 s of guest time instead of 10-13 s): 40 MiB of memcheck then took
     # 172 s alone, this one 25 s of guest time in all.
