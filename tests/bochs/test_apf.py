@@ -118,38 +118,6 @@ def test_apftest_guest(ctx, cpus):
         expect_apftest_trace(run, trace)
 
 
-def test_linux_apf_bm(ctx):
-    # The stock kernel's own async-PF path under overcommit (256 MiB on
-    # 64 MiB of frames), reads held READ_LATENCY_US (1 ms until
-    # 2026-12-06: /init came at 12 s of guest time instead of 8.5, as the
-    # boot's own swap-ins waited): the 2010 benchmark runs, the kernel
-    # enables the protocol, and every token sent gets its page-ready.
-    # The run is traced: its Chrome trace must have the tracks and one flow
-    # per token (tests/bochs/test_trace.py checks a test guest's in full).
-    trace = ctx.workdir / "linux.apft"
-    run = ctx.boot_cfg(overcommitted_cfg(
-        1, "bm -f 1 -w 1 -t 2 -m 100M",
-        extra=f"swap.read_latency = {READ_LATENCY_US}us\ntrace = on\n"
-              "trace.buffer = 64M\n"),
-        cpus=2, timeout=1500, swap=formatted_swap(ctx, "swap.img"),
-        extra=("--trace", str(trace), "--trace-size", "160M"))
-    m = run.expect_regex(r"^guest: total: (\d+)$")
-    expect(int(m[1]) > 0, f"expected bm's total above 0, got {m[1]}")
-    run.expect_line("apfvisor: guest powered off")
-    run.expect_stat_at_least("apf.vcpus_enabled", 1)
-    sent, ready = run.stat("apf.not_present"), run.stat("apf.page_ready")
-    expect(sent > 0, "the kernel got no 'page not present'")
-    expect(sent == ready, f"tokens sent {sent} != page-ready {ready}")
-    run.expect_stat_at_least("swap.reads_delayed", 1)
-    # Each page-ready interrupt is alone in service: its EOI is the PV
-    # one (guest/pv_eoi.c), so there are at least as many as tokens.
-    run.expect_stat_at_least("lapic.pv_eois", ready)
-    run.expect_status(0)
-    m = run.expect_regex(r"^apfvisor: trace: (\d+) records \((\d+) lost\)")
-    expect(int(m[2]) == 0, f"{m[2]} trace records lost in 64 MiB rings")
-    expect_chrome_trace(trace, tokens=ready)
-
-
 YMMCHECK_THREADS = 2
 YMMCHECK = f"ymmcheck -t {YMMCHECK_THREADS} -m 8M"
 # Long enough that nearly every fault on a page in swap goes out as a
@@ -162,15 +130,18 @@ YMMCHECK = f"ymmcheck -t {YMMCHECK_THREADS} -m 8M"
 READ_LATENCY_US = 100
 
 
-def apf_memcheck_run(ctx, vcpus, command, extra=""):
+def apf_memcheck_run(ctx, vcpus, command, extra="", trace=None):
     """The Linux guest over swap (256 MiB on 64 MiB of frames, reads held
     to READ_LATENCY_US, async PF on, debug.swap_verify on) with one host
-    CPU per vCPU plus the paging daemon's, running command."""
+    CPU per vCPU plus the paging daemon's, running command; with trace (a
+    path), the trace disk is written there."""
     run = ctx.boot_cfg(overcommitted_cfg(
         vcpus, command,
         extra=f"swap.read_latency = {READ_LATENCY_US}us\n"
               "debug.swap_verify = on\n" + extra),
-        cpus=vcpus + 1, timeout=1800, swap=formatted_swap(ctx, "swap.img"))
+        cpus=vcpus + 1, timeout=1800, swap=formatted_swap(ctx, "swap.img"),
+        extra=("--trace", str(trace), "--trace-size", "160M")
+        if trace else ())
     ctx.log(f"### wall time {run.wall:.1f} s")
     run.expect_line(f"apfvisor: swap: reads complete {READ_LATENCY_US} us "
                     "after submission at the earliest (swap.read_latency)")
@@ -260,6 +231,9 @@ def expect_lost_page_killed_its_owner(run):
                      r"^apfvisor: guest powered off$")
 
 
+BM = "bm -f 1 -w 1 -t 2 -m 100M"
+
+
 def test_linux_apf_memcheck_1vcpu(ctx):
     # memcheck over 64 MiB (one pass: writing it swaps out, reading it
     # back swaps in) on 1 vCPU, with a second host CPU for the paging
@@ -270,18 +244,35 @@ def test_linux_apf_memcheck_1vcpu(ctx):
     # page faults) and check them every time: the kernel's context
     # switches in the middle of an async fault must give every task its
     # AVX registers back (Bochs' wrong XSAVEC once broke it). Then, on the
-    # same boot, mcetest: a page lost to swap is a machine check that kills
-    # only its owner (expect_lost_page_killed_its_owner).
+    # same boot, the 2010 benchmark (bm: a thread faulting on 100 MiB
+    # beside a worker) and mcetest: a page lost to swap is a machine check
+    # that kills only its owner (expect_lost_page_killed_its_owner).
+    # The run is traced: its Chrome trace must have the tracks and one flow
+    # per token (tests/bochs/test_trace.py checks a test guest's in full).
+    # (bm had a boot of its own until 2026-12-07: 115 s of the suite.)
+    trace = ctx.workdir / "linux.apft"
     run = apf_memcheck_run(ctx, 1, f"{YMMCHECK} memcheck -m "
-                                   f"{MEMCHECK_MIB}M -p 1 && {MCETEST}",
-                           extra="debug.hypercall = on\n")
+                                   f"{MEMCHECK_MIB}M -p 1 && {BM} && "
+                                   f"{MCETEST}",
+                           extra="debug.hypercall = on\ntrace = on\n"
+                                 "trace.buffer = 64M\n",
+                           trace=trace)
     pages = MEMCHECK_MIB * MIB // PAGE
     run.expect_regex(rf"^guest: memcheck: pass 1: wrote {pages} pages, "
                      r"mismatches 0$")
     run.expect_line("guest: memcheck: total mismatches 0")
+    m = run.expect_regex(r"^guest: total: (\d+)$")
+    expect(int(m[1]) > 0, f"expected bm's total above 0, got {m[1]}")
     run.expect_line("guest: apfvisor-guest: command exited with status 0")
     expect_apf_memcheck_clean(run, 1)
     expect_lost_page_killed_its_owner(run)
+    # Each page-ready interrupt is alone in service: its EOI is the PV
+    # one (guest/pv_eoi.c), so there are at least as many as tokens.
+    ready = run.stat("apf.page_ready")
+    run.expect_stat_at_least("lapic.pv_eois", ready)
+    m = run.expect_regex(r"^apfvisor: trace: (\d+) records \((\d+) lost\)")
+    expect(int(m[2]) == 0, f"{m[2]} trace records lost in 64 MiB rings")
+    expect_chrome_trace(trace, tokens=ready)
 
 
 SQLBENCH_ROWS = 5000
