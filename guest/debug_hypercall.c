@@ -3,6 +3,7 @@
 #include "guest/debug_hypercall.h"
 #include "guest/vm.h"
 #include "lib/console.h"
+#include "lib/counters.h"
 #include "lib/ratelimit.h"
 
 /* A test names a page or two; a looping guest gets a count. */
@@ -49,6 +50,27 @@ static int64_t page_state(struct vm *vm, uint64_t gpa)
 	return state;
 }
 
+/* What a phase of a run moved: swap traffic, tokens, reported pages. */
+static const char *const mark_counters[] = {
+	"swap.ins", "swap.outs", "apf.not_present", "apf.page_ready",
+	"balloon.reported_pages", "swap.discard_refaults",
+};
+
+/* A benchmark marks a few phases; a looping guest gets a count. */
+static struct ratelimit mark_lines = RATELIMIT("debug marks", 64);
+
+static int64_t mark(uint64_t n)
+{
+	char line[CONSOLE_LINE_MAX];
+
+	if (ratelimit_allow(&mark_lines)) {
+		counters_line(line, sizeof(line), mark_counters,
+			      ARRAY_SIZE(mark_counters));
+		hv_info("mark %llu:%s", (unsigned long long)n, line);
+	}
+	return 0;
+}
+
 int64_t vm_debug_hypercall(struct vm *vm, uint64_t op, uint64_t arg)
 {
 	switch (op) {
@@ -58,6 +80,8 @@ int64_t vm_debug_hypercall(struct vm *vm, uint64_t op, uint64_t arg)
 		return page_state(vm, arg);
 	case DEBUG_HC_EVICT_PAGE:
 		return evict_page(vm, arg);
+	case DEBUG_HC_MARK:
+		return mark(arg);
 	default:
 		return -KVM_EINVAL;
 	}

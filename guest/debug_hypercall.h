@@ -26,6 +26,11 @@
  *       the policy would pick. 0, or -KVM_EINVAL (no swap, outside RAM,
  *       not resident, pinned). The write completes later: a test waits
  *       for state 3.
+ *   DEBUG_HC_MARK         RCX = a number the guest chooses: one line,
+ *       "apfvisor: mark N: swap.ins A swap.outs B ...", with the counters
+ *       that say what a phase of a run moved (MARK_COUNTERS in
+ *       debug_hypercall.c), so that a benchmark can split a run into its
+ *       phases (tools/bench-real: each sqlite3 run apart). 0.
  */
 #ifndef GUEST_DEBUG_HYPERCALL_H
 #define GUEST_DEBUG_HYPERCALL_H
@@ -39,6 +44,7 @@ enum debug_hc_op {
 	DEBUG_HC_FAIL_SWAPIN = 1,
 	DEBUG_HC_PAGE_STATE = 2,
 	DEBUG_HC_EVICT_PAGE = 3,
+	DEBUG_HC_MARK = 4,
 };
 
 /* include/uapi/linux/kvm_para.h */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "lib/counters.h"
+#include "lib/format.h"
 #include "lib/string.h"
 
 static struct counter_source *first;
@@ -64,4 +65,25 @@ void counters_each(counter_fn fn, void *ctx)
 		if (s->each)
 			s->each(s->obj, fn, ctx);
 	}
+}
+
+size_t counters_line(char *buf, size_t cap, const char *const *names,
+		     unsigned n)
+{
+	size_t len = 0;
+
+	if (!cap)
+		return 0;
+	buf[0] = 0;
+	for (unsigned i = 0; i < n && len + 1 < cap; i++) {
+		uint64_t value;
+		int wrote;
+
+		if (!counters_find(names[i], &value))
+			continue;
+		wrote = fmt_snprintf(buf + len, cap - len, " %s %llu", names[i],
+				     (unsigned long long)value);
+		len = wrote < 0 ? len : MIN(len + (size_t)wrote, cap - 1);
+	}
+	return len;
 }

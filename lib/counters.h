@@ -59,6 +59,15 @@ void counters_each(counter_fn fn, void *ctx);
  */
 unsigned counters_find(const char *name, uint64_t *value);
 
+/*
+ * " NAME VALUE" for each of the n names that some counter has (a name
+ * without one is left out), into buf (NUL-terminated, cut to cap);
+ * returns the length. The counters a research mark shows
+ * (guest/debug_hypercall.c).
+ */
+size_t counters_line(char *buf, size_t cap, const char *const *names,
+		     unsigned n);
+
 /* Forgets every source (host unit tests). */
 void counters_reset(void);
 

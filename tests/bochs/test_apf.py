@@ -253,7 +253,7 @@ def test_linux_apf_memcheck_1vcpu(ctx):
     trace = ctx.workdir / "linux.apft"
     run = apf_memcheck_run(ctx, 1, f"{YMMCHECK} memcheck -m "
                                    f"{MEMCHECK_MIB}M -p 1 && {BM} && "
-                                   f"{MCETEST}",
+                                   f"hypercall mark 7 && {MCETEST}",
                            extra="debug.hypercall = on\ntrace = on\n"
                                  "trace.buffer = 64M\n",
                            trace=trace)
@@ -263,6 +263,7 @@ def test_linux_apf_memcheck_1vcpu(ctx):
     run.expect_line("guest: memcheck: total mismatches 0")
     m = run.expect_regex(r"^guest: total: (\d+)$")
     expect(int(m[1]) > 0, f"expected bm's total above 0, got {m[1]}")
+    expect_mark(run, 7)
     run.expect_line("guest: apfvisor-guest: command exited with status 0")
     expect_apf_memcheck_clean(run, 1)
     expect_lost_page_killed_its_owner(run)
@@ -273,6 +274,23 @@ def test_linux_apf_memcheck_1vcpu(ctx):
     m = run.expect_regex(r"^apfvisor: trace: (\d+) records \((\d+) lost\)")
     expect(int(m[2]) == 0, f"{m[2]} trace records lost in 64 MiB rings")
     expect_chrome_trace(trace, tokens=ready)
+
+
+def expect_mark(run, n):
+    """debug.hypercall's mark n (tools/bench-real's phases): one line with
+    the phase counters as they were then, after memcheck and bm swapped,
+    none of them above its value at the end of the run."""
+    m = run.expect_regex(rf"^apfvisor: mark {n}: swap\.ins (\d+) swap\.outs "
+                         r"(\d+) apf\.not_present (\d+) apf\.page_ready "
+                         r"(\d+) balloon\.reported_pages (\d+) "
+                         r"swap\.discard_refaults (\d+)$")
+    names = ("swap.ins", "swap.outs", "apf.not_present", "apf.page_ready",
+             "balloon.reported_pages", "swap.discard_refaults")
+    for name, value in zip(names, map(int, m.groups())):
+        expect(value <= run.stat(name),
+               f"mark {n}: {name} {value} above its final {run.stat(name)}")
+    expect(int(m[1]) >= 10000 and int(m[3]) >= 1000,
+           f"mark {n} came before the swapping: {m[0]}")
 
 
 SQLBENCH_ROWS = 5000

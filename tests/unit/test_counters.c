@@ -83,9 +83,37 @@ static void empty_registry_calls_nothing(void **state)
 	assert_string_equal(s.text, "");
 }
 
+/*
+ * A mark's line: the names asked for, in their order, each with the value
+ * counters_find gives (a per-vCPU table summed); a name no counter has is
+ * left out; a short buffer cuts the line and keeps it terminated.
+ */
+static void line_of_named_counters(void **state)
+{
+	struct demo_stats one = { .faults = 3, .waits = 4 };
+	struct counter_source a = { .defs = demo_defs,
+				    .ndefs = ARRAY_SIZE(demo_defs),
+				    .obj = &one };
+	static const char *const names[] = { "demo.waits", "no.such",
+					     "demo.faults" };
+	char buf[64], tiny[12];
+
+	(void)state;
+	counters_reset();
+	counters_register(&a);
+	assert_int_equal(counters_line(buf, sizeof(buf), names, 3),
+			 strlen(" demo.waits 4 demo.faults 3"));
+	assert_string_equal(buf, " demo.waits 4 demo.faults 3");
+	assert_int_equal(counters_line(tiny, sizeof(tiny), names, 3), 11);
+	assert_string_equal(tiny, " demo.waits");
+	assert_int_equal(counters_line(buf, sizeof(buf), names + 1, 1), 0);
+	assert_string_equal(buf, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(line_of_named_counters),
 		cmocka_unit_test(table_walker_and_sum),
 		cmocka_unit_test(empty_registry_calls_nothing),
 	};

@@ -7,7 +7,7 @@ UNIT_TESTS += test_swap_io_queue test_ept_shootdown test_counters \
 	test_spinlock test_ept_qualification test_exit_stats
 unit_srcs_test_swap_io_queue := swap/swap_io_queue.c lib/string.c
 unit_srcs_test_ept_shootdown := ept/ept_shootdown.c
-unit_srcs_test_counters := lib/counters.c
+unit_srcs_test_counters := lib/counters.c lib/format.c
 unit_srcs_test_spinlock :=
 unit_srcs_test_ept_qualification :=
 unit_srcs_test_exit_stats := vmx/exit_stats.c lib/format.c

@@ -9,15 +9,24 @@
  * Prints one line per instruction and a summary; exits 0 when every
  * answer was KVM's, 1 otherwise.
  *
+ * `hypercall mark N` instead asks apfvisor (debug.hypercall = on) to print
+ * its phase counters with the mark N (guest/debug_hypercall.h,
+ * DEBUG_HC_MARK); exits 0 when it answered 0. tools/bench-real marks the
+ * end of each run of its program so that each is measured apart.
+ *
  * Build: gcc -static -O2 (the guest image has no libc).
  */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define KVM_EPERM 1
+/* guest/debug_hypercall.h */
+#define APFVISOR_HC_DEBUG 0x41504601l
+#define DEBUG_HC_MARK 4
 
 static sigjmp_buf resume;
 static volatile sig_atomic_t caught;
@@ -110,7 +119,29 @@ static const struct {
 	{ "invvpid", do_invvpid }, { "getsec", do_getsec },
 };
 
-int main(void)
+static int mark(const char *arg)
+{
+	long rax = APFVISOR_HC_DEBUG;
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (*arg == 0 || *end != 0 || n < 0) {
+		fprintf(stderr, "hypercall: mark: not a number: %s\n", arg);
+		return 2;
+	}
+	__asm__ volatile("vmcall"
+			 : "+a"(rax)
+			 : "b"((long)DEBUG_HC_MARK), "c"(n)
+			 : "memory");
+	if (rax != 0) {
+		fprintf(stderr, "hypercall: mark %ld: refused (%ld); is "
+			"debug.hypercall on?\n", n, rax);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	const unsigned n = sizeof(vmx_insns) / sizeof(vmx_insns[0]);
 	struct sigaction sa;
@@ -118,6 +149,8 @@ int main(void)
 	long ret;
 	int ok;
 
+	if (argc == 3 && !strcmp(argv[1], "mark"))
+		return mark(argv[2]);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGILL, &sa, NULL);
