@@ -11,8 +11,6 @@ it from their own folder.
 """
 
 import contextlib
-import importlib.machinery
-import importlib.util
 import io
 import os
 import struct
@@ -21,17 +19,14 @@ import tempfile
 import time
 import unittest
 
+import tool_module
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TOOL = os.path.join(ROOT, "tools", "apftrace")
 
 
 def load_tool():
-    sys.dont_write_bytecode = True      # no tools/__pycache__ in the tree
-    loader = importlib.machinery.SourceFileLoader("apftrace", TOOL)
-    spec = importlib.util.spec_from_loader("apftrace", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return tool_module.load_tool("apftrace")
 
 
 apftrace = load_tool()

@@ -5,24 +5,9 @@ apfvisor's, and each phase's swap traffic from the marks the guest asked
 for between the runs (debug.hypercall's mark); the goals compare rows of
 one run only."""
 
-import importlib.machinery
-import importlib.util
-from pathlib import Path
+from tool_module import load_tool
 
-REPO = Path(__file__).resolve().parent.parent.parent
-TOOL = REPO / "tools" / "bench-real"
-
-
-def load_tool():
-    """tools/bench-real as a module (it has no .py suffix)."""
-    loader = importlib.machinery.SourceFileLoader("bench_real", str(TOOL))
-    spec = importlib.util.spec_from_loader("bench_real", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-bench = load_tool()
+bench = load_tool("bench-real")
 
 
 def log(ins, outs, marks, seconds=(100.0, 110.0), user=(50, 60)):

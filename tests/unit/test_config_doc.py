@@ -3,11 +3,11 @@
 key table of docs/configuration.md is made from it by tools/config-doc and
 must be exactly what that program makes now."""
 
-import importlib.machinery
-import importlib.util
 import re
 import subprocess
 from pathlib import Path
+
+import tool_module
 
 REPO = Path(__file__).resolve().parent.parent.parent
 TOOL = REPO / "tools" / "config-doc"
@@ -16,12 +16,7 @@ DEF = REPO / "boot" / "config_keys.def"
 
 
 def load_tool():
-    """tools/config-doc as a module (it has no .py suffix)."""
-    loader = importlib.machinery.SourceFileLoader("config_doc", str(TOOL))
-    spec = importlib.util.spec_from_loader("config_doc", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    return tool_module.load_tool("config-doc")
 
 
 def test_doc_table_is_generated():

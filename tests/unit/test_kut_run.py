@@ -4,20 +4,14 @@ unittests.cfg and tests/kut/not-run.cfg, and how it judges a run from
 bochs-run's status and the serial lines (PASS, FAIL, SKIP as
 kvm-unit-tests' run_tests.sh reads QEMU's exit status)."""
 
-import importlib.machinery
-import importlib.util
-import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent.parent
-TOOL = REPO / "tools" / "kut-run"
+import tool_module
 
-sys.dont_write_bytecode = True
-_loader = importlib.machinery.SourceFileLoader("kut_run", str(TOOL))
-_spec = importlib.util.spec_from_loader("kut_run", _loader)
-kut = importlib.util.module_from_spec(_spec)
-_loader.exec_module(kut)
+REPO = Path(__file__).resolve().parent.parent.parent
+
+kut = tool_module.load_tool("kut-run")
 
 
 class FakeTest:
