@@ -14,7 +14,6 @@ import contextlib
 import io
 import os
 import struct
-import sys
 import tempfile
 import time
 import unittest

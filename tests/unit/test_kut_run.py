@@ -9,8 +9,6 @@ from pathlib import Path
 
 import tool_module
 
-REPO = Path(__file__).resolve().parent.parent.parent
-
 kut = tool_module.load_tool("kut-run")
 
 
