@@ -11,6 +11,7 @@
 #include "boot/host_discovery.h"
 #include "boot/hv_trace.h"
 #include "boot/screen_console.h"
+#include "arch/x86/serial.h"
 #include "boot/isolation_secret.h"
 #include "lib/heap.h"
 #include "arch/x86/cpu.h"
@@ -122,6 +123,8 @@ static NORETURN void service_loop(struct vm *vm, const struct boot_info *bi)
 						SWAP_WORKER_SERVICE_CPU);
 
 		hv_trace_poll(bi, vm->nvcpus);
+		if (serial_output_held())
+			con_poll();
 
 		if (now >= next_poll) {
 			vm_poll_console(vm);
@@ -299,6 +302,8 @@ NORETURN void hv_main(struct boot_info *bi)
 		bi->screen.base = NULL;         /* the serial console only */
 	lapic_init();
 	cpu_idle_init();
+	serial_hold_output();
+	console_set_buffered(serial_send_ready_locked, serial_send_held_locked);
 	bsp->apic_id = lapic_id();
 	bsp->online = true;
 	hv_info("hypervisor heap %llu MiB, guest frames %llu MiB in %u "

@@ -489,6 +489,7 @@ void vm_poll_console(struct vm *vm)
 	/* Output alone (uart_flush_idle) moves no interrupt line. */
 	vm_devices_unlock(vm, received != 0);
 	guest_console_drain(&vm->dev.console);
+	con_poll();
 	if (received)
 		vm_request(vm, 0, VCPU_REQ_EVENT);
 }

@@ -389,16 +389,17 @@ void *vm_pinned_page(struct vm *vm, uint64_t gpa);
 int vm_read_ram(struct vm *vm, uint64_t gpa, void *dst, uint64_t len);
 
 /*
- * Polls the host console for input to the guest's COM1 and flushes an
- * idle partial output line; vCPU 0 hears of new input by a request.
- * Two callers at two rates, per second: the service CPU (boot/hv_main.c,
- * service_loop), which has nothing else to wait on, and without one
- * vCPU 0 on its way back into the guest (vmx/vcpu_events.c), where a
- * poll is time taken from the guest and its preemption timer brings it
- * out of a busy guest only every 10 ms anyway.
+ * Polls the host console for input to the guest's COM1, flushes an
+ * idle partial output line and sends the host console's held output as
+ * far as the UART takes it (con_poll); vCPU 0 hears of new input by a
+ * request. Two callers, each 1000 times a second at most: the service CPU
+ * (boot/hv_main.c, service_loop), which has nothing else to wait on, and
+ * without one vCPU 0 on its way back into the guest (vmx/vcpu_events.c),
+ * often enough that the UART's 16-byte FIFO (1.4 ms at 115200 baud)
+ * does not run dry while output waits.
  */
 #define VM_CONSOLE_POLLS_SERVICE_CPU 1000
-#define VM_CONSOLE_POLLS_VCPU0 100
+#define VM_CONSOLE_POLLS_VCPU0 1000
 void vm_poll_console(struct vm *vm);
 
 /* Prints how the guest ended (the "guest halted/powered off" lines). */

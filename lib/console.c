@@ -7,6 +7,48 @@
 static console_sink_fn sinks[CONSOLE_MAX_SINKS];
 /* One lock for all CPUs so that lines from different CPUs do not mix. */
 static struct spinlock console_lock;
+/* A sink that holds output back (console_set_buffered): its two hooks. */
+static void (*buffered_poll)(void);
+static void (*buffered_flush)(void);
+
+void console_set_buffered(void (*poll)(void), void (*flush)(void))
+{
+	spin_lock(&console_lock);
+	buffered_poll = poll;
+	buffered_flush = flush;
+	spin_unlock(&console_lock);
+}
+
+void con_poll(void)
+{
+	if (!buffered_poll || !spin_trylock(&console_lock))
+		return;
+	if (buffered_poll)
+		buffered_poll();
+	spin_unlock(&console_lock);
+}
+
+/*
+ * Tries for the lock a bounded number of times: a CPU that stops the
+ * machine from inside a sink (an exception there) must still get its
+ * last lines out.
+ */
+#define END_LOCK_TRIES 1000000
+
+void con_flush_at_end(void (*flush)(void))
+{
+	bool locked = false;
+
+	for (unsigned i = 0; i < END_LOCK_TRIES; i++) {
+		locked = spin_trylock(&console_lock);
+		if (locked)
+			break;
+		spin_pause();
+	}
+	flush();
+	if (locked)
+		spin_unlock(&console_lock);
+}
 
 void console_add_sink(console_sink_fn fn)
 {
@@ -39,6 +81,16 @@ void con_write(const char *s, size_t len)
 	spin_unlock(&console_lock);
 }
 
+/* An error goes out at once, with everything held back before it. */
+static void con_write_through(const char *s, size_t len)
+{
+	spin_lock(&console_lock);
+	write_locked(s, len);
+	if (buffered_flush)
+		buffered_flush();
+	spin_unlock(&console_lock);
+}
+
 void con_write_line(const char *prefix, const char *text, size_t len)
 {
 	spin_lock(&console_lock);
@@ -62,7 +114,8 @@ static size_t kept_length(int wanted, size_t cap)
  * place: a text too long loses its end, never the "\n" (the next line
  * would be glued onto it).
  */
-static void vprint_line(const char *prefix, const char *fmt, va_list ap)
+static void vprint_line(const char *prefix, bool through, const char *fmt,
+			va_list ap)
 {
 	char line[CONSOLE_LINE_MAX];
 	size_t len = kept_length(fmt_snprintf(line, sizeof(line) - 1, "%s",
@@ -71,7 +124,10 @@ static void vprint_line(const char *prefix, const char *fmt, va_list ap)
 	len += kept_length(fmt_vsnprintf(line + len, sizeof(line) - 1 - len,
 					 fmt, ap), sizeof(line) - 1 - len);
 	line[len++] = '\n';
-	con_write(line, len);
+	if (through)
+		con_write_through(line, len);
+	else
+		con_write(line, len);
 }
 
 void con_printf(const char *fmt, ...)
@@ -96,7 +152,7 @@ void hv_info(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vprint_line("apfvisor: ", fmt, ap);
+	vprint_line("apfvisor: ", false, fmt, ap);
 	va_end(ap);
 }
 
@@ -113,7 +169,7 @@ void hv_error(const char *fmt, ...)
 
 	__atomic_fetch_add(&errors_printed, 1, __ATOMIC_RELAXED);
 	va_start(ap, fmt);
-	vprint_line("apfvisor: error: ", fmt, ap);
+	vprint_line("apfvisor: error: ", true, fmt, ap);
 	va_end(ap);
 }
 
@@ -135,7 +191,7 @@ NORETURN void hv_fatal(const char *fmt, ...)
 
 	__atomic_fetch_add(&errors_printed, 1, __ATOMIC_RELAXED);
 	va_start(ap, fmt);
-	vprint_line("apfvisor: error: ", fmt, ap);
+	vprint_line("apfvisor: error: ", true, fmt, ap);
 	va_end(ap);
 	if (fatal_stop)
 		fatal_stop();

@@ -21,6 +21,22 @@ typedef void (*console_sink_fn)(const char *s, size_t len);
 void console_add_sink(console_sink_fn fn);
 void console_remove_sink(console_sink_fn fn);
 
+/*
+ * A sink that holds its output back (the serial console once the
+ * hypervisor owns the machine: arch/x86/serial.c) gives two hooks, both
+ * run under the console's lock: poll sends what the device takes without
+ * waiting, flush sends everything, waiting. Errors (hv_error, hv_fatal)
+ * are flushed at once, with whatever was held before them.
+ */
+void console_set_buffered(void (*poll)(void), void (*flush)(void));
+/* Runs the poll hook unless another CPU holds the console (no wait). */
+void con_poll(void);
+/*
+ * The end of the run: runs flush under the console's lock, or without it
+ * when the lock does not come (a CPU that stopped inside a sink).
+ */
+void con_flush_at_end(void (*flush)(void));
+
 /* Raw text, no prefix. */
 void con_write(const char *s, size_t len);
 /*

@@ -25,6 +25,8 @@ NORETURN void platform_stop(void)
 
 	stopping = true;
 	hv_info("done");
+	/* The serial record is complete before any wait on the screen. */
+	serial_drain();
 	if (final_hold)
 		final_hold();
 	serial_drain();

@@ -7,6 +7,8 @@
 #include "arch/x86/serial.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/io.h"
+#include "lib/byte_ring.h"
+#include "lib/console.h"
 
 #define UART_THR 0      /* transmit holding (DLAB=0) */
 #define UART_DLL 0      /* divisor low (DLAB=1) */
@@ -134,8 +136,89 @@ int serial_port_read_byte(uint16_t base)
 	return inb(base + UART_RBR);
 }
 
+/*
+ * COM1's output once held back (serial_hold_output): the console's lines
+ * wait here, under the console's lock, and leave as the UART takes them.
+ * 64 KiB is three Linux boots of console; a ring that fills makes the
+ * writer wait for the UART, as every write did before: nothing is lost.
+ */
+#define HELD_BYTES (64 * 1024)
+
+static char held_buf[HELD_BYTES];
+static struct byte_ring held;
+static bool holding;
+
+/* The UART takes a byte now (the FIFO's room, else THRE read once). */
+static bool tx_ready(uint16_t base)
+{
+	unsigned i = port_index(base);
+
+	if (tx_room[i])
+		return true;
+	if (!(inb(base + UART_LSR) & UART_LSR_THRE))
+		return false;
+	tx_room[i] = tx_fifo_size[i];
+	return true;
+}
+
+static void send_ready(void)
+{
+	while (held.count && tx_ready(COM1_PORT))
+		put_byte(COM1_PORT, (char)byte_ring_pop(&held));
+}
+
+static void send_held(void)
+{
+	int c;
+
+	while ((c = byte_ring_pop(&held)) >= 0)
+		put_byte(COM1_PORT, (char)c);
+}
+
+static void out(char c)
+{
+	if (!holding) {
+		put_byte(COM1_PORT, c);
+		return;
+	}
+	/* Full: the oldest byte goes out first, waiting for the UART. */
+	while (!byte_ring_push(&held, c))
+		put_byte(COM1_PORT, (char)byte_ring_pop(&held));
+}
+
+void serial_hold_output(void)
+{
+	byte_ring_init(&held, held_buf, sizeof(held_buf));
+	__atomic_store_n(&holding, true, __ATOMIC_RELEASE);
+}
+
+void serial_send_ready_locked(void)
+{
+	if (holding)
+		send_ready();
+}
+
+void serial_send_held_locked(void)
+{
+	send_held();
+}
+
+bool serial_output_held(void)
+{
+	return __atomic_load_n(&held.count, __ATOMIC_RELAXED) != 0;
+}
+
+/* The end: everything held goes out, and from now on every byte at once. */
+static void stop_holding_locked(void)
+{
+	send_held();
+	holding = false;
+}
+
 void serial_drain(void)
 {
+	if (__atomic_load_n(&holding, __ATOMIC_ACQUIRE))
+		con_flush_at_end(stop_holding_locked);
 	serial_port_drain(COM1_PORT);
 }
 
@@ -148,9 +231,11 @@ void serial_write(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '\n')
-			put_byte(COM1_PORT, '\r');
-		put_byte(COM1_PORT, s[i]);
+			out('\r');
+		out(s[i]);
 	}
+	if (holding)
+		send_ready();
 }
 
 int serial_read_byte(void)

@@ -176,6 +176,50 @@ static void short_raw_text_is_unchanged(void **state)
 	assert_string_equal(seen, "guest: part and 2 more\n");
 }
 
+/*
+ * A buffering sink's hooks (console_set_buffered): con_poll runs the poll
+ * hook and nothing else; an info line flushes nothing; an error flushes
+ * what was held, its own line included (it was written first); the end's
+ * flush runs its hook once.
+ */
+static unsigned polls, flushes;
+static size_t seen_at_flush;
+
+static void count_poll(void)
+{
+	polls++;
+}
+
+static void count_flush(void)
+{
+	flushes++;
+	seen_at_flush = seen_len;
+}
+
+static void buffered_sink_hooks(void **state)
+{
+	(void)state;
+	polls = flushes = 0;
+	con_poll();
+	assert_int_equal(polls, 0);             /* no hooks yet */
+	console_set_buffered(count_poll, count_flush);
+	con_poll();
+	con_poll();
+	assert_int_equal(polls, 2);
+	hv_info("held %u", 1);
+	assert_int_equal(flushes, 0);
+	hv_error("at once");
+	assert_int_equal(flushes, 1);
+	assert_int_equal(seen_at_flush, seen_len);
+	assert_non_null(strstr(seen, "apfvisor: error: at once\n"));
+	con_flush_at_end(count_flush);
+	assert_int_equal(flushes, 2);
+	assert_int_equal(polls, 2);
+	console_set_buffered(NULL, NULL);
+	con_poll();
+	assert_int_equal(polls, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +240,8 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(short_raw_text_is_unchanged,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(buffered_sink_hooks, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
