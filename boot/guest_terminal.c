@@ -30,9 +30,12 @@ bool guest_terminal_active(void)
 	return active;
 }
 
-void guest_terminal_write(const char *bytes, size_t len)
+size_t guest_terminal_write(const char *bytes, size_t len, bool wait)
 {
+	if (!wait)
+		return serial_port_write_ready(COM2_PORT, bytes, len);
 	serial_port_write(COM2_PORT, bytes, len);
+	return len;
 }
 
 int guest_terminal_read(void)

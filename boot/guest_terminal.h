@@ -22,7 +22,7 @@ bool guest_terminal_open(enum console_passthrough where);
 /* Whether guest_terminal_open() set a terminal up. */
 bool guest_terminal_active(void);
 /* vm_spec's terminal_write and terminal_read. */
-void guest_terminal_write(const char *bytes, size_t len);
+size_t guest_terminal_write(const char *bytes, size_t len, bool wait);
 int guest_terminal_read(void);
 
 #endif

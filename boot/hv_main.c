@@ -84,7 +84,7 @@ static NORETURN void finish(struct vm *vm, const struct boot_info *bi)
 	vm_devices_lock(vm);
 	uart_flush(&vm->dev.uart);
 	vm_devices_unlock(vm, false);
-	guest_console_drain(&vm->dev.console);
+	guest_console_flush(&vm->dev.console);
 	vm_report_end(vm);
 	ratelimit_report_all();
 	if (vm->config.show_vga_text)

@@ -60,17 +60,17 @@ static void print_line(struct guest_console *c, const char *line,
 }
 
 void guest_console_attach_terminal(struct guest_console *c,
-				   void (*write)(const char *bytes,
-						 size_t len))
+				   guest_terminal_write_fn write)
 {
 	c->terminal_write = write;
 }
 
 /*
  * Copies out up to cap of the oldest terminal bytes (the part of the ring
- * up to its end, so at most two calls empty it); returns how many.
+ * up to its end, so at most two calls see it all); returns how many. Only
+ * the holder of print_lock moves the head (drop_terminal).
  */
-static size_t pop_terminal(struct guest_console *c, char *out, size_t cap)
+static size_t peek_terminal(struct guest_console *c, char *out, size_t cap)
 {
 	size_t n;
 
@@ -79,21 +79,38 @@ static size_t pop_terminal(struct guest_console *c, char *out, size_t cap)
 		(size_t)(GUEST_CONSOLE_TERMINAL_BYTES - c->terminal_head));
 	n = MIN(n, cap);
 	memcpy(out, c->terminal + c->terminal_head, n);
-	c->terminal_head = (c->terminal_head + (unsigned)n) %
-			   GUEST_CONSOLE_TERMINAL_BYTES;
-	c->terminal_count -= (unsigned)n;
 	spin_unlock(&c->queue_lock);
 	return n;
 }
 
-/* Writes the queued terminal bytes; the caller holds print_lock. */
-static void write_terminal(struct guest_console *c)
+static void drop_terminal(struct guest_console *c, size_t n)
+{
+	spin_lock(&c->queue_lock);
+	c->terminal_head = (c->terminal_head + (unsigned)n) %
+			   GUEST_CONSOLE_TERMINAL_BYTES;
+	c->terminal_count -= (unsigned)n;
+	spin_unlock(&c->queue_lock);
+}
+
+/*
+ * Writes the queued terminal bytes, all of them (wait) or as far as the
+ * terminal takes them now; the caller holds print_lock. True when none
+ * is left.
+ */
+static bool write_terminal(struct guest_console *c, bool wait)
 {
 	char chunk[256];
 	size_t n;
 
-	while ((n = pop_terminal(c, chunk, sizeof(chunk))) != 0)
-		c->terminal_write(chunk, n);
+	while ((n = peek_terminal(c, chunk, sizeof(chunk))) != 0) {
+		size_t took = c->terminal_write(chunk, n, wait);
+
+		took = MIN(took, n);    /* MIN evaluates twice: not the call */
+		drop_terminal(c, took);
+		if (took < n)
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -113,7 +130,7 @@ void guest_console_push_byte(void *ctx, uint8_t byte)
 		c->terminal_in_place++;
 		spin_unlock(&c->queue_lock);
 		spin_lock(&c->print_lock);
-		write_terminal(c);
+		write_terminal(c, true);
 		spin_unlock(&c->print_lock);
 		spin_lock(&c->queue_lock);
 	}
@@ -180,20 +197,40 @@ static bool queue_empty(struct guest_console *c)
 	       !__atomic_load_n(&c->terminal_count, __ATOMIC_ACQUIRE);
 }
 
-void guest_console_drain(struct guest_console *c)
+static void drain(struct guest_console *c, bool wait)
 {
 	char line[UART_LINE_MAX];
 	size_t len;
 
 	/*
 	 * Whoever holds print_lock prints everything queued, in order; a
-	 * line queued just as it let go is picked up by the re-check.
+	 * line queued just as it let go is picked up by the re-check. A
+	 * terminal that takes no more now keeps the rest for the next drain
+	 * (the console polls come 1000 times a second).
 	 */
-	while (!queue_empty(c) && spin_trylock(&c->print_lock)) {
+	while (!queue_empty(c)) {
+		bool all = true;
+
+		if (wait)
+			spin_lock(&c->print_lock);
+		else if (!spin_trylock(&c->print_lock))
+			return;
 		if (c->terminal_write)
-			write_terminal(c);
+			all = write_terminal(c, wait);
 		while (pop(c, line, &len))
 			print_line(c, line, len);
 		spin_unlock(&c->print_lock);
+		if (!all)
+			return;
 	}
+}
+
+void guest_console_drain(struct guest_console *c)
+{
+	drain(c, false);
+}
+
+void guest_console_flush(struct guest_console *c)
+{
+	drain(c, true);
 }

@@ -27,9 +27,17 @@
 #include "guest/devices/uart.h"
 
 #define GUEST_CONSOLE_QUEUE 8                   /* lines */
-#define GUEST_CONSOLE_TERMINAL_BYTES 4096       /* terminal bytes queued */
+/* Terminal bytes queued: a Linux boot's console burst, ~20 KiB. */
+#define GUEST_CONSOLE_TERMINAL_BYTES (32 * 1024)
 /* The longest escaped line: four characters per byte at most. */
 #define GUEST_CONSOLE_ESCAPED_MAX (4 * UART_LINE_MAX + 1)
+
+/*
+ * A terminal's writer: takes bytes, all of them waiting for the device
+ * when wait is set, else as many as it takes now; returns how many.
+ */
+typedef size_t (*guest_terminal_write_fn)(const char *bytes, size_t len,
+					  bool wait);
 
 struct guest_console {
 	struct spinlock queue_lock;     /* the queue; held for a copy only */
@@ -40,7 +48,7 @@ struct guest_console {
 	/* Writes "guest: <escaped line>\n"; the host console in apfvisor. */
 	void (*print)(const char *escaped, size_t len);
 	/* The terminal's bytes (a ring, under queue_lock) and its writer. */
-	void (*terminal_write)(const char *bytes, size_t len);
+	guest_terminal_write_fn terminal_write;
 	char terminal[GUEST_CONSOLE_TERMINAL_BYTES];
 	unsigned terminal_head, terminal_count;
 	/* counters */
@@ -60,20 +68,22 @@ void guest_console_print_host(const char *escaped, size_t len);
 void guest_console_push(void *ctx, const char *line, size_t len);
 
 /*
- * Attaches a terminal: write(bytes, len) gets every byte the guest
- * transmits, as it is. Call before the guest runs.
+ * Attaches a terminal: write gets every byte the guest transmits, as it
+ * is. Call before the guest runs.
  */
 void guest_console_attach_terminal(struct guest_console *c,
-				   void (*write)(const char *bytes,
-						 size_t len));
+				   guest_terminal_write_fn write);
 /* A uart_byte_sink (ctx: the console): queues one byte for the terminal. */
 void guest_console_push_byte(void *ctx, uint8_t byte);
 
 /*
- * Prints the queued lines and writes the queued terminal bytes. Call
- * without the device lock held.
+ * Prints the queued lines and writes the queued terminal bytes as far as
+ * the terminal takes them without waiting (the rest stays queued for the
+ * next drain). Call without the device lock held.
  */
 void guest_console_drain(struct guest_console *c);
+/* The same, waiting until the terminal has taken every byte: the end. */
+void guest_console_flush(struct guest_console *c);
 
 /*
  * Escapes len bytes of in into out (cap bytes, at least 5), NUL-terminated;

@@ -223,7 +223,7 @@ static enum io_claim test_exit_io(struct vm *g, void *opaque, uint16_t port,
 	vm_devices_lock(g);
 	uart_flush(&g->dev.uart);
 	vm_devices_unlock(g, false);
-	guest_console_drain(&g->dev.console);
+	guest_console_flush(&g->dev.console);
 	if (g->config.isa_debug_exit)
 		vm_end(g, true, "isa-debug-exit value 0x%x, exit status %u",
 		       *value, isa_debug_exit_status(*value));

@@ -152,7 +152,7 @@ struct vm_spec {
 	 * write gets every byte the guest transmits, as it is; read returns
 	 * one typed byte or -1. The host console's input is read as well.
 	 */
-	void (*terminal_write)(const char *bytes, size_t len);
+	size_t (*terminal_write)(const char *bytes, size_t len, bool wait);
 	int (*terminal_read)(void);
 	bool hide_xsavec;               /* the host's XSAVEC is wrong */
 	bool debug_hypercall;           /* debug.hypercall */

@@ -129,6 +129,17 @@ void serial_port_write(uint16_t base, const char *s, size_t len)
 		put_byte(base, s[i]);
 }
 
+static bool tx_ready(uint16_t base);
+
+size_t serial_port_write_ready(uint16_t base, const char *s, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && tx_ready(base))
+		put_byte(base, s[n++]);
+	return n;
+}
+
 int serial_port_read_byte(uint16_t base)
 {
 	if (!(inb(base + UART_LSR) & UART_LSR_DATA_READY))

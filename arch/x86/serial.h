@@ -45,6 +45,8 @@ int serial_read_byte(void);
 bool serial_port_present(uint16_t base);
 void serial_port_init(uint16_t base);
 void serial_port_write(uint16_t base, const char *s, size_t len);
+/* As many of the bytes as the UART takes without a wait; returns how many. */
+size_t serial_port_write_ready(uint16_t base, const char *s, size_t len);
 void serial_port_drain(uint16_t base);
 int serial_port_read_byte(uint16_t base);
 

@@ -141,13 +141,18 @@ static void a_full_queue_prints_the_oldest_and_loses_nothing(void **state)
 static char terminal[3 * GUEST_CONSOLE_TERMINAL_BYTES];
 static size_t terminal_len;
 static unsigned terminal_writes;
+/* How many bytes the terminal takes per call without a wait (0: all). */
+static size_t terminal_takes;
 
-static void terminal_write(const char *bytes, size_t len)
+static size_t terminal_write(const char *bytes, size_t len, bool wait)
 {
+	if (!wait && terminal_takes)
+		len = MIN(len, terminal_takes);
 	assert_true(terminal_len + len <= sizeof(terminal));
 	memcpy(terminal + terminal_len, bytes, len);
 	terminal_len += len;
 	terminal_writes++;
+	return len;
 }
 
 static void push_bytes(const char *bytes, size_t len)
@@ -160,6 +165,7 @@ static void attach_terminal(void)
 {
 	terminal_len = 0;
 	terminal_writes = 0;
+	terminal_takes = 0;
 	guest_console_attach_terminal(&con, terminal_write);
 }
 
@@ -217,9 +223,37 @@ static void a_full_ring_is_written_in_place_and_loses_nothing(void **state)
 
 #define T(name) cmocka_unit_test_setup(name, setup)
 
+/*
+ * A terminal that takes 5 bytes a call without waiting (a UART's FIFO):
+ * a drain sends what it takes and keeps the rest queued, in order, and
+ * still prints the record's lines; the next drain goes on; the end's
+ * flush waits until every byte is out.
+ */
+static void a_slow_terminal_keeps_the_rest_for_the_next_drain(void **state)
+{
+	static const char bytes[] = "0123456789abcdefghij";
+
+	(void)state;
+	attach_terminal();
+	terminal_takes = 5;
+	push_bytes(bytes, 20);
+	guest_console_push(&con, "line", 4);
+	guest_console_drain(&con);
+	assert_int_equal(terminal_len, 5);
+	assert_int_equal(con.terminal_count, 15);
+	assert_int_equal(nprinted, 1);
+	guest_console_drain(&con);
+	assert_int_equal(terminal_len, 10);
+	guest_console_flush(&con);
+	assert_int_equal(terminal_len, 20);
+	assert_memory_equal(terminal, bytes, 20);
+	assert_int_equal(con.terminal_count, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		T(a_slow_terminal_keeps_the_rest_for_the_next_drain),
 		T(printable_ascii_is_kept),
 		T(every_other_byte_is_escaped),
 		T(line_breakers_cannot_forge_a_line),
