@@ -145,14 +145,7 @@ def draw(trace, out_path, plt, window=None):
     if labelled:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0),
                   fontsize="small")
-    fig.tight_layout()
-    try:
-        fig.savefig(out_path, format="png")
-    except OSError as e:
-        raise TraceError("cannot write %s: %s" % (out_path, e.strerror)) \
-            from None
-    finally:
-        plt.close(fig)
+    save_png(plt, fig, out_path)
 
 
 def save_png(plt, fig, out_path):

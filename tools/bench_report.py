@@ -14,6 +14,13 @@ from bench_sections import (EMULATOR, EXIT_FIGURES, OUT, POLICY_COLUMNS,
 
 # ---- plots -----------------------------------------------------------------
 
+def save(fig, name):
+    """fig, laid out, as OUT/name (PNG, 100 dpi); returns name."""
+    fig.tight_layout()
+    fig.savefig(OUT / name, dpi=100)
+    return name
+
+
 def plot(results):
     import matplotlib
     matplotlib.use("Agg")
@@ -35,9 +42,7 @@ def plot(results):
         ax.set_ylabel("Bochs instructions")
         ax.set_title("apfvisor exit costs under Bochs")
         ax.legend()
-        fig.tight_layout()
-        fig.savefig(OUT / "exits.png", dpi=100)
-        made.append("exits.png")
+        made.append(save(fig, "exits.png"))
     if "boot" in results:
         runs = results["boot"]["runs"]
         fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -51,9 +56,7 @@ def plot(results):
         ax.set_ylabel("Bochs instructions (1e9)")
         ax.set_title("Linux boot by phase (guest/linux.cfg, 1 vCPU)")
         ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(OUT / "boot.png", dpi=100)
-        made.append("boot.png")
+        made.append(save(fig, "boot.png"))
     if "apf" in results:
         curves = results["apf"].get("curves") or {"1": results["apf"]["rows"]}
         fig, ax = plt.subplots(figsize=(7, 4))
@@ -70,9 +73,7 @@ def plot(results):
         ax.set_ylabel("ratio")
         ax.set_title("What async page faults give back")
         ax.legend()
-        fig.tight_layout()
-        fig.savefig(OUT / "apf.png", dpi=100)
-        made.append("apf.png")
+        made.append(save(fig, "apf.png"))
     if "policy" in results:
         made += [p for p in [plot_policy(results["policy"], plt)] if p]
     return made
@@ -97,9 +98,7 @@ def plot_policy(sec, plt):
         ax.set_title(w)
         ax.legend(fontsize=7)
     fig.suptitle("swap.policy x swap.prefetch (Linux guest under Bochs)")
-    fig.tight_layout()
-    fig.savefig(OUT / "policy.png", dpi=100)
-    return "policy.png"
+    return save(fig, "policy.png")
 
 
 # ---- report.md -------------------------------------------------------------
