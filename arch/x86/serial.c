@@ -129,17 +129,6 @@ void serial_port_write(uint16_t base, const char *s, size_t len)
 		put_byte(base, s[i]);
 }
 
-static bool tx_ready(uint16_t base);
-
-size_t serial_port_write_ready(uint16_t base, const char *s, size_t len)
-{
-	size_t n = 0;
-
-	while (n < len && tx_ready(base))
-		put_byte(base, s[n++]);
-	return n;
-}
-
 int serial_port_read_byte(uint16_t base)
 {
 	if (!(inb(base + UART_LSR) & UART_LSR_DATA_READY))
@@ -172,13 +161,22 @@ static bool tx_ready(uint16_t base)
 	return true;
 }
 
+size_t serial_port_write_ready(uint16_t base, const char *s, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && tx_ready(base))
+		put_byte(base, s[n++]);
+	return n;
+}
+
 static void send_ready(void)
 {
 	while (held.count && tx_ready(COM1_PORT))
 		put_byte(COM1_PORT, (char)byte_ring_pop(&held));
 }
 
-static void send_held(void)
+void serial_send_held_locked(void)
 {
 	int c;
 
@@ -209,11 +207,6 @@ void serial_send_ready_locked(void)
 		send_ready();
 }
 
-void serial_send_held_locked(void)
-{
-	send_held();
-}
-
 bool serial_output_held(void)
 {
 	return __atomic_load_n(&held.count, __ATOMIC_RELAXED) != 0;
@@ -222,7 +215,7 @@ bool serial_output_held(void)
 /* The end: everything held goes out, and from now on every byte at once. */
 static void stop_holding_locked(void)
 {
-	send_held();
+	serial_send_held_locked();
 	holding = false;
 }
 
