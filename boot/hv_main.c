@@ -227,6 +227,7 @@ static void fill_spec(const struct boot_info *bi, struct vm_spec *spec)
 			  .prefetch = bi->cfg.swap_prefetch,
 			  .prefetch_depth = bi->cfg.swap_prefetch_depth,
 			  .protect_kernel = bi->cfg.swap_protect_kernel,
+			  .whole_page_stores = bi->cfg.swap_whole_page_stores,
 			  .tier = bi->cfg.swap_tier,
 			  .tier_size = bi->cfg.swap_tier_size,
 			  .replay_list = bi->prefetch_list,

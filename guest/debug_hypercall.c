@@ -53,7 +53,7 @@ static int64_t page_state(struct vm *vm, uint64_t gpa)
 /* What a phase of a run moved: swap traffic, tokens, reported pages. */
 static const char *const mark_counters[] = {
 	"swap.ins", "swap.outs", "apf.not_present", "apf.page_ready",
-	"balloon.reported_pages", "swap.discard_refaults",
+	"balloon.reported_pages", "swap.discard_refaults", "swap.overwrites",
 };
 
 /* A benchmark marks a few phases; a looping guest gets a count. */

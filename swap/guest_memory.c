@@ -138,6 +138,7 @@ int guest_memory_enable_swap(struct guest_memory *gm,
 	gm->high_free = high;
 	guest_memory_use_policies(gm, &cfg->evict, &cfg->prefetch);
 	gm->protect_kernel = cfg->protect_kernel;
+	gm->whole_page_stores = cfg->whole_page_stores;
 	gm->tier = cfg->tier;
 	return 0;
 }

@@ -229,6 +229,11 @@ struct guest_memory_stats {
 	 * tier slot; and of those, zero-filled again by a guest fault.
 	 */
 	uint64_t discarded, discard_refaults;
+	/*
+	 * guest_memory_overwrite: swap-ins not made, the faulting store
+	 * overwriting the whole page (from the disk, from the tier).
+	 */
+	uint64_t overwrites, overwrites_from_tier;
 	uint64_t illegal_transitions;   /* not in page_state.h's list: a bug */
 	uint64_t transitions[GUEST_PAGE_STATES][GUEST_PAGE_STATES];
 };
@@ -274,6 +279,8 @@ struct guest_memory {
 	bool fault_listeners;
 	/* swap.protect_kernel; kernel_pass: this scan may take them too. */
 	bool protect_kernel, kernel_pass;
+	/* swap.whole_page_stores: guest_memory_overwrite is wanted. */
+	bool whole_page_stores;
 	/*
 	 * swap.tier: where a victim goes before the disk (NULL: none). A
 	 * COMPRESSED page's tier slot is in its meta.frame.
@@ -330,6 +337,7 @@ struct guest_swap_config {
 	struct eviction_policy evict;
 	struct prefetch_policy prefetch;
 	bool protect_kernel;            /* swap.protect_kernel */
+	bool whole_page_stores;         /* swap.whole_page_stores */
 	struct compressed_tier *tier;   /* swap.tier, initialised; or NULL */
 };
 
@@ -512,6 +520,18 @@ struct guest_discard_result {
  */
 void guest_memory_discard(struct guest_memory *gm, uint64_t gpa,
 			  uint64_t pages, struct guest_discard_result *r);
+
+/*
+ * An EPT violation at gpa by a store that is about to overwrite the whole
+ * page with 8-byte words of fill (guest/page_store.h): a page on the swap
+ * device or in the tier gets a fresh frame holding what the store will
+ * leave, loses its slot and is mapped, without the read (RESOLVED, or
+ * NO_FRAME: retry). A page in any other state (resident, untouched, with
+ * I/O in flight, lost) answers GUEST_FAULT_WAIT_IO with nothing done: the
+ * caller takes the usual fault path.
+ */
+enum guest_fault_result guest_memory_overwrite(struct guest_memory *gm,
+					       uint64_t gpa, uint64_t fill);
 
 /* True while an I/O of the page at gpa is in flight. */
 bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa);

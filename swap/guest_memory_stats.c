@@ -42,6 +42,8 @@ static const struct {
 	STAT("swap.pins_not_resident", pins_not_resident),
 	STAT("swap.discarded", discarded),
 	STAT("swap.discard_refaults", discard_refaults),
+	STAT("swap.overwrites", overwrites),
+	STAT("swap.overwrites_from_tier", overwrites_from_tier),
 };
 
 void guest_memory_each_stat(const struct guest_memory *gm,

@@ -44,6 +44,8 @@
 	X(WRITEBACK, SWAPPED, "write done (or clean: valid copy, no write)") \
 	X(WRITEBACK, UNTOUCHED, "all-zero page: frame freed, nothing written") \
 	X(SWAPPED, SWAPIN, "fault: read started into a fresh frame")         \
+	X(SWAPPED, RESIDENT, "fault by a store that overwrites the whole "   \
+	  "page: a fresh frame filled as it fills it, slot freed, no read")  \
 	X(SWAPIN, RESIDENT, "read done: mapped, swap copy still valid")      \
 	X(SWAPIN, SWAPPED, "read failed for good: the page is lost")         \
 	X(WRITEBACK, COMPRESSED, "compressed into the tier: frame freed")    \

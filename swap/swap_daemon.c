@@ -465,6 +465,23 @@ enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
 	return r;
 }
 
+enum guest_fault_result swap_fault_overwrite(struct swap_daemon *d,
+					     uint64_t gpa, unsigned vcpu,
+					     uint64_t fill)
+{
+	enum guest_page_state found = PAGE_UNTOUCHED;
+	enum guest_fault_result r;
+
+	spin_lock(d->lock);
+	if (trace_on && guest_memory_is_ram(d->mem, gpa))
+		found = guest_memory_page_state(d->mem, gpa);
+	r = guest_memory_overwrite(d->mem, gpa, fill);
+	if (r == GUEST_FAULT_RESOLVED)
+		trace_ept_violation(vcpu, gpa, (uint8_t)found, (uint8_t)r);
+	spin_unlock(d->lock);
+	return r;
+}
+
 /*
  * The vCPU has waited FRAME_WAIT_LIMIT_S for a frame with the swap area
  * full: stop the guest with one error (the first CPU to see it says so).
@@ -666,6 +683,7 @@ static bool open_swap(struct swap_daemon *d)
 		.evict = d->policies.evict,
 		.prefetch = d->policies.prefetch,
 		.protect_kernel = cfg->params.protect_kernel,
+		.whole_page_stores = cfg->params.whole_page_stores,
 		.tier = d->policies.has_tier ? &d->policies.tier : NULL,
 	};
 	if (guest_memory_enable_swap(d->mem, &sc)) {

@@ -133,6 +133,17 @@ bool swap_daemon_work(struct swap_daemon *d);
  * register vcpu as a waiter for the page (ALREADY_MAPPED is reported as
  * RESOLVED).
  */
+/*
+ * swap.whole_page_stores: vCPU vcpu's fault at gpa is a store about to
+ * overwrite the whole page with fill (guest/page_store.h). RESOLVED: the
+ * page was in swap and is now mapped with a fresh frame holding fill, no
+ * read made (guest_memory_overwrite); anything else: nothing was done,
+ * and the fault goes the usual way. Never blocks.
+ */
+enum guest_fault_result swap_fault_overwrite(struct swap_daemon *d,
+					     uint64_t gpa, unsigned vcpu,
+					     uint64_t fill);
+
 enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
 					 unsigned vcpu);
 

@@ -75,6 +75,7 @@ struct swap_params {
 	enum swap_prefetch_kind prefetch;       /* swap.prefetch */
 	unsigned prefetch_depth;        /* swap.prefetch_depth: pages */
 	bool protect_kernel;            /* swap.protect_kernel */
+	bool whole_page_stores;         /* swap.whole_page_stores */
 	enum swap_tier_kind tier;       /* swap.tier */
 	uint64_t tier_size;             /* swap.tier_size: bytes of slots */
 	/* swap.prefetch_trace, as read from the ESP (replay's fault list). */

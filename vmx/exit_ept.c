@@ -12,7 +12,9 @@
  * page is in or an interrupt comes (KVM's APF halt); or else wait for the
  * page (synchronous). A page
  * whose swap-in failed for good is a machine check for the guest
- * (vmx/exit_lost_page.c).
+ * (vmx/exit_lost_page.c). A write by a string store about to overwrite
+ * the whole page (swap.whole_page_stores, guest/page_store.h) skips the
+ * read: the page gets a frame already holding what the store leaves.
  */
 #include "vmx/exit_handlers.h"
 #include "vmx/vcpu_events.h"
@@ -21,6 +23,8 @@
 #include "vmx/vmx_ops.h"
 #include "swap/swap_daemon.h"
 #include "guest/async_pf.h"
+#include "guest/page_store.h"
+#include "vmx/insn_fetch.h"
 #include "arch/x86/cpu.h"
 #include "lib/console.h"
 
@@ -107,6 +111,70 @@ static enum exit_action unclaimed_access(struct vcpu *v,
 	return handle_mmio(v, e, gpa, NULL);
 }
 
+/* A write by an instruction to the page it addressed (no fetch, no walk). */
+#define EPT_QUAL_STORE_MASK (EPT_QUAL_WRITE | EPT_QUAL_FETCH |               \
+			     EPT_QUAL_LINEAR_VALID | EPT_QUAL_FINAL_TRANSLATION)
+#define EPT_QUAL_STORE (EPT_QUAL_WRITE | EPT_QUAL_LINEAR_VALID |             \
+			EPT_QUAL_FINAL_TRANSLATION)
+#define DR7_ENABLES 0xffull     /* L0-L3, G0-G3 */
+
+/*
+ * Could the faulting access be a string store that starts a page in swap?
+ * The cheap tests, before any instruction byte is fetched: a write to the
+ * start of a page at RDI, in 64-bit code, not while an event was being
+ * delivered, not single-stepped nor under a data breakpoint (the guest's
+ * debugger would see the page filled ahead), the page on the disk or in
+ * the tier (read without the lock: guest_memory_overwrite looks again).
+ */
+static bool may_overwrite_page(struct vcpu *v, const struct vmx_exit *e,
+			       uint64_t gpa, uint64_t *la)
+{
+	struct vm *g = v->guest;
+	enum guest_page_state s;
+
+	if (!g->memory.ram.whole_page_stores ||
+	    (e->qualification & EPT_QUAL_STORE_MASK) != EPT_QUAL_STORE)
+		return false;
+	*la = vmcs_read(VMCS_GUEST_LINEAR_ADDRESS);
+	if ((*la & (PAGE_SIZE - 1)) || *la != v->regs.rdi)
+		return false;
+	s = guest_memory_page_state(&g->memory.ram, gpa);
+	if (s != PAGE_SWAPPED && s != PAGE_COMPRESSED)
+		return false;
+	return !(vmcs_read32(VMCS_IDT_VECTORING_INFO) & INTR_INFO_VALID) &&
+	       !(vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_TF) &&
+	       !(vmcs_read(VMCS_GUEST_DR7) & DR7_ENABLES) &&
+	       (vmcs_read(VMCS_GUEST_IA32_EFER) & EFER_LMA) &&
+	       (vmcs_read32(VMCS_GUEST_CS_ACCESS_RIGHTS) & SEGMENT_AR_L);
+}
+
+/*
+ * swap.whole_page_stores: true when the page was given a frame already
+ * holding what the store at RIP leaves in it; the guest then runs the
+ * store again, on its own.
+ */
+static bool overwritten_by_store(struct vcpu *v, const struct vmx_exit *e,
+				 uint64_t gpa)
+{
+	uint8_t bytes[PAGE_STORE_INSN_MAX];
+	struct page_store_regs regs;
+	struct page_store store;
+	uint64_t la;
+	unsigned n;
+
+	if (!may_overwrite_page(v, e, gpa, &la))
+		return false;
+	n = vcpu_fetch_instruction(v, e->guest_rip, ~0ull, bytes,
+				   PAGE_STORE_INSN_MAX);
+	regs = (struct page_store_regs){
+		.rax = v->regs.rax, .rcx = v->regs.rcx, .rdi = v->regs.rdi,
+		.rflags = vmcs_read(VMCS_GUEST_RFLAGS),
+	};
+	return page_store_decode(bytes, n, &regs, la, &store) &&
+	       swap_fault_overwrite(v->guest->memory.swap, gpa, v->id,
+				    store.fill) == GUEST_FAULT_RESOLVED;
+}
+
 enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 {
 	struct vm *g = v->guest;
@@ -126,6 +194,8 @@ enum exit_action handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 		return handle_mmio(v, e, gpa, &hit);
 	}
 	exit_stats_detail(&v->stats.exit, EXIT_DETAIL_EPT_MEMORY);
+	if (overwritten_by_store(v, e, gpa))
+		return EXIT_RESUME;
 	r = vm_fault_begin(g, v->id, gpa, read_fault_state, &gs, &try);
 	if (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) {
 		trace_try_async_get_page_at(try.tried, v->id, gpa,

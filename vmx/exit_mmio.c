@@ -18,57 +18,13 @@
 #include "vmx/vmx_ops.h"
 #include "vmx/ept_qualification.h"
 #include "arch/x86/cpu.h"
-#include "guest/guest_pagewalk.h"
+#include "vmx/insn_fetch.h"
 #include "guest/io_mmio.h"
 #include "guest/mmio_decode.h"
 #include "guest/vm.h"
 #include "lib/format.h"
 
 #define CS_AR_DEFAULT_32 BIT(14)
-#define AR_DPL(ar) (((ar) >> 5) & 3)
-
-static int read_guest(void *ctx, uint64_t gpa, void *buf, unsigned len)
-{
-	return vm_read_ram(ctx, gpa, buf, len);
-}
-
-/*
- * The bytes at CS:RIP, up to the first that cannot be read: one page walk
- * per page the instruction touches (a walk per byte made an xAPIC EOI
- * cost ~20,000 cycles under Bochs), byte by byte only where a read fails.
- * la_mask cuts linear addresses to 32 bits outside 64-bit code: there an
- * instruction at the top of the linear space goes on at 0.
- */
-static unsigned fetch_instruction(struct vcpu *v, uint64_t la,
-				  uint64_t la_mask, uint8_t *bytes)
-{
-	struct guest_paging paging = {
-		vmcs_read(VMCS_GUEST_CR0), vmcs_read(VMCS_GUEST_CR3),
-		vmcs_read(VMCS_GUEST_CR4), vmcs_read(VMCS_GUEST_IA32_EFER),
-	};
-	bool user = AR_DPL(vmcs_read32(VMCS_GUEST_SS_ACCESS_RIGHTS)) == 3;
-	unsigned n = 0;
-
-	while (n < MMIO_INSN_MAX) {
-		uint64_t at = (la + n) & la_mask;
-		uint64_t gpa, in_page = PAGE_SIZE - (at & (PAGE_SIZE - 1));
-		unsigned chunk = (unsigned)MIN((uint64_t)(MMIO_INSN_MAX - n),
-					       in_page);
-		uint32_t pf_error;
-
-		if (guest_pagewalk(&paging, at, false, user, read_guest,
-				   v->guest, &gpa, &pf_error) != GUEST_WALK_OK)
-			break;
-		if (vm_read_ram(v->guest, gpa, &bytes[n], chunk)) {
-			while (chunk-- && !vm_read_ram(v->guest, gpa++,
-						       &bytes[n], 1))
-				n++;
-			break;
-		}
-		n += chunk;
-	}
-	return n;
-}
 
 /* The register ModRM names; RSP lives in the VMCS. */
 static uint64_t *gpr_slot(struct vcpu *v, enum mmio_gpr r)
@@ -153,7 +109,8 @@ enum exit_action handle_mmio(struct vcpu *v, const struct vmx_exit *e,
 	uint64_t la = mode == MMIO_MODE_64 ? e->guest_rip
 		      : (vmcs_read(VMCS_GUEST_CS_BASE) + e->guest_rip) &
 				la_mask;
-	unsigned n = fetch_instruction(v, la, la_mask, bytes);
+	unsigned n = vcpu_fetch_instruction(v, la, la_mask, bytes,
+					    MMIO_INSN_MAX);
 
 	/*
 	 * The bytes are read after the fault: another vCPU may have changed

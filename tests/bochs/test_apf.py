@@ -283,9 +283,11 @@ def expect_mark(run, n):
     m = run.expect_regex(rf"^apfvisor: mark {n}: swap\.ins (\d+) swap\.outs "
                          r"(\d+) apf\.not_present (\d+) apf\.page_ready "
                          r"(\d+) balloon\.reported_pages (\d+) "
-                         r"swap\.discard_refaults (\d+)$")
+                         r"swap\.discard_refaults (\d+) swap\.overwrites "
+                         r"(\d+)$")
     names = ("swap.ins", "swap.outs", "apf.not_present", "apf.page_ready",
-             "balloon.reported_pages", "swap.discard_refaults")
+             "balloon.reported_pages", "swap.discard_refaults",
+             "swap.overwrites")
     for name, value in zip(names, map(int, m.groups())):
         expect(value <= run.stat(name),
                f"mark {n}: {name} {value} above its final {run.stat(name)}")

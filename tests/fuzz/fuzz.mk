@@ -36,7 +36,7 @@ FUZZ_TARGETS := fuzz_elf_kernel fuzz_config fuzz_swap_header \
 	fuzz_multiboot fuzz_acpi_tables fuzz_mmio_decode fuzz_guest_devices \
 	fuzz_apf_protocol fuzz_string_io fuzz_mmio_exit fuzz_guest_msr \
 	fuzz_pci_bar fuzz_nvme fuzz_ahci fuzz_virtio_pci fuzz_virtio_balloon fuzz_task_switch \
-	fuzz_fault_list
+	fuzz_fault_list fuzz_page_store
 fuzz_srcs_fuzz_elf_kernel := guest/loaders/elf_kernel.c guest/loaders/linux_vmlinux.c \
 	guest/loaders/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_config := boot/config.c boot/config_values.c \
@@ -51,6 +51,7 @@ fuzz_srcs_fuzz_image_format := guest/loaders/image_format.c lib/format.c lib/str
 fuzz_srcs_fuzz_multiboot := guest/loaders/multiboot.c guest/loaders/elf_kernel.c \
 	guest/loaders/linux_boot.c lib/format.c lib/string.c
 fuzz_srcs_fuzz_mmio_decode := guest/mmio_decode.c
+fuzz_srcs_fuzz_page_store := guest/page_store.c
 # The virtual platform a guest drives: ports, LAPICs, I/O APIC, routing.
 fuzz_srcs_fuzz_guest_devices := guest/interrupts.c guest/devices/vlapic.c \
 	guest/devices/vlapic_ipi.c guest/devices/vlapic_timer.c guest/devices/vlapic_mmio.c \
@@ -67,7 +68,7 @@ fuzz_includes_fuzz_string_io := -Itests/unit/fake_exits
 fuzz_srcs_fuzz_string_io := vmx/exit_string_io.c guest/guest_pagewalk.c
 # An MMIO exit from the fetch to the register written back.
 fuzz_includes_fuzz_mmio_exit := -Itests/unit/fake_exits
-fuzz_srcs_fuzz_mmio_exit := vmx/exit_mmio.c guest/guest_pagewalk.c \
+fuzz_srcs_fuzz_mmio_exit := vmx/exit_mmio.c vmx/insn_fetch.c guest/guest_pagewalk.c \
 	guest/mmio_decode.c guest/devices/vlapic.c guest/devices/vlapic_ipi.c \
 	guest/devices/vlapic_timer.c guest/devices/vlapic_mmio.c guest/devices/ioapic.c lib/format.c \
 	guest/io_mmio.c guest/devices/io_registry.c lib/string.c

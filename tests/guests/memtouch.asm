@@ -8,7 +8,11 @@
 ; touch is an EPT violation, so the run counts one per page. With
 ; guest.cmdline = sparse, only the first qword of every 64 bytes holds the
 ; pattern and the others stay zero: pages that compress well (the
-; compressed swap tier's test).
+; compressed swap tier's test). With guest.cmdline = rep, a pass between
+; the two writes every page again with one REP STOSQ of a per-page value
+; (how Linux clears a page): under overcommit most pages are in swap by
+; then, and apfvisor gives them a filled frame instead of reading them
+; (swap.whole_page_stores); pass 2 checks those values instead.
 
         bits 64
         org 0x200000
@@ -18,6 +22,7 @@ PAGE_SIZE       equ 4096
 FIRST_PAGE      equ 4 * MIB         ; below: page tables, stack, this code
 IDENTITY_END    equ 0x100000000     ; the entry page tables map 0..4 GiB
 PATTERN         equ 0x5a5a5a5a5a5a5a5a
+PAGE_PATTERN    equ 0x3c3c3c3c00000000  ; the rep pass: this ^ page address
 
         guest_entry
         say "memtouch: start", 10
@@ -34,10 +39,18 @@ PATTERN         equ 0x5a5a5a5a5a5a5a5a
 
         mov r13, PATTERN
         ; r14: qwords whose address has a bit of r14 set hold 0 (sparse).
+        ; r15: 1 for the rep pass.
         xor r14d, r14d
+        xor r15d, r15d
         mov rsi, [rel cmdline]
         test rsi, rsi
         jz .mode_set
+        cmp byte [rsi], 'r'
+        jne .not_rep
+        mov r15d, 1
+        say "memtouch: pages written again by rep stosq", 10
+        jmp .mode_set
+.not_rep:
         cmp byte [rsi], 's'
         jne .mode_set
         mov r14d, 0x38
@@ -67,6 +80,9 @@ PATTERN         equ 0x5a5a5a5a5a5a5a5a
         cmp rbx, r12
         jb .fill_page
 
+        test r15, r15
+        jnz .rep_pass
+
         ; Pass 2: verify every qword.
         mov rdi, FIRST_PAGE
 .check_qword:
@@ -81,6 +97,35 @@ PATTERN         equ 0x5a5a5a5a5a5a5a5a
         cmp rdi, r12
         jb .check_qword
 
+        jmp .passed
+
+        ; The rep pass: each page by one REP STOSQ of its address ^
+        ; PAGE_PATTERN, then each qword checked against that.
+.rep_pass:
+        mov rbx, FIRST_PAGE
+        mov r13, PAGE_PATTERN
+.rep_page:
+        mov rdi, rbx
+        mov rax, rbx
+        xor rax, r13
+        mov ecx, PAGE_SIZE / 8
+        cld
+        rep stosq
+        add rbx, PAGE_SIZE
+        cmp rbx, r12
+        jb .rep_page
+        mov rdi, FIRST_PAGE
+.rep_check:
+        mov rax, rdi
+        and rax, -PAGE_SIZE
+        xor rax, r13
+        cmp [rdi], rax
+        jne .bad_pattern
+        add rdi, 8
+        cmp rdi, r12
+        jb .rep_check
+
+.passed:
         say "memtouch: touched "
         mov rax, r12
         sub rax, FIRST_PAGE

@@ -64,6 +64,7 @@ struct model_counts {
 	uint64_t retired;       /* slots whose write failed */
 	uint64_t swap_full_reports;
 	uint64_t discards, discarded;   /* report_free calls, pages dropped */
+	uint64_t overwrites;            /* whole_page_store calls */
 };
 
 struct sim {

@@ -399,6 +399,7 @@ void model_check_coverage(const struct sim *s)
 		s->n.retries_abandoned, s->n.tlb_hits, st->slots_retired,
 		st->evict_steps_stalled, s->n.write_cancels,
 		st->writeback_mapped, s->n.discarded, st->discard_refaults,
+		st->overwrites,
 	};
 
 	for (unsigned i = 0; i < ARRAY_SIZE(seen); i++)

@@ -139,4 +139,33 @@ static inline void swap_in(struct swap_fake *sf, uint64_t gfn)
 	assert_state(sf, gfn, PAGE_RESIDENT);
 }
 
+/*
+ * Pages in every busy state: page 0 with its read in flight, page 1 with
+ * its write in flight, page 2 resident, page 3 never touched.
+ */
+static inline void make_busy_pages(struct swap_fake *sf)
+{
+	enum guest_fault_result fr;
+
+	put(sf, 0, 0x10);
+	swap_out_page0(sf);
+	assert_null(swap_fake_access(sf, 0, false, &fr));
+	assert_int_equal(fr, GUEST_FAULT_SWAPIN_STARTED);
+	put(sf, 1, 0x11);
+	evict_one(sf, 1);
+	assert_state(sf, 1, PAGE_WRITEBACK);
+	put(sf, 2, 0x12);
+}
+
+/* ... and each of them holds what it held once the I/O is done. */
+static inline void expect_busy_pages_kept(struct swap_fake *sf)
+{
+	swap_fake_complete_all(sf);
+	assert_int_equal(get(sf, 0), 0x10);
+	assert_state(sf, 1, PAGE_SWAPPED);      /* its write went on */
+	swap_in(sf, 1);
+	assert_int_equal(get(sf, 1), 0x11);
+	assert_int_equal(get(sf, 2), 0x12);
+}
+
 #endif

@@ -503,6 +503,36 @@ static void host_write(struct sim *s)
 	mp->state = PAGE_RESIDENT;
 }
 
+/*
+ * A vCPU's store that clears a whole page faults on it
+ * (guest_memory_overwrite, swap.whole_page_stores): a page on the swap
+ * device that is not lost gets a zeroed frame without a read and loses
+ * its slot; NO_FRAME with the pool empty; any other page is left alone.
+ */
+static void whole_page_store(struct sim *s)
+{
+	uint64_t g = pick_page(s);
+	struct model_page *mp = &s->page[g];
+	bool in_swap = mp->state == PAGE_SWAPPED && !mp->lost;
+	enum guest_fault_result want =
+		!in_swap ? GUEST_FAULT_WAIT_IO :
+		s->sf->pool.nfree ? GUEST_FAULT_RESOLVED : GUEST_FAULT_NO_FRAME;
+	enum guest_fault_result r;
+
+	s->n.overwrites++;
+	r = guest_memory_overwrite(&s->sf->gm, gpa_of(g), 0);
+	if (r != want)
+		FAIL(s, "whole-page store on page %llu (%s%s): %s, not %s",
+		     (unsigned long long)g, guest_page_state_name(mp->state),
+		     mp->lost ? ", lost" : "", guest_fault_result_name(r),
+		     guest_fault_result_name(want));
+	if (r != GUEST_FAULT_RESOLVED)
+		return;
+	memset(mp->w, 0, sizeof(mp->w));
+	mp->slot_valid = false;
+	mp->state = PAGE_RESIDENT;
+}
+
 /* ---- the guest's balloon driver: free page reporting ---- */
 
 /*
@@ -584,8 +614,10 @@ static void one_step(struct sim *s)
 	else if (op < 910)
 		while (s->sf->queued)
 			complete_random(s);
-	else if (op < 950)
+	else if (op < 945)
 		host_write(s);
+	else if (op < 950)
+		whole_page_store(s);
 	else if (op < 960)
 		stale_completion(s);
 	else if (op < 975)

@@ -428,9 +428,10 @@ static void test_illegal_transition_counted(void **state)
 	set_state(&sf->gm, 5, PAGE_UNTOUCHED);
 	assert_int_equal(sf->gm.stats.illegal_transitions, 1);
 	set_state(&sf->gm, 6, PAGE_SWAPPED);
-	set_state(&sf->gm, 6, PAGE_RESIDENT);
+	set_state(&sf->gm, 6, PAGE_SWAPIN);
+	set_state(&sf->gm, 6, PAGE_UNTOUCHED);
 	assert_int_equal(sf->gm.stats.illegal_transitions, 3);
-	assert_int_equal(sf->gm.count[PAGE_UNTOUCHED], 15);
+	assert_int_equal(sf->gm.count[PAGE_UNTOUCHED], 16);
 	guest_memory_each_stat(&sf->gm, record, &s);
 	assert_non_null(strstr(s.text, "pages.illegal_transitions=3;"));
 }

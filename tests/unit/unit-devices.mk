@@ -73,6 +73,11 @@ UNIT_TESTS += test_ioapic test_mmio_decode
 unit_srcs_test_ioapic := guest/devices/ioapic.c
 unit_srcs_test_mmio_decode := guest/mmio_decode.c
 
+# The whole-page string store an EPT violation on a page in swap may be
+# (guest/page_store.c, swap.whole_page_stores).
+UNIT_TESTS += test_page_store
+unit_srcs_test_page_store := guest/page_store.c
+
 # The PCI host bridge and configuration mechanism #1 (guest/devices/pci_host.c).
 UNIT_TESTS += test_pci_host
 unit_srcs_test_pci_host := guest/devices/pci_host.c

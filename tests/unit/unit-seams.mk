@@ -18,7 +18,7 @@ unit_srcs_test_exit_stats := vmx/exit_stats.c lib/format.c
 UNIT_TESTS += test_swap_daemon
 unit_srcs_test_swap_daemon := swap/swap_io_queue.c swap/guest_memory.c \
 	swap/swap_daemon_report.c \
-	swap/guest_swap.c swap/guest_discard.c swap/guest_io_done.c swap/swap_slots.c swap/swap_verify.c swap/swap_thrash.c \
+	swap/guest_swap.c swap/guest_discard.c swap/guest_overwrite.c swap/guest_io_done.c swap/swap_slots.c swap/swap_verify.c swap/swap_thrash.c \
 	swap/frame_pool.c ept/ept.c \
 	lib/string.c lib/counters.c lib/console.c lib/format.c lib/heap.c \
 	lib/page_alloc.c swap/drivers/blockdev_faults.c tests/unit/ept_fake.c \
@@ -83,7 +83,8 @@ unit_srcs_test_exit_mmio := guest/guest_pagewalk.c guest/mmio_decode.c \
 	guest/devices/vlapic_mmio.c guest/devices/ioapic.c \
 	guest/io_mmio.c guest/devices/io_registry.c lib/format.c \
 	lib/string.c
-unit_objs_test_exit_mmio := $(UNIT_OUT)/obj/vmx/exit_mmio_fake_exits.o
+unit_objs_test_exit_mmio := $(UNIT_OUT)/obj/vmx/exit_mmio_fake_exits.o \
+	$(UNIT_OUT)/obj/vmx/insn_fetch_fake_exits.o
 
 $(UNIT_OUT)/obj/tests/unit/test_exit_mmio.o: tests/unit/test_exit_mmio.c
 	@mkdir -p $(@D)
