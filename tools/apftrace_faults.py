@@ -22,10 +22,12 @@ PAGE_UNTOUCHED, PAGE_SWAPPED, PAGE_SWAPIN = 0, 3, 4     # swap/page_state.h
 FAULT_RESOLVED = 0              # swap/guest_memory.h, enum guest_fault_result
 
 ZERO_FILL = "zero fill"
+WHOLE_PAGE_STORE = "whole-page store"
 DISK_WAITED = "disk read, waited"
 TOKEN_READY = "async PF: token to page-ready"
 SWAPIN_DEVICE = "swap-in device"
-LATENCY_PATHS = (ZERO_FILL, DISK_WAITED, TOKEN_READY, SWAPIN_DEVICE)
+LATENCY_PATHS = (ZERO_FILL, WHOLE_PAGE_STORE, DISK_WAITED, TOKEN_READY,
+                 SWAPIN_DEVICE)
 # Paths issue 28 asks for whose events the trace does not have yet.
 LATENCY_NOT_TRACED = ("prefetch hit",)
 LATENCY_PERCENTILES = (50, 90, 99)
@@ -81,6 +83,17 @@ def is_zero_fill(trace, carried):
                       FAULT_RESOLVED))
 
 
+def is_whole_page_store(trace, carried):
+    """An exit whose first try found the page on the swap device and
+    mapped it at once: only a store that overwrites the whole page does
+    that (swap.whole_page_stores, swap/swap_daemon.c
+    swap_fault_overwrite); any other fault there starts a read."""
+    return (has_label(trace, carried[0], "state", "swapped",
+                      PAGE_SWAPPED) and
+            has_label(trace, carried[0], "outcome", "resolved",
+                      FAULT_RESOLVED))
+
+
 def fault_latencies(trace):
     """The cycles of each fault path, from the trace's events.
 
@@ -91,6 +104,8 @@ def fault_latencies(trace):
     for exit_, carried in grouped:
         if is_zero_fill(trace, carried):
             paths[ZERO_FILL].append(exit_.values["cycles"])
+        elif is_whole_page_store(trace, carried):
+            paths[WHOLE_PAGE_STORE].append(exit_.values["cycles"])
     done_at = defaultdict(list)         # page -> TSCs of its swap_in_done
     waited = []
     for d in trace.decoded():
@@ -193,10 +208,13 @@ def swapin_fault_pages(trace):
     """(guest page numbers of the swap-in faults in order of first fault,
     each once; how many such faults there were). A swap-in fault is an
     ept_violation on a page whose only copy was on the swap device
-    (swapped) or being read back (swapin)."""
+    (swapped) or being read back (swapin); not a store over the whole
+    page, which reads nothing (is_whole_page_store)."""
     pages, faults = OrderedDict(), 0
     for d in trace.decoded():
         if d.name != "ept_violation" or "gpa" not in d.values:
+            continue
+        if is_whole_page_store(trace, [d]):
             continue
         if (has_label(trace, d, "state", "swapped", PAGE_SWAPPED) or
                 has_label(trace, d, "state", "swapin", PAGE_SWAPIN)):

@@ -86,6 +86,9 @@ LATENCY = [
     fault(13005, 1, HIGH, SWAPIN, WAIT_IO),
     rec(13010, "try_async_get_page", 1, 1, gpa=HIGH, **{"async": 0}),
     ept_exit(13000, 1, 50),
+    # A store over the whole page on the disk: mapped in one try, 90.
+    fault(14005, 1, 0xc000, SWAPPED, RESOLVED),
+    ept_exit(14000, 1, 90),
     # The service CPU.
     rec(2500, "swap_out_submit", 2, NO_VCPU, gpa=0x40000000, slot=5),
     rec(4030, "swap_in_submit", 2, NO_VCPU, gpa=0x5000, slot=1),
@@ -115,11 +118,12 @@ class LatencyTest(ToolTest):
         r = self.report()
         self.assertEqual((r["tsc_hz"], r["unit"]), (HZ, "us"))
         self.assertEqual(list(r["paths"]), [
-            "zero fill", "disk read, waited",
+            "zero fill", "whole-page store", "disk read, waited",
             "async PF: token to page-ready", "swap-in device"])
         want = {
             # 40, 60, 300 (the exit with the frame wait).
             "zero fill": (3, 60, 300, 300, 300),
+            "whole-page store": (1, 90, 90, 90, 90),
             # 4000 (gpa 0x5123, page 0x5000) and 2000.
             "disk read, waited": (2, 2000, 4000, 4000, 4000),
             "async PF: token to page-ready": (1, 1500, 1500, 1500, 1500),
@@ -203,8 +207,8 @@ class HeatmapTest(ToolTest):
         # ms since the first record (TSC 1000) at 1 MHz.
         self.assertEqual([round(ms, 3) for ms, _ in pts["faults"]],
                          [0.01, 0.02, 1.005, 1.1, 1.25, 2.01, 3.01, 5.005,
-                          5.5, 7.99, 8.5, 9.005, 12.005])
-        self.assertEqual(pts["faults"][-1][1], HIGH)
+                          5.5, 7.99, 8.5, 9.005, 12.005, 13.005])
+        self.assertEqual(pts["faults"][-2][1], HIGH)
         self.assertEqual(pts["evictions"], [(1.5, 0x40000000),
                                             (8.8, 0x5000)])
         self.assertEqual([g for _, g in pts["swap-ins"]],
@@ -218,7 +222,7 @@ class HeatmapTest(ToolTest):
         png = self.path("heat.png")
         code, out, err = run_main(["--heatmap", p, png])
         self.assertEqual((code, err), (0, ""))
-        self.assertEqual(out, "heatmap: 13 faults, 2 evictions, 3 swap-ins "
+        self.assertEqual(out, "heatmap: 14 faults, 2 evictions, 3 swap-ins "
                          "into %s\n" % png)
         self.assert_png(png)
 
@@ -247,7 +251,8 @@ class ExtractFaultsTest(ToolTest):
 
     def test_first_fault_order_each_page_once(self):
         out, text, path = self.extract(latency_trace())
-        # Page 5 (gpa 0x5123), 7, 5 again, 7 in flight, HIGH in flight.
+        # Page 5 (gpa 0x5123), 7, 5 again, 7 in flight, HIGH in flight;
+        # not page 0xc, which a whole-page store took without a read.
         self.assertEqual(text, "apfvisor-faults 1\n5\n7\nabcde\n")
         self.assertEqual(out, "3 pages (of 5 swap-in faults) written to "
                          "%s\n" % path)
