@@ -533,6 +533,14 @@ void guest_memory_discard(struct guest_memory *gm, uint64_t gpa,
 enum guest_fault_result guest_memory_overwrite(struct guest_memory *gm,
 					       uint64_t gpa, uint64_t fill);
 
+/*
+ * True when gpa is guest RAM whose page is on the swap device or in the
+ * tier and nowhere else, with no I/O in flight and not lost: what
+ * guest_memory_overwrite takes. Without the lock it is a hint (the VM
+ * exit's, before it fetches the instruction); with it, the answer.
+ */
+bool guest_memory_only_in_swap(const struct guest_memory *gm, uint64_t gpa);
+
 /* True while an I/O of the page at gpa is in flight. */
 bool guest_memory_io_busy(const struct guest_memory *gm, uint64_t gpa);
 

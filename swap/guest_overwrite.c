@@ -17,13 +17,15 @@ static void fill_frame(void *frame, uint64_t fill)
 		word[i] = fill;
 }
 
-/* The page's contents are on the swap device or in the tier, nowhere else. */
-static bool only_in_swap(const struct guest_memory *gm, uint64_t gfn)
+bool guest_memory_only_in_swap(const struct guest_memory *gm, uint64_t gpa)
 {
-	enum guest_page_state s = page_state(gm, gfn);
-	uint8_t flags = page_meta(gm, gfn)->flags;
+	uint64_t gfn = gpa >> PAGE_SHIFT;
+	enum guest_page_state s;
 
-	if (flags & (GPM_IO | GPM_LOST | GPM_PINNED))
+	if (!gm->meta || !guest_ram_contains(&gm->ram, gpa))
+		return false;
+	s = page_state(gm, gfn);
+	if (page_meta(gm, gfn)->flags & (GPM_IO | GPM_LOST | GPM_PINNED))
 		return false;
 	return s == PAGE_SWAPPED || (s == PAGE_COMPRESSED && gm->tier);
 }
@@ -36,8 +38,7 @@ enum guest_fault_result guest_memory_overwrite(struct guest_memory *gm,
 	bool from_tier;
 	uint64_t hpa;
 
-	if (!gm->meta || !guest_ram_contains(&gm->ram, gpa) ||
-	    !only_in_swap(gm, gfn))
+	if (!guest_memory_only_in_swap(gm, gpa))
 		return GUEST_FAULT_WAIT_IO;
 	gm->stats.faults++;
 	if (!frame_pool_alloc(gm->pool, &hpa)) {

@@ -123,14 +123,14 @@ static enum exit_action unclaimed_access(struct vcpu *v,
  * The cheap tests, before any instruction byte is fetched: a write to the
  * start of a page at RDI, in 64-bit code, not while an event was being
  * delivered, not single-stepped nor under a data breakpoint (the guest's
- * debugger would see the page filled ahead), the page on the disk or in
- * the tier (read without the lock: guest_memory_overwrite looks again).
+ * debugger would see the page filled ahead), the page guest RAM on the
+ * disk or in the tier (read without the lock: guest_memory_overwrite
+ * looks again; an address outside RAM must not index the page states).
  */
 static bool may_overwrite_page(struct vcpu *v, const struct vmx_exit *e,
 			       uint64_t gpa, uint64_t *la)
 {
 	struct vm *g = v->guest;
-	enum guest_page_state s;
 
 	if (!g->memory.ram.whole_page_stores ||
 	    (e->qualification & EPT_QUAL_STORE_MASK) != EPT_QUAL_STORE)
@@ -138,8 +138,7 @@ static bool may_overwrite_page(struct vcpu *v, const struct vmx_exit *e,
 	*la = vmcs_read(VMCS_GUEST_LINEAR_ADDRESS);
 	if ((*la & (PAGE_SIZE - 1)) || *la != v->regs.rdi)
 		return false;
-	s = guest_memory_page_state(&g->memory.ram, gpa);
-	if (s != PAGE_SWAPPED && s != PAGE_COMPRESSED)
+	if (!guest_memory_only_in_swap(&g->memory.ram, gpa))
 		return false;
 	return !(vmcs_read32(VMCS_IDT_VECTORING_INFO) & INTR_INFO_VALID) &&
 	       !(vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_TF) &&

@@ -36,6 +36,7 @@ static void test_swapped_page_filled_without_a_read(void **state)
 	swap_out_page0(sf);
 	free_slots = swap_slots_free_count(&sf->slots);
 	submitted = sf->submitted;
+	assert_true(guest_memory_only_in_swap(&sf->gm, 0));
 	assert_int_equal(overwrite(sf, 0), GUEST_FAULT_RESOLVED);
 	assert_state(sf, 0, PAGE_RESIDENT);
 	assert_int_equal(sf->submitted, submitted);             /* no read */
@@ -66,8 +67,14 @@ static void test_other_states_left_alone(void **state)
 
 	make_busy_pages(sf);
 	submitted = sf->submitted;
-	for (uint64_t gfn = 0; gfn < 4; gfn++)
+	for (uint64_t gfn = 0; gfn < 4; gfn++) {
+		assert_false(guest_memory_only_in_swap(&sf->gm,
+						       gfn << PAGE_SHIFT));
 		assert_int_equal(overwrite(sf, gfn), GUEST_FAULT_WAIT_IO);
+	}
+	/* Past RAM's end: not looked up in the page states at all. */
+	assert_false(guest_memory_only_in_swap(&sf->gm, 16 << PAGE_SHIFT));
+	assert_false(guest_memory_only_in_swap(&sf->gm, 0x80000000ull));
 	/* Outside RAM, too. */
 	assert_int_equal(guest_memory_overwrite(&sf->gm, 1ull << 40, FILL),
 			 GUEST_FAULT_WAIT_IO);
