@@ -22,12 +22,6 @@
 #define COMPLETIONS_PER_POLL 32
 /* Steps that freed nothing, with no I/O in flight, before "stuck". */
 #define STUCK_STEPS 3
-/*
- * A vCPU that has waited this long for a free frame while the swap area
- * is full is out of memory, even if the daemon still frees a frame now
- * and then (a thrashing guest gets nowhere either).
- */
-#define FRAME_WAIT_LIMIT_S 10u
 /* A fatal line, short enough for the end-of-guest line that repeats it. */
 #define SWAP_FATAL_LINE_MAX 160
 
@@ -46,7 +40,7 @@ bool swap_daemon_has_service_cpu(const struct swap_daemon *d)
 	return d->cfg.service_cpu;
 }
 
-static void fatal(struct swap_daemon *d, const char *fmt, ...)
+void swap_daemon_fatal(struct swap_daemon *d, const char *fmt, ...)
 {
 	char line[SWAP_FATAL_LINE_MAX];
 	va_list ap;
@@ -87,8 +81,9 @@ static void queue_io(void *ctx, const struct swap_io *io)
 	if (d->verifying && io->op == SWAP_IO_WRITE)
 		swap_verify_written(&d->verify, io->gfn, io->frame_pa);
 	if (!swap_io_queue_add(&d->io, io))
-		fatal(d, "swap: I/O queue overflow (%u requests): stopping "
-		      "rather than losing a page", swap_io_queue_waiting(&d->io));
+		swap_daemon_fatal(d, "swap: I/O queue overflow (%u requests): "
+				  "stopping rather than losing a page",
+				  swap_io_queue_waiting(&d->io));
 }
 
 static void flush_translations(void *ctx)
@@ -98,12 +93,6 @@ static void flush_translations(void *ctx)
 	d->stats.shootdowns++;
 	if (d->cfg.ops.flush_translations)
 		d->cfg.ops.flush_translations(d->cfg.ops.ctx);
-}
-
-/* The vCPUs waiting for RAM page gfn (bit n = vCPU n). */
-static uint64_t *waiter_word(const struct swap_daemon *d, uint64_t gfn)
-{
-	return &d->waiters[guest_memory_index(d->mem, gfn)];
 }
 
 /* A guest that loses many pages gets a few lines, then a count. */
@@ -177,9 +166,9 @@ static void finish_io(struct swap_daemon *d, void *cookie, bool ok)
 	err = guest_memory_io_done(d->mem, io.id, ok);
 	/* A stale id is counted by guest memory; a page left unmapped is not. */
 	if (err != HV_OK && err != HV_ERR_NOT_FOUND)
-		fatal(d, "swap: the page at gpa 0x%llx could not be "
-		      "mapped again after its I/O",
-		      (unsigned long long)(io.gfn << PAGE_SHIFT));
+		swap_daemon_fatal(d, "swap: the page at gpa 0x%llx could not be "
+				  "mapped again after its I/O",
+				  (unsigned long long)(io.gfn << PAGE_SHIFT));
 }
 
 /*
@@ -297,11 +286,11 @@ static void check_deadlines(struct swap_daemon *d)
 	}
 	if (age > 4ull * SWAP_IO_DEADLINE_S * tsc_hz && !d->stuck) {
 		d->stuck = true;
-		fatal(d, "swap: %s: gave up on the %s of gpa 0x%llx after "
-		      "%u s", d->dev->name,
-		      io.op == SWAP_IO_READ ? "read" : "write",
-		      (unsigned long long)(io.gfn << PAGE_SHIFT),
-		      4 * SWAP_IO_DEADLINE_S);
+		swap_daemon_fatal(d, "swap: %s: gave up on the %s of gpa 0x%llx "
+				  "after %u s", d->dev->name,
+				  io.op == SWAP_IO_READ ? "read" : "write",
+				  (unsigned long long)(io.gfn << PAGE_SHIFT),
+				  4 * SWAP_IO_DEADLINE_S);
 	}
 }
 
@@ -324,11 +313,12 @@ static void note_progress(struct swap_daemon *d, unsigned freed)
 	if (++d->stuck_steps < STUCK_STEPS || d->stuck)
 		return;
 	d->stuck = true;
-	fatal(d, "swap: out of memory: swap area full (%llu of %llu slots, "
-	      "%llu retired), no resident page can be evicted",
-	      (unsigned long long)d->slots.in_use,
-	      (unsigned long long)d->slots.nslots,
-	      (unsigned long long)d->slots.retired);
+	swap_daemon_fatal(d, "swap: out of memory: swap area full (%llu of %llu "
+			  "slots, %llu retired), no resident page can be "
+			  "evicted",
+			  (unsigned long long)d->slots.in_use,
+			  (unsigned long long)d->slots.nslots,
+			  (unsigned long long)d->slots.retired);
 }
 
 static void evict(struct swap_daemon *d)
@@ -380,11 +370,12 @@ static void check_thrashing(struct swap_daemon *d)
 		return;
 	case SWAP_THRASH_THRASHING:
 		d->stuck = true;
-		fatal(d, "swap: out of memory: swap area full (%llu slots), "
-		      "more than %u%% of the last %u s spent waiting for swap "
-		      "(thrashing)", (unsigned long long)d->slots.nslots,
-		      SWAP_THRASH_PERCENT,
-		      SWAP_THRASH_WINDOW_S * SWAP_THRASH_WINDOWS);
+		swap_daemon_fatal(d, "swap: out of memory: swap area full (%llu "
+				  "slots), more than %u%% of the last %u s spent "
+				  "waiting for swap (thrashing)",
+				  (unsigned long long)d->slots.nslots,
+				  SWAP_THRASH_PERCENT,
+				  SWAP_THRASH_WINDOW_S * SWAP_THRASH_WINDOWS);
 		return;
 	}
 }
@@ -427,156 +418,6 @@ bool swap_daemon_work(struct swap_daemon *d)
 	busy = work_locked(d);
 	spin_unlock(d->lock);
 	return busy;
-}
-
-enum guest_fault_result swap_fault_begin_locked(struct swap_daemon *d,
-						uint64_t gpa, unsigned vcpu)
-{
-	enum guest_page_state found = PAGE_UNTOUCHED;
-	enum guest_fault_result r;
-
-	if (trace_on && guest_memory_is_ram(d->mem, gpa))
-		found = guest_memory_page_state(d->mem, gpa);
-	r = guest_memory_fault(d->mem, gpa);
-	if ((r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO) &&
-	    vcpu < MAX_VCPUS)
-		*waiter_word(d, gpa >> PAGE_SHIFT) |= BIT(vcpu);
-	/*
-	 * Mapped meanwhile: by the completion this vCPU waited for, or by
-	 * another vCPU faulting on the same page. All guest mappings are
-	 * RWX, so the access will now succeed.
-	 */
-	if (r == GUEST_FAULT_ALREADY_MAPPED) {
-		d->stats.already_mapped++;
-		r = GUEST_FAULT_RESOLVED;
-	}
-	trace_ept_violation(vcpu, gpa, (uint8_t)found, (uint8_t)r);
-	return r;
-}
-
-enum guest_fault_result swap_fault_begin(struct swap_daemon *d, uint64_t gpa,
-					 unsigned vcpu)
-{
-	enum guest_fault_result r;
-
-	spin_lock(d->lock);
-	r = swap_fault_begin_locked(d, gpa, vcpu);
-	spin_unlock(d->lock);
-	return r;
-}
-
-enum guest_fault_result swap_fault_overwrite(struct swap_daemon *d,
-					     uint64_t gpa, unsigned vcpu,
-					     uint64_t fill)
-{
-	enum guest_page_state found = PAGE_UNTOUCHED;
-	enum guest_fault_result r;
-
-	spin_lock(d->lock);
-	if (trace_on && guest_memory_is_ram(d->mem, gpa))
-		found = guest_memory_page_state(d->mem, gpa);
-	r = guest_memory_overwrite(d->mem, gpa, fill);
-	if (r == GUEST_FAULT_RESOLVED)
-		trace_ept_violation(vcpu, gpa, (uint8_t)found, (uint8_t)r);
-	spin_unlock(d->lock);
-	return r;
-}
-
-/*
- * The vCPU has waited FRAME_WAIT_LIMIT_S for a frame with the swap area
- * full: stop the guest with one error (the first CPU to see it says so).
- */
-static bool frame_wait_hopeless(struct swap_daemon *d, uint64_t start)
-{
-	if (!d->mem->swap_full ||
-	    rdtsc() - start < (uint64_t)FRAME_WAIT_LIMIT_S * tsc_hz)
-		return false;
-	if (!__atomic_exchange_n(&d->stuck, true, __ATOMIC_ACQ_REL))
-		fatal(d, "swap: out of memory: swap area full (%llu slots, "
-		      "%llu retired), no host frame free for %u s",
-		      (unsigned long long)d->slots.nslots,
-		      (unsigned long long)d->slots.retired,
-		      FRAME_WAIT_LIMIT_S);
-	return true;
-}
-
-static bool still_waiting(const struct swap_daemon *d, uint64_t gpa,
-			  unsigned vcpu)
-{
-	return vcpu < MAX_VCPUS &&
-	       guest_memory_is_ram(d->mem, gpa) &&
-	       (__atomic_load_n(waiter_word(d, gpa >> PAGE_SHIFT),
-				__ATOMIC_ACQUIRE) & BIT(vcpu));
-}
-
-bool swap_fault_pending(struct swap_daemon *d, uint64_t gpa, unsigned vcpu)
-{
-	enum guest_fault_result r;
-
-	if (vcpu < MAX_VCPUS)
-		return still_waiting(d, gpa, vcpu);
-	r = swap_fault_begin(d, gpa, vcpu);
-	return r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO;
-}
-
-/*
- * One round of waiting: the daemon's work when nobody else runs it,
- * else a short rest while the service CPU does it.
- */
-static void wait_round(struct swap_daemon *d)
-{
-	if (swap_daemon_runs_on(d, SWAP_WORKER_VCPU))
-		swap_daemon_work(d);
-	else if (d->cfg.ops.rest)
-		d->cfg.ops.rest(d->cfg.ops.ctx);
-	spin_pause();
-}
-
-enum guest_fault_result swap_fault_wait(struct swap_daemon *d, uint64_t gpa,
-					unsigned vcpu, const volatile bool *stop)
-{
-	uint64_t entered = rdtsc(), start = 0;
-	enum guest_fault_result r = swap_fault_begin(d, gpa, vcpu);
-
-	while (r == GUEST_FAULT_SWAPIN_STARTED || r == GUEST_FAULT_WAIT_IO ||
-	       r == GUEST_FAULT_NO_FRAME) {
-		if (!d->dev || d->stuck || *stop)
-			break;
-		if (!start) {
-			start = entered;
-			d->stats.waits++;
-			if (r == GUEST_FAULT_NO_FRAME)
-				d->stats.frame_waits++;
-		}
-		if (r == GUEST_FAULT_NO_FRAME) {
-			/*
-			 * Wait for the daemon to free frames; others may take
-			 * them first, so this vCPU simply tries again (it is
-			 * never stopped while the daemon makes progress).
-			 */
-			do
-				wait_round(d);
-			while (!__atomic_load_n(&d->mem->pool->nfree,
-						__ATOMIC_RELAXED) &&
-			       !d->stuck && !*stop &&
-			       !frame_wait_hopeless(d, start));
-		} else {
-			/* At least one round: a waiter without a bit polls. */
-			do
-				wait_round(d);
-			while (still_waiting(d, gpa, vcpu) && !d->stuck &&
-			       !*stop);
-		}
-		r = swap_fault_begin(d, gpa, vcpu);
-	}
-	if (start) {
-		uint64_t waited = rdtsc() - start;
-
-		__atomic_fetch_add(&d->stats.wait_tsc, waited, __ATOMIC_RELAXED);
-		latency_hist_add_atomic(&d->wait_latency, waited);
-		swap_thrash_note_vcpu(&d->thrash, vcpu);
-	}
-	return r;
 }
 
 bool swap_daemon_fail_reads_of(struct swap_daemon *d, uint64_t gpa)

@@ -84,6 +84,19 @@ struct swap_daemon {
 	struct counter_source device_counters, injected_counters;
 };
 
+/* The vCPUs waiting for RAM page gfn (bit n = vCPU n). */
+static inline uint64_t *waiter_word(const struct swap_daemon *d, uint64_t gfn)
+{
+	return &d->waiters[guest_memory_index(d->mem, gfn)];
+}
+
+/*
+ * One error line (apfvisor: error: ...), and the guest stopped with it
+ * through the daemon's fatal callback.
+ */
+__attribute__((format(printf, 2, 3)))
+void swap_daemon_fatal(struct swap_daemon *d, const char *fmt, ...);
+
 /* Registers the daemon's counters (after the swap device is open). */
 void swap_daemon_register_counters(struct swap_daemon *d);
 /* Without swap: guest memory's counters only (pc-testdev's flushes). */

@@ -12,7 +12,7 @@ unit_srcs_test_spinlock :=
 unit_srcs_test_ept_qualification :=
 unit_srcs_test_exit_stats := vmx/exit_stats.c lib/format.c
 
-# The paging daemon over fakes: swap/swap_daemon.c sees the fake TSC of
+# The paging daemon over fakes: swap/swap_daemon.c and swap/swap_fault.c see the fake TSC of
 # tests/unit/fake_x86 (the test defines rdtsc and tsc_hz) and a fake swap
 # device (the test defines swap_device_open).
 UNIT_TESTS += test_swap_daemon
@@ -25,9 +25,14 @@ unit_srcs_test_swap_daemon := swap/swap_io_queue.c swap/guest_memory.c \
 	lib/ratelimit.c lib/latency_hist.c swap/swap_unreadable.c \
 	swap/swap_policy_setup.c \
 	$(UNIT_SWAP_POLICY_SRCS)
-unit_objs_test_swap_daemon := $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o
+unit_objs_test_swap_daemon := $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o \
+	$(UNIT_OUT)/obj/swap/swap_fault_fake_x86.o
 
 $(UNIT_OUT)/obj/swap/swap_daemon_fake_x86.o: swap/swap_daemon.c
+	@mkdir -p $(@D)
+	$(UNIT_CC) -Itests/unit/fake_x86 $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
+
+$(UNIT_OUT)/obj/swap/swap_fault_fake_x86.o: swap/swap_fault.c
 	@mkdir -p $(@D)
 	$(UNIT_CC) -Itests/unit/fake_x86 $(UNIT_CFLAGS) -MMD -MP -c $< -o $@
 
